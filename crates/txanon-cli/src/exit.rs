@@ -1,0 +1,21 @@
+//! Mapping errors to exit codes: 2 for the user's input or parameters, 1 for everything else.
+
+use std::process::ExitCode;
+
+use txanon_data::DataError;
+
+/// An error the user caused with arguments that clap could not check (an impossible combination,
+/// say). Exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// Prints `error` with its causes to stderr and picks the exit code.
+pub fn report(error: &anyhow::Error) -> ExitCode {
+    eprintln!("error: {error:#}");
+    let bad_input = error.chain().any(|cause| {
+        cause.downcast_ref::<UsageError>().is_some()
+            || cause.downcast_ref::<DataError>().is_some_and(DataError::is_bad_input)
+    });
+    ExitCode::from(if bad_input { 2 } else { 1 })
+}

@@ -1,0 +1,71 @@
+//! Reading inputs and writing outputs the same way in every subcommand.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::Args;
+use txanon_data::{
+    Format, ReadOptions, ReadReport, TransactionDb, read_path, write_atomic, write_db,
+};
+
+use crate::progress::Spinner;
+
+/// How to read a transaction file: shared by every subcommand that takes one.
+#[derive(Debug, Clone, Args)]
+pub struct InputArgs {
+    /// The transaction file (FIMI .dat, SPMF .spmf/.txt, basket .csv; any of them may be .gz).
+    pub input: PathBuf,
+    /// Read the input as this format instead of guessing from its name
+    /// [possible values: fimi, spmf, basket-long, basket-wide].
+    #[arg(long = "from", value_name = "FORMAT")]
+    pub from: Option<Format>,
+    /// Drop empty transactions (by default they are kept, since they count in n and in every
+    /// relative support).
+    #[arg(long)]
+    pub drop_empty: bool,
+}
+
+impl InputArgs {
+    /// Reads the database, with a spinner for large files.
+    pub fn read(&self) -> Result<(TransactionDb, ReadReport)> {
+        let mut options = ReadOptions::new().keep_empty(!self.drop_empty);
+        if let Some(f) = self.from {
+            options = options.format(f);
+        }
+        let _spinner = Spinner::start(format!("reading {}", self.input.display()));
+        Ok(read_path(&self.input, &options)?)
+    }
+}
+
+/// The format an output path implies (`.gz` is looked through), or an error naming the path.
+pub fn output_format(path: &Path, asked: Option<Format>) -> Result<Format> {
+    asked.or_else(|| Format::from_path(path)).ok_or_else(|| {
+        crate::exit::UsageError(format!(
+            "{}: cannot tell the output format from the name: give --to (fimi, spmf, basket-long, basket-wide)",
+            path.display()
+        ))
+        .into()
+    })
+}
+
+/// Writes `db` to `path` in `format`, gzip-compressed when the name ends in `.gz`; `-` is stdout.
+/// The file appears only when complete.
+pub fn write_output(db: &TransactionDb, format: Format, path: &Path) -> Result<()> {
+    if path == Path::new("-") {
+        let stdout = std::io::stdout();
+        return write_db(db, format, stdout.lock()).context("writing to stdout");
+    }
+    let gzip = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+    write_atomic(path, |file| -> Result<()> {
+        if gzip {
+            let mut enc = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+            write_db(db, format, &mut enc)?;
+            enc.finish()?.flush()?;
+        } else {
+            write_db(db, format, file)?;
+        }
+        Ok(())
+    })
+    .with_context(|| format!("writing {}", path.display()))
+}

@@ -1,0 +1,54 @@
+//! `txanon`: publish transaction data and microdata without exposing the people in it.
+//!
+//! This binary only parses arguments and dispatches; each subcommand lives in its own module.
+//! Exit codes: 0 success, 2 bad input or parameters (the error on stderr), 1 internal failure.
+
+mod convert;
+mod exit;
+mod generate;
+mod input;
+mod progress;
+mod stats;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Publish transaction (set-valued) data and microdata without exposing the people in it.
+#[derive(Debug, Parser)]
+#[command(name = "txanon", version, about, long_about = None, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print statistics of a transaction file (or, with --schema, of a CSV table).
+    Stats(stats::StatsArgs),
+    /// Convert a transaction file between FIMI, SPMF and basket CSV (long or wide), plain or gzip.
+    Convert(convert::ConvertArgs),
+    /// Generate synthetic data.
+    #[command(subcommand)]
+    Generate(generate::GenerateCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help and version to stdout with success, usage errors with code 2.
+            let _ = e.print();
+            return ExitCode::from(e.exit_code() as u8);
+        }
+    };
+    let result = match cli.command {
+        Command::Stats(args) => stats::run(args),
+        Command::Convert(args) => convert::run(args),
+        Command::Generate(cmd) => generate::run(cmd),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => exit::report(&e),
+    }
+}

@@ -1,0 +1,216 @@
+//! A binary cache of parsed databases, so that large text files are parsed once.
+//!
+//! Layout: the 8-byte magic `TXANONDB`, the format version (u32 LE), the payload length (u64 LE),
+//! the CRC-32 of the payload (u32 LE), then the payload: bincode (standard config) of the source's
+//! fingerprint followed by the database. A cache is used only when magic, version, length,
+//! checksum and fingerprint all match; otherwise the source is read again and the cache rewritten.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use serde::{Deserialize, Serialize};
+
+use crate::db::TransactionDb;
+use crate::error::{DataError, Result};
+use crate::read::{ReadOptions, detect_format, read_path};
+use crate::write::write_atomic;
+
+const MAGIC: &[u8; 8] = b"TXANONDB";
+/// Bump whenever the serialized layout of [`TransactionDb`] or of the fingerprint changes.
+pub const CACHE_FORMAT_VERSION: u32 = 1;
+const HEADER_LEN: usize = 8 + 4 + 8 + 4;
+
+/// What identifies the source a cache was built from: if any of it changes, the cache is stale.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceFingerprint {
+    /// Canonical path of the source.
+    pub path: PathBuf,
+    /// Size in bytes.
+    pub len: u64,
+    /// Modification time, nanoseconds since the epoch (0 where the platform has none).
+    pub modified_ns: u128,
+    /// The read options the database was built with.
+    pub options: ReadOptions,
+}
+
+impl SourceFingerprint {
+    /// Fingerprints `source` as it is on disk now.
+    pub fn of(source: &Path, options: &ReadOptions) -> Result<Self> {
+        let meta = fs::metadata(source).map_err(|e| DataError::io(source, e))?;
+        let modified_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        let path = fs::canonicalize(source).map_err(|e| DataError::io(source, e))?;
+        let options = match detect_format(source, options) {
+            Some(f) => options.clone().format(f),
+            None => options.clone(),
+        };
+        Ok(Self { path, len: meta.len(), modified_ns, options })
+    }
+}
+
+/// Saves `db`, built from the source `fingerprint` describes, to `cache` atomically.
+pub fn save(db: &TransactionDb, fingerprint: &SourceFingerprint, cache: &Path) -> Result<()> {
+    let config = bincode::config::standard();
+    let payload = bincode::serde::encode_to_vec((fingerprint, db), config).map_err(|e| {
+        DataError::Cache { path: cache.to_path_buf(), reason: format!("cannot encode: {e}") }
+    })?;
+    let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&CACHE_FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    bytes.extend_from_slice(&payload);
+    write_atomic(cache, |f| {
+        use std::io::Write;
+        f.write_all(&bytes).map_err(|e| DataError::io(cache, e))
+    })
+}
+
+/// Loads a cache, checking it against the fingerprint of the source as it is now.
+///
+/// # Errors
+/// [`DataError::Cache`] saying why a cache is rejected: wrong magic, another format version,
+/// truncated, checksum mismatch, undecodable, or stale (built from another version of the source).
+pub fn load(cache: &Path, expected: &SourceFingerprint) -> Result<TransactionDb> {
+    let reject = |reason: String| DataError::Cache { path: cache.to_path_buf(), reason };
+    let bytes = fs::read(cache).map_err(|e| DataError::io(cache, e))?;
+    if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
+        return Err(reject("not a txanon cache (bad magic number)".into()));
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    if version != CACHE_FORMAT_VERSION {
+        return Err(reject(format!(
+            "format version {version}, this build reads {CACHE_FORMAT_VERSION}"
+        )));
+    }
+    let len = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
+    let crc = u32::from_le_bytes(bytes[20..24].try_into().expect("4 bytes"));
+    let payload = &bytes[HEADER_LEN..];
+    if payload.len() as u64 != len {
+        return Err(reject(format!(
+            "truncated: payload of {} bytes, header says {len}",
+            payload.len()
+        )));
+    }
+    let actual = crc32fast::hash(payload);
+    if actual != crc {
+        return Err(reject(format!(
+            "checksum mismatch (stored {crc:08x}, computed {actual:08x}): corrupt"
+        )));
+    }
+    let config = bincode::config::standard();
+    let ((fingerprint, db), _): ((SourceFingerprint, TransactionDb), usize) =
+        bincode::serde::decode_from_slice(payload, config)
+            .map_err(|e| reject(format!("cannot decode: {e}")))?;
+    if &fingerprint != expected {
+        return Err(reject(
+            "stale: the source file or the read options changed since it was written".into(),
+        ));
+    }
+    Ok(db)
+}
+
+/// How [`read_cached`] obtained the database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheOutcome {
+    /// Loaded from a valid cache.
+    Hit,
+    /// No cache existed; the source was read and a cache written.
+    Miss,
+    /// A cache existed but was rejected (the reason); the source was read and the cache rewritten.
+    Rejected(String),
+}
+
+/// Reads `source` through a cache in `cache_dir`: a valid cache is loaded, anything else means the
+/// source is read and a fresh cache written. Failing to write the cache is not an error.
+pub fn read_cached(
+    source: &Path,
+    options: &ReadOptions,
+    cache_dir: &Path,
+) -> Result<(TransactionDb, CacheOutcome)> {
+    let fingerprint = SourceFingerprint::of(source, options)?;
+    let cache = cache_path(&fingerprint, cache_dir);
+    let outcome = if cache.exists() {
+        match load(&cache, &fingerprint) {
+            Ok(db) => return Ok((db, CacheOutcome::Hit)),
+            Err(e @ DataError::Cache { .. }) => CacheOutcome::Rejected(e.to_string()),
+            Err(e) => return Err(e),
+        }
+    } else {
+        CacheOutcome::Miss
+    };
+    let (db, _) = read_path(source, &fingerprint.options)?;
+    if fs::create_dir_all(cache_dir).is_ok() {
+        // A read-only or full cache directory only costs the next run a re-parse.
+        let _ = save(&db, &fingerprint, &cache);
+    }
+    Ok((db, outcome))
+}
+
+/// The cache file for a source: its file name plus a hash of its canonical path and options, so
+/// two sources with one name do not share a cache.
+pub fn cache_path(fingerprint: &SourceFingerprint, cache_dir: &Path) -> PathBuf {
+    let key = format!("{}|{:?}", fingerprint.path.display(), fingerprint.options);
+    let name = fingerprint
+        .path
+        .file_name()
+        .map_or_else(|| "source".into(), |n| n.to_string_lossy().into_owned());
+    cache_dir.join(format!("{name}.{:08x}.txcache", crc32fast::hash(key.as_bytes())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("db.dat");
+        fs::write(&src, "1 2 3\n2 3\n\n").unwrap();
+        (dir, src)
+    }
+
+    #[test]
+    fn miss_then_hit_then_stale() {
+        let (dir, src) = setup();
+        let cache_dir = dir.path().join("cache");
+        let opts = ReadOptions::new();
+        let (db1, o1) = read_cached(&src, &opts, &cache_dir).unwrap();
+        assert_eq!(o1, CacheOutcome::Miss);
+        let (db2, o2) = read_cached(&src, &opts, &cache_dir).unwrap();
+        assert_eq!(o2, CacheOutcome::Hit);
+        assert_eq!(db1, db2);
+        fs::write(&src, "1 2 3\n2 3\n\n9\n").unwrap();
+        let (db3, o3) = read_cached(&src, &opts, &cache_dir).unwrap();
+        assert!(matches!(o3, CacheOutcome::Rejected(ref r) if r.contains("stale")), "{o3:?}");
+        assert_eq!(db3.len(), 4);
+    }
+
+    #[test]
+    fn corrupt_and_foreign_caches_are_rejected() {
+        let (dir, src) = setup();
+        let cache_dir = dir.path().join("cache");
+        let opts = ReadOptions::new();
+        read_cached(&src, &opts, &cache_dir).unwrap();
+        let fp = SourceFingerprint::of(&src, &opts).unwrap();
+        let cache = cache_path(&fp, &cache_dir);
+        let valid = fs::read(&cache).unwrap();
+        let mut bytes = valid.clone();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0x55;
+        fs::write(&cache, &bytes).unwrap();
+        let err = load(&cache, &fp).unwrap_err().to_string();
+        assert!(err.contains("checksum mismatch"), "{err}");
+        let (_, outcome) = read_cached(&src, &opts, &cache_dir).unwrap();
+        assert!(matches!(outcome, CacheOutcome::Rejected(_)));
+        fs::write(&cache, b"NOTACACHE-at-all-xxxxxxxxxxxx").unwrap();
+        assert!(load(&cache, &fp).unwrap_err().to_string().contains("bad magic"));
+        bytes = valid;
+        bytes[8] = 99;
+        fs::write(&cache, &bytes).unwrap();
+        assert!(load(&cache, &fp).unwrap_err().to_string().contains("format version 99"));
+    }
+}

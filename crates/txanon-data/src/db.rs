@@ -1,0 +1,564 @@
+//! The transaction database: compressed sparse rows over dense item ids.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::labels::{ItemId, ItemLabels, Label, parse_canonical_u32};
+
+/// A database of transactions, each a set of items.
+///
+/// Stored as compressed sparse rows: `offsets` has `n + 1` entries and transaction `i` is
+/// `items[offsets[i]..offsets[i + 1]]`. Items within a transaction are sorted ascending and
+/// unique; item ids are dense (`0..m`) and map back to the source's labels through
+/// [`labels`](Self::labels). Per-item supports are computed once at construction.
+///
+/// Optional annotations: which items are sensitive (cahd, coherence) and which category each
+/// item belongs to (swap).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TransactionDb {
+    offsets: Vec<usize>,
+    items: Vec<ItemId>,
+    labels: ItemLabels,
+    supports: Vec<u32>,
+    sensitive: Option<Vec<bool>>,
+    categories: Option<ItemCategories>,
+}
+
+/// An item → category map, with category names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemCategories {
+    category_of: Vec<u32>,
+    names: Vec<String>,
+}
+
+impl ItemCategories {
+    /// Builds the map from each item's category index and the category names.
+    ///
+    /// # Panics
+    /// When a category index is not below `names.len()`.
+    pub fn new(category_of: Vec<u32>, names: Vec<String>) -> Self {
+        assert!(
+            category_of.iter().all(|&c| (c as usize) < names.len()),
+            "category index out of range"
+        );
+        Self { category_of, names }
+    }
+
+    /// The category of `item`.
+    pub fn category(&self, item: ItemId) -> u32 {
+        self.category_of[item as usize]
+    }
+
+    /// The category of every item, indexed by item id.
+    pub fn categories(&self) -> &[u32] {
+        &self.category_of
+    }
+
+    /// Category names, indexed by category.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Number of categories.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// True when there is no category.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// Summary statistics of a [`TransactionDb`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DbStats {
+    /// Number of transactions, `n` (empty ones included).
+    pub transactions: usize,
+    /// Number of empty transactions.
+    pub empty_transactions: usize,
+    /// Number of items in the dictionary, `m`.
+    pub items: usize,
+    /// Number of items that occur in at least one transaction.
+    pub items_present: usize,
+    /// Total item occurrences, `Σ|t|`.
+    pub occurrences: u64,
+    /// Mean transaction length, `Σ|t| / n`.
+    pub avg_len: f64,
+    /// Longest transaction.
+    pub max_len: usize,
+    /// `Σ|t| / (n·m)`, the fraction of non-zero cells of the binary matrix.
+    pub density: f64,
+}
+
+impl TransactionDb {
+    /// Builds a database from transactions of integer labels (duplicates within a transaction are
+    /// dropped, order does not matter).
+    pub fn from_int_transactions<T: AsRef<[u32]>>(
+        transactions: impl IntoIterator<Item = T>,
+    ) -> Self {
+        let mut raw = RawDb::default();
+        for t in transactions {
+            raw.items.extend_from_slice(t.as_ref());
+            raw.close_transaction();
+        }
+        raw.finish_int()
+    }
+
+    /// Builds a database from transactions of text labels. Labels that are all canonical
+    /// integers become integer labels, as when a CSV file is read.
+    pub fn from_str_transactions<T, S>(transactions: impl IntoIterator<Item = T>) -> Self
+    where
+        T: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut interner = Interner::default();
+        let mut raw = RawDb::default();
+        for t in transactions {
+            for s in t {
+                let id = interner.intern(s.as_ref());
+                raw.items.push(id);
+            }
+            raw.close_transaction();
+        }
+        raw.finish_interned(interner)
+    }
+
+    /// Assembles a database from CSR parts whose item ids are already dense.
+    ///
+    /// # Panics
+    /// When the parts break the invariants: `offsets` not starting at 0, not ending at
+    /// `items.len()` or decreasing, a transaction not strictly ascending, an id not below
+    /// `labels.len()`, or labels not unique and ascending.
+    pub fn from_parts(offsets: Vec<usize>, items: Vec<ItemId>, labels: ItemLabels) -> Self {
+        assert_eq!(offsets.first(), Some(&0), "offsets must start at 0");
+        assert_eq!(offsets.last(), Some(&items.len()), "offsets must end at items.len()");
+        assert!(labels.is_strictly_ascending(), "labels must be unique and ascending");
+        let m = labels.len();
+        for w in offsets.windows(2) {
+            assert!(w[0] <= w[1], "offsets must not decrease");
+            let t = &items[w[0]..w[1]];
+            assert!(t.windows(2).all(|p| p[0] < p[1]), "transactions must be strictly ascending");
+            assert!(t.last().is_none_or(|&x| (x as usize) < m), "item id beyond the dictionary");
+        }
+        Self::from_parts_unchecked(offsets, items, labels)
+    }
+
+    pub(crate) fn from_parts_unchecked(
+        offsets: Vec<usize>,
+        items: Vec<ItemId>,
+        labels: ItemLabels,
+    ) -> Self {
+        let mut supports = vec![0u32; labels.len()];
+        for &i in &items {
+            supports[i as usize] += 1;
+        }
+        Self { offsets, items, labels, supports, sensitive: None, categories: None }
+    }
+
+    /// Number of transactions, `n`.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// True when there is no transaction.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of items in the dictionary, `m`.
+    pub fn num_items(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Transaction `i`: its items, sorted ascending.
+    ///
+    /// # Panics
+    /// When `i >= self.len()`.
+    pub fn transaction(&self, i: usize) -> &[ItemId] {
+        &self.items[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// Iterates over the transactions without allocating.
+    pub fn iter(&self) -> Transactions<'_> {
+        Transactions { db: self, next: 0, end: self.len() }
+    }
+
+    /// The CSR offsets (`n + 1` entries).
+    pub fn offsets(&self) -> &[usize] {
+        &self.offsets
+    }
+
+    /// All item occurrences, transaction after transaction.
+    pub fn items(&self) -> &[ItemId] {
+        &self.items
+    }
+
+    /// The dictionary back to the source's labels.
+    pub fn labels(&self) -> &ItemLabels {
+        &self.labels
+    }
+
+    /// The label of `item`.
+    pub fn label(&self, item: ItemId) -> Label<'_> {
+        self.labels.label(item)
+    }
+
+    /// Number of transactions containing each item, indexed by item id.
+    pub fn supports(&self) -> &[u32] {
+        &self.supports
+    }
+
+    /// Total item occurrences, `Σ|t|`.
+    pub fn occurrences(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Summary statistics.
+    pub fn stats(&self) -> DbStats {
+        let n = self.len();
+        let m = self.num_items();
+        let mut max_len = 0;
+        let mut empty = 0;
+        for t in self.iter() {
+            max_len = max_len.max(t.len());
+            empty += usize::from(t.is_empty());
+        }
+        let occ = self.items.len() as u64;
+        DbStats {
+            transactions: n,
+            empty_transactions: empty,
+            items: m,
+            items_present: self.supports.iter().filter(|&&s| s > 0).count(),
+            occurrences: occ,
+            avg_len: if n == 0 { 0.0 } else { occ as f64 / n as f64 },
+            max_len,
+            density: if n == 0 || m == 0 { 0.0 } else { occ as f64 / (n as f64 * m as f64) },
+        }
+    }
+
+    /// Histogram of item supports in powers of two: entry `k` counts the items whose support lies
+    /// in `[2^k, 2^(k+1))`; items of support 0 are not counted.
+    pub fn support_histogram(&self) -> Vec<usize> {
+        let mut hist = Vec::new();
+        for &s in &self.supports {
+            if s == 0 {
+                continue;
+            }
+            let k = (31 - s.leading_zeros()) as usize;
+            if hist.len() <= k {
+                hist.resize(k + 1, 0);
+            }
+            hist[k] += 1;
+        }
+        hist
+    }
+
+    /// The `k` items of highest support, highest first; ties go to the smaller id.
+    pub fn top_items(&self, k: usize) -> Vec<(ItemId, u32)> {
+        let mut all: Vec<(ItemId, u32)> =
+            self.supports.iter().enumerate().map(|(i, &s)| (i as ItemId, s)).collect();
+        all.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        all.truncate(k);
+        all
+    }
+
+    /// Marks `items` as sensitive (replacing any earlier marking).
+    ///
+    /// # Panics
+    /// When an id is beyond the dictionary.
+    pub fn set_sensitive(&mut self, items: &[ItemId]) {
+        let mut mask = vec![false; self.num_items()];
+        for &i in items {
+            mask[i as usize] = true;
+        }
+        self.sensitive = Some(mask);
+    }
+
+    /// Whether `item` is sensitive; `false` for every item when no marking was set.
+    pub fn is_sensitive(&self, item: ItemId) -> bool {
+        self.sensitive.as_ref().is_some_and(|m| m[item as usize])
+    }
+
+    /// The sensitive items in ascending order, or `None` when no marking was set.
+    pub fn sensitive_items(&self) -> Option<Vec<ItemId>> {
+        self.sensitive
+            .as_ref()
+            .map(|m| m.iter().enumerate().filter(|(_, s)| **s).map(|(i, _)| i as ItemId).collect())
+    }
+
+    /// Attaches an item → category map.
+    ///
+    /// # Panics
+    /// When the map does not have one entry per item of the dictionary.
+    pub fn set_categories(&mut self, categories: ItemCategories) {
+        assert_eq!(categories.category_of.len(), self.num_items(), "one category per item");
+        self.categories = Some(categories);
+    }
+
+    /// The item → category map, if one was attached.
+    pub fn categories(&self) -> Option<&ItemCategories> {
+        self.categories.as_ref()
+    }
+
+    /// Drops empty transactions, keeping the order of the others.
+    pub fn without_empty(&self) -> Self {
+        let mut offsets = Vec::with_capacity(self.offsets.len());
+        offsets.push(0);
+        for w in self.offsets.windows(2) {
+            if w[1] > w[0] {
+                offsets.push(w[1]);
+            }
+        }
+        Self { offsets, ..self.clone() }
+    }
+}
+
+/// Iterator over the transactions of a [`TransactionDb`].
+#[derive(Debug, Clone)]
+pub struct Transactions<'a> {
+    db: &'a TransactionDb,
+    next: usize,
+    end: usize,
+}
+
+impl<'a> Iterator for Transactions<'a> {
+    type Item = &'a [ItemId];
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next == self.end {
+            return None;
+        }
+        let t = self.db.transaction(self.next);
+        self.next += 1;
+        Some(t)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.end - self.next;
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for Transactions<'_> {}
+
+impl<'a> IntoIterator for &'a TransactionDb {
+    type Item = &'a [ItemId];
+    type IntoIter = Transactions<'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// Transactions under construction: raw label values (integers, or interned string ids) in CSR.
+///
+/// Readers push items and close transactions; `finish_*` turns raw values into dense ids whose
+/// order is the order of the labels.
+#[derive(Debug, Default)]
+pub(crate) struct RawDb {
+    pub(crate) offsets: Vec<usize>,
+    pub(crate) items: Vec<u32>,
+    pub(crate) duplicates_dropped: u64,
+}
+
+impl RawDb {
+    /// Sorts and de-duplicates the items pushed since the last close, and closes the transaction.
+    pub(crate) fn close_transaction(&mut self) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        let start = *self.offsets.last().unwrap_or(&0);
+        let t = &mut self.items[start..];
+        // Most files are already sorted; checking is far cheaper than sorting.
+        if !t.windows(2).all(|w| w[0] < w[1]) {
+            t.sort_unstable();
+            let before = self.items.len();
+            let mut write = start;
+            for read in start..before {
+                if write == start || self.items[read] != self.items[write - 1] {
+                    self.items[write] = self.items[read];
+                    write += 1;
+                }
+            }
+            self.items.truncate(write);
+            self.duplicates_dropped += (before - write) as u64;
+        }
+        self.offsets.push(self.items.len());
+    }
+
+    /// Number of closed transactions.
+    pub(crate) fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// Finishes with integer labels: a monotone map from label to rank keeps every transaction
+    /// sorted, so no second sort is needed.
+    pub(crate) fn finish_int(mut self) -> TransactionDb {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        let max = self.items.iter().copied().max();
+        let labels: Vec<u32>;
+        match max {
+            None => labels = Vec::new(),
+            // A direct table is the fastest map; use it when it is not much larger than the data.
+            Some(max) if (max as usize) <= 4 * self.items.len() + (1 << 20) => {
+                let mut rank = vec![u32::MAX; max as usize + 1];
+                for &v in &self.items {
+                    rank[v as usize] = 0;
+                }
+                let mut present = Vec::new();
+                for (v, r) in rank.iter_mut().enumerate() {
+                    if *r == 0 {
+                        *r = present.len() as u32;
+                        present.push(v as u32);
+                    }
+                }
+                for v in &mut self.items {
+                    *v = rank[*v as usize];
+                }
+                labels = present;
+            }
+            Some(_) => {
+                let mut present = self.items.clone();
+                present.sort_unstable();
+                present.dedup();
+                let rank: HashMap<u32, u32> =
+                    present.iter().enumerate().map(|(r, &v)| (v, r as u32)).collect();
+                for v in &mut self.items {
+                    *v = rank[v];
+                }
+                labels = present;
+            }
+        }
+        TransactionDb::from_parts_unchecked(self.offsets, self.items, ItemLabels::Int(labels))
+    }
+
+    /// Finishes with interned string labels: ids are re-ranked by label and transactions re-sorted.
+    /// If every label is a canonical integer the dictionary becomes an integer one.
+    pub(crate) fn finish_interned(mut self, interner: Interner) -> TransactionDb {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        let strings = interner.strings;
+        let as_ints: Option<Vec<u32>> = strings.iter().map(|s| parse_canonical_u32(s)).collect();
+        let mut order: Vec<u32> = (0..strings.len() as u32).collect();
+        let labels = match as_ints {
+            Some(ints) => {
+                order.sort_unstable_by_key(|&i| ints[i as usize]);
+                ItemLabels::Int(order.iter().map(|&i| ints[i as usize]).collect())
+            }
+            None => {
+                order.sort_unstable_by(|&a, &b| strings[a as usize].cmp(&strings[b as usize]));
+                ItemLabels::Str(order.iter().map(|&i| strings[i as usize].clone()).collect())
+            }
+        };
+        let mut rank = vec![0u32; strings.len()];
+        for (r, &i) in order.iter().enumerate() {
+            rank[i as usize] = r as u32;
+        }
+        for v in &mut self.items {
+            *v = rank[*v as usize];
+        }
+        for w in self.offsets.windows(2) {
+            self.items[w[0]..w[1]].sort_unstable();
+        }
+        TransactionDb::from_parts_unchecked(self.offsets, self.items, labels)
+    }
+}
+
+/// Maps strings to consecutive ids in order of first appearance.
+#[derive(Debug, Default)]
+pub(crate) struct Interner {
+    ids: HashMap<String, u32>,
+    strings: Vec<String>,
+}
+
+impl Interner {
+    pub(crate) fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.strings.len() as u32;
+        self.ids.insert(s.to_owned(), id);
+        self.strings.push(s.to_owned());
+        id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dense_ids_follow_label_order() {
+        let db = TransactionDb::from_int_transactions([vec![30, 10], vec![20, 10, 10], vec![]]);
+        assert_eq!(db.labels(), &ItemLabels::Int(vec![10, 20, 30]));
+        assert_eq!(db.transaction(0), &[0, 2]);
+        assert_eq!(db.transaction(1), &[0, 1]);
+        assert_eq!(db.transaction(2), &[] as &[ItemId]);
+        assert_eq!(db.supports(), &[2, 1, 1]);
+        let s = db.stats();
+        assert_eq!((s.transactions, s.empty_transactions, s.items, s.max_len), (3, 1, 3, 2));
+        assert!((s.avg_len - 4.0 / 3.0).abs() < 1e-12);
+        assert!((s.density - 4.0 / 9.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn huge_labels_use_the_hash_map() {
+        let db = TransactionDb::from_int_transactions([vec![u32::MAX, 5], vec![4_000_000_000]]);
+        assert_eq!(db.labels(), &ItemLabels::Int(vec![5, 4_000_000_000, u32::MAX]));
+        assert_eq!(db.transaction(0), &[0, 2]);
+    }
+
+    #[test]
+    fn string_labels_sorted_and_numeric_ones_become_ints() {
+        let db = TransactionDb::from_str_transactions([vec!["milk", "beer"], vec!["apple"]]);
+        assert_eq!(
+            db.labels(),
+            &ItemLabels::Str(vec!["apple".into(), "beer".into(), "milk".into()])
+        );
+        assert_eq!(db.transaction(0), &[1, 2]);
+        let db = TransactionDb::from_str_transactions([vec!["10", "9"], vec!["100"]]);
+        assert_eq!(db.labels(), &ItemLabels::Int(vec![9, 10, 100]));
+        let db = TransactionDb::from_str_transactions([vec!["10", "09"]]);
+        assert!(!db.labels().is_int(), "a leading zero would not round-trip as an integer");
+    }
+
+    #[test]
+    fn histogram_and_top_items() {
+        let db =
+            TransactionDb::from_int_transactions([vec![1, 2, 3], vec![1, 2], vec![1], vec![1]]);
+        // supports 4, 2, 1
+        assert_eq!(db.support_histogram(), vec![1, 1, 1]);
+        assert_eq!(db.top_items(2), vec![(0, 4), (1, 2)]);
+    }
+
+    #[test]
+    fn annotations() {
+        let mut db = TransactionDb::from_int_transactions([vec![1, 2, 3]]);
+        assert_eq!(db.sensitive_items(), None);
+        db.set_sensitive(&[2]);
+        assert!(db.is_sensitive(2) && !db.is_sensitive(0));
+        assert_eq!(db.sensitive_items(), Some(vec![2]));
+        db.set_categories(ItemCategories::new(vec![0, 1, 0], vec!["x".into(), "y".into()]));
+        assert_eq!(db.categories().map(|c| c.category(1)), Some(1));
+    }
+
+    #[test]
+    #[should_panic(expected = "strictly ascending")]
+    fn from_parts_checks_order() {
+        TransactionDb::from_parts(vec![0, 2], vec![1, 0], ItemLabels::Int(vec![5, 6]));
+    }
+
+    #[test]
+    fn without_empty_keeps_order() {
+        let db = TransactionDb::from_int_transactions([vec![], vec![2], vec![], vec![1]]);
+        let d = db.without_empty();
+        assert_eq!(d.len(), 2);
+        assert_eq!(d.transaction(0), &[1]);
+        assert_eq!(d.transaction(1), &[0]);
+    }
+}

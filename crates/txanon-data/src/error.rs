@@ -1,0 +1,138 @@
+//! Errors of the data layer: every error that comes from input names where it came from.
+
+use std::path::{Path, PathBuf};
+
+/// Where in an input a problem was found: file, 1-based line, 1-based byte column.
+///
+/// A column of 0 means the problem concerns the whole line (a wrong field count, say).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The file, or a pseudo-path such as `<memory>` for in-memory input.
+    pub path: PathBuf,
+    /// 1-based line number.
+    pub line: u64,
+    /// 1-based byte column of the offending token, 0 when the whole line is at fault.
+    pub column: u64,
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.column == 0 {
+            write!(f, "{}:{}", self.path.display(), self.line)
+        } else {
+            write!(f, "{}:{}:{}", self.path.display(), self.line, self.column)
+        }
+    }
+}
+
+/// Errors of the data layer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DataError {
+    /// A malformed token or line.
+    #[error("{location}: {reason}")]
+    Parse {
+        /// Where the problem is.
+        location: Location,
+        /// What is wrong, lower-case.
+        reason: String,
+    },
+    /// A problem with a whole file rather than one line (empty file, nothing to read).
+    #[error("{path}: {reason}", path = path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The operating system refused to read or write.
+    #[error("{path}: {source}", path = path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A `.gz` stream that cannot be decompressed.
+    #[error("{path}: unreadable gzip stream near line {line}: {source}", path = path.display())]
+    Gzip {
+        /// The file.
+        path: PathBuf,
+        /// The last line read completely before the failure, plus one.
+        line: u64,
+        /// The decoder's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A dataset whose bytes do not match the checksum its manifest records.
+    #[error(
+        "{path}: sha256 mismatch: expected {expected}, found {actual} (the file is not the dataset the manifest describes)",
+        path = path.display()
+    )]
+    Checksum {
+        /// The file.
+        path: PathBuf,
+        /// The manifest's sha256.
+        expected: String,
+        /// The file's sha256.
+        actual: String,
+    },
+    /// A binary cache that is stale, corrupt or from another format version.
+    #[error("{path}: cache rejected: {reason}", path = path.display())]
+    Cache {
+        /// The cache file.
+        path: PathBuf,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// A caller asked for something the data cannot give (FIMI output of string labels, say).
+    #[error("{0}")]
+    Unsupported(String),
+    /// Invalid parameters.
+    #[error(transparent)]
+    Params(#[from] ParamError),
+}
+
+/// An invalid parameter, found when a params struct is checked.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParamError {
+    /// A numeric parameter outside its valid range.
+    #[error("invalid parameter {name} = {value}: {reason}")]
+    OutOfRange {
+        /// The parameter's name as the CLI spells it.
+        name: &'static str,
+        /// The value given.
+        value: String,
+        /// The valid range, in words.
+        reason: &'static str,
+    },
+}
+
+impl DataError {
+    pub(crate) fn parse(path: &Path, line: u64, column: u64, reason: impl Into<String>) -> Self {
+        DataError::Parse {
+            location: Location { path: path.to_path_buf(), line, column },
+            reason: reason.into(),
+        }
+    }
+
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
+        DataError::Io { path: path.to_path_buf(), source }
+    }
+
+    pub(crate) fn invalid(path: &Path, reason: impl Into<String>) -> Self {
+        DataError::Invalid { path: path.to_path_buf(), reason: reason.into() }
+    }
+
+    /// True when the error is the user's input or parameters, not the machine's fault.
+    ///
+    /// The CLI maps these to exit code 2 and everything else to 1.
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, DataError::Io { source, .. } if source.kind() != std::io::ErrorKind::NotFound && source.kind() != std::io::ErrorKind::PermissionDenied && source.kind() != std::io::ErrorKind::IsADirectory)
+    }
+}
+
+/// Result alias of the data layer.
+pub type Result<T, E = DataError> = std::result::Result<T, E>;

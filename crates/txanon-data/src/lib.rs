@@ -1,0 +1,61 @@
+//! The data layer of txanon: the transaction model, relational microdata, and their formats.
+//!
+//! Everything else in the workspace stands on this crate. It owns
+//! - [`TransactionDb`], a transaction database in compressed sparse rows over dense item ids,
+//!   with the dictionary back to the source's labels and optional annotations (sensitive items,
+//!   item categories);
+//! - strict, streaming readers ([`read_path`]) for FIMI, SPMF and basket CSV (long and wide),
+//!   plain or gzip, whose errors name file, line, column and reason; writers ([`write_db`],
+//!   [`write_path`]) that round-trip the labels, and [`write_atomic`] so that no failed run
+//!   leaves a partial file;
+//! - a checksummed binary [`cache`] of parsed databases;
+//! - [`Table`], typed relational microdata read with a JSON [`Schema`];
+//! - the IBM Quest generator ([`QuestParams`]) for data that needs no download;
+//! - the manifest of the real datasets ([`datasets`]) and how to find and verify them.
+//!
+//! ```
+//! use txanon_data::{Format, TransactionDb, read_bytes, write_db};
+//!
+//! let (db, report) = read_bytes(b"1 2 3\n2 3\n\n", Format::Fimi, true)?;
+//! assert_eq!((db.len(), db.num_items(), report.empty_transactions), (3, 3, 1));
+//! assert_eq!(db.supports(), &[1, 2, 2]);
+//! let mut out = Vec::new();
+//! write_db(&db, Format::Fimi, &mut out)?;
+//! assert_eq!(out, b"1 2 3\n2 3\n\n");
+//! # Ok::<(), txanon_data::DataError>(())
+//! ```
+#![deny(missing_docs)]
+
+pub mod cache;
+pub mod datasets;
+mod db;
+mod error;
+mod labels;
+pub mod quest;
+mod read;
+mod table;
+mod write;
+
+pub use db::{DbStats, ItemCategories, TransactionDb, Transactions};
+pub use error::{DataError, Location, ParamError, Result};
+pub use labels::{ItemId, ItemLabels, Label};
+pub use quest::{QuestParams, ValidQuestParams};
+pub use read::{
+    Format, ReadOptions, ReadReport, detect_format, open_input, read_bytes, read_from,
+    read_label_list, read_path,
+};
+pub use table::{Attribute, AttributeType, Column, MissingPolicy, Role, Schema, Table};
+pub use write::{write_atomic, write_db, write_path};
+
+#[cfg(test)]
+mod autotraits {
+    fn send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn public_types_are_send_and_sync() {
+        send_sync::<super::TransactionDb>();
+        send_sync::<super::Table>();
+        send_sync::<super::DataError>();
+        send_sync::<super::DbStats>();
+    }
+}

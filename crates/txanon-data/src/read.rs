@@ -1,0 +1,660 @@
+//! Strict, streaming readers for transaction files: FIMI, SPMF and basket CSV, plain or gzip.
+//!
+//! Every reader works line by line on a [`BufRead`], so memory holds the database being built
+//! and one line, never the whole file. Every error names the file, line, column and reason.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::db::{Interner, RawDb, TransactionDb};
+use crate::error::{DataError, Result};
+
+/// The transaction file formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Format {
+    /// FIMI `.dat`: one transaction per line, whitespace-separated non-negative integers.
+    Fimi,
+    /// SPMF: like FIMI, with `#` and `@` lines skipped and `-1`/`-2` sequence markers dropped.
+    Spmf,
+    /// Basket CSV, long form: one `transaction_id,item` row per occurrence; the header
+    /// `transaction_id,item` is optional; `#` lines are comments.
+    BasketLong,
+    /// Basket CSV, wide form: one transaction per line, comma-separated labels; `#` lines are
+    /// comments, empty fields are ignored.
+    BasketWide,
+}
+
+impl Format {
+    /// Every format, in the order the CLI lists them.
+    pub const ALL: [Format; 4] =
+        [Format::Fimi, Format::Spmf, Format::BasketLong, Format::BasketWide];
+
+    /// The format's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Fimi => "fimi",
+            Format::Spmf => "spmf",
+            Format::BasketLong => "basket-long",
+            Format::BasketWide => "basket-wide",
+        }
+    }
+
+    /// The format a file name implies, ignoring a trailing `.gz`: `.dat`/`.fimi` → FIMI,
+    /// `.spmf`/`.txt` → SPMF, `.csv` → wide basket CSV (long form must be named or carry
+    /// the `transaction_id,item` header, see [`read_path`]).
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        let name = name.strip_suffix(".gz").unwrap_or(&name);
+        let ext = name.rsplit_once('.')?.1;
+        match ext {
+            "dat" | "fimi" => Some(Format::Fimi),
+            "spmf" | "txt" => Some(Format::Spmf),
+            "csv" => Some(Format::BasketWide),
+            _ => None,
+        }
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        Format::ALL.into_iter().find(|f| f.name() == s).ok_or_else(|| {
+            format!("unknown format {s:?} (expected fimi, spmf, basket-long or basket-wide)")
+        })
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How to read a transaction file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadOptions {
+    format: Option<Format>,
+    keep_empty: bool,
+}
+
+impl ReadOptions {
+    /// Detect the format from the file name (and, for `.csv`, the header), keep empty transactions.
+    pub fn new() -> Self {
+        Self { format: None, keep_empty: true }
+    }
+
+    /// Read as `format` whatever the file is called.
+    pub fn format(mut self, format: Format) -> Self {
+        self.format = Some(format);
+        self
+    }
+
+    /// Whether empty lines become empty transactions (default `true`: they are counted and kept,
+    /// because dropping them changes `n` and every relative support).
+    pub fn keep_empty(mut self, keep: bool) -> Self {
+        self.keep_empty = keep;
+        self
+    }
+
+    /// The format asked for, if any.
+    pub fn requested_format(&self) -> Option<Format> {
+        self.format
+    }
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// What a reader saw besides the transactions.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadReport {
+    /// The format the file was read as.
+    pub format: Option<Format>,
+    /// Whether the file was gzip-compressed.
+    pub gzip: bool,
+    /// Lines read, comments and blank lines included.
+    pub lines: u64,
+    /// Uncompressed bytes read.
+    pub bytes: u64,
+    /// Comment or header lines skipped.
+    pub skipped_lines: u64,
+    /// Empty transactions seen (kept or dropped as asked).
+    pub empty_transactions: u64,
+    /// Repeated items within one transaction, dropped.
+    pub duplicates_dropped: u64,
+}
+
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// Opens `path` for reading, transparently decompressing gzip (recognised by its magic bytes,
+/// not its name). Returns the reader and whether it was compressed.
+pub fn open_input(path: &Path) -> Result<(Box<dyn BufRead + Send>, bool)> {
+    let file = File::open(path).map_err(|e| DataError::io(path, e))?;
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let head = reader.fill_buf().map_err(|e| DataError::io(path, e))?;
+    if head.starts_with(&GZIP_MAGIC) {
+        let decoder = flate2::bufread::MultiGzDecoder::new(reader);
+        Ok((Box::new(BufReader::with_capacity(1 << 16, decoder)), true))
+    } else {
+        Ok((Box::new(reader), false))
+    }
+}
+
+/// Reads a transaction file.
+///
+/// The format is the one in `options`, else the one the name implies ([`Format::from_path`]);
+/// a `.csv` file whose first line is `transaction_id,item` is read as long-form basket CSV.
+///
+/// # Errors
+/// [`DataError::Parse`] naming file, line, column and reason for a malformed token or line;
+/// [`DataError::Invalid`] for an empty file or an unknown format; [`DataError::Gzip`] for a
+/// corrupt compressed stream; [`DataError::Io`] when the file cannot be read.
+pub fn read_path(path: &Path, options: &ReadOptions) -> Result<(TransactionDb, ReadReport)> {
+    let format = match detect_format(path, options) {
+        Some(f) => f,
+        None => {
+            return Err(DataError::invalid(
+                path,
+                "cannot tell the format from the file name: name it (fimi, spmf, basket-long, basket-wide)",
+            ));
+        }
+    };
+    let (reader, gzip) = open_input(path)?;
+    let (db, mut report) = read_from(reader, path, format, options.keep_empty, gzip)?;
+    report.gzip = gzip;
+    Ok((db, report))
+}
+
+/// Reads transactions from in-memory bytes (gzip is recognised as in [`read_path`]); errors name
+/// `<memory>` as the file. Used by tests and fuzzing.
+pub fn read_bytes(
+    bytes: &[u8],
+    format: Format,
+    keep_empty: bool,
+) -> Result<(TransactionDb, ReadReport)> {
+    let path = Path::new("<memory>");
+    if bytes.starts_with(&GZIP_MAGIC) {
+        let decoder = BufReader::new(flate2::bufread::MultiGzDecoder::new(bytes));
+        read_from(decoder, path, format, keep_empty, true)
+    } else {
+        read_from(bytes, path, format, keep_empty, false)
+    }
+}
+
+/// Reads transactions in `format` from any buffered reader; `path` only names the source in errors.
+pub fn read_from<R: BufRead>(
+    reader: R,
+    path: &Path,
+    format: Format,
+    keep_empty: bool,
+    gzip: bool,
+) -> Result<(TransactionDb, ReadReport)> {
+    let mut lines =
+        LineReader { reader, path, gzip, line: Vec::with_capacity(256), number: 0, bytes: 0 };
+    let (db, mut report) = match format {
+        Format::Fimi | Format::Spmf => {
+            read_numeric(&mut lines, format == Format::Spmf, keep_empty)?
+        }
+        Format::BasketWide => read_wide(&mut lines, keep_empty)?,
+        Format::BasketLong => read_long(&mut lines)?,
+    };
+    if lines.bytes == 0 {
+        return Err(DataError::invalid(path, "file is empty"));
+    }
+    report.format = Some(format);
+    report.gzip = gzip;
+    report.lines = lines.number;
+    report.bytes = lines.bytes;
+    Ok((db, report))
+}
+
+/// Yields lines without their terminator, counting them, and maps I/O errors to located ones.
+struct LineReader<'p, R> {
+    reader: R,
+    path: &'p Path,
+    gzip: bool,
+    line: Vec<u8>,
+    number: u64,
+    bytes: u64,
+}
+
+impl<R: BufRead> LineReader<'_, R> {
+    /// Reads the next line into `self.line`; false at the end of input.
+    fn next_line(&mut self) -> Result<bool> {
+        self.line.clear();
+        let read = match self.reader.read_until(b'\n', &mut self.line) {
+            Ok(n) => n,
+            Err(e) if self.gzip => {
+                return Err(DataError::Gzip {
+                    path: self.path.to_path_buf(),
+                    line: self.number + 1,
+                    source: e,
+                });
+            }
+            Err(e) => return Err(DataError::io(self.path, e)),
+        };
+        if read == 0 {
+            return Ok(false);
+        }
+        self.bytes += read as u64;
+        self.number += 1;
+        if self.line.last() == Some(&b'\n') {
+            self.line.pop();
+        }
+        if self.line.last() == Some(&b'\r') {
+            self.line.pop();
+        }
+        Ok(true)
+    }
+
+    fn error(&self, column: usize, reason: impl Into<String>) -> DataError {
+        DataError::parse(self.path, self.number, column as u64, reason)
+    }
+}
+
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t' || b == b'\r'
+}
+
+/// The token starting at `start`, for error messages: up to the next blank, at most 40 bytes.
+fn token_at(line: &[u8], start: usize) -> String {
+    let end = line[start..].iter().position(|&b| is_blank(b)).map_or(line.len(), |p| start + p);
+    let end = end.min(start + 40);
+    String::from_utf8_lossy(&line[start..end]).into_owned()
+}
+
+/// Parses one FIMI/SPMF line, appending the item values to `out`.
+///
+/// Returns the 1-based column and reason of the first bad token.
+fn parse_numeric_line(
+    line: &[u8],
+    spmf: bool,
+    out: &mut Vec<u32>,
+) -> std::result::Result<(), (usize, String)> {
+    let n = line.len();
+    let mut i = 0;
+    while i < n {
+        let b = line[i];
+        if is_blank(b) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let d = b.wrapping_sub(b'0');
+        if d <= 9 {
+            let mut value = u64::from(d);
+            i += 1;
+            while i < n {
+                let d = line[i].wrapping_sub(b'0');
+                if d > 9 {
+                    break;
+                }
+                value = value * 10 + u64::from(d);
+                if value > u64::from(u32::MAX) {
+                    return Err((
+                        start + 1,
+                        format!(
+                            "item id {} is beyond u32 (max {})",
+                            token_at(line, start),
+                            u32::MAX
+                        ),
+                    ));
+                }
+                i += 1;
+            }
+            if i < n && !is_blank(line[i]) {
+                return Err((start + 1, format!("non-numeric token {:?}", token_at(line, start))));
+            }
+            out.push(value as u32);
+        } else if spmf && b == b'-' {
+            let token = token_at(line, start);
+            if token == "-1" || token == "-2" {
+                i += 2;
+            } else {
+                return Err((
+                    start + 1,
+                    format!(
+                        "invalid token {token:?} (SPMF allows only the markers -1 and -2 below zero)"
+                    ),
+                ));
+            }
+        } else {
+            let token = token_at(line, start);
+            let reason = if b == b'-' {
+                format!("negative item id {token:?}")
+            } else {
+                format!("non-numeric token {token:?}")
+            };
+            return Err((start + 1, reason));
+        }
+    }
+    Ok(())
+}
+
+fn read_numeric<R: BufRead>(
+    lines: &mut LineReader<'_, R>,
+    spmf: bool,
+    keep_empty: bool,
+) -> Result<(TransactionDb, ReadReport)> {
+    let mut raw = RawDb::default();
+    let mut report = ReadReport::default();
+    while lines.next_line()? {
+        if spmf && matches!(lines.line.first(), Some(b'#' | b'@')) {
+            report.skipped_lines += 1;
+            continue;
+        }
+        let start = raw.items.len();
+        if let Err((column, reason)) = parse_numeric_line(&lines.line, spmf, &mut raw.items) {
+            return Err(lines.error(column, reason));
+        }
+        if raw.items.len() == start {
+            report.empty_transactions += 1;
+            if !keep_empty {
+                continue;
+            }
+        }
+        raw.close_transaction();
+    }
+    report.duplicates_dropped = raw.duplicates_dropped;
+    Ok((raw.finish_int(), report))
+}
+
+/// Splits a CSV line into trimmed fields, honouring double quotes (`""` escapes a quote).
+/// Fields cannot span lines. Returns the 1-based column and reason of a malformed field.
+pub(crate) fn split_csv<'a>(
+    line: &'a str,
+    sep: u8,
+    fields: &mut Vec<Cow<'a, str>>,
+) -> std::result::Result<(), (usize, String)> {
+    fields.clear();
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    loop {
+        while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
+            i += 1;
+        }
+        if i < bytes.len() && bytes[i] == b'"' {
+            let open = i;
+            i += 1;
+            let mut value = String::new();
+            let mut chunk_start = i;
+            loop {
+                match bytes[i..].iter().position(|&b| b == b'"') {
+                    None => return Err((open + 1, "unterminated quoted field".into())),
+                    Some(p) => {
+                        value.push_str(&line[chunk_start..i + p]);
+                        i += p + 1;
+                        if bytes.get(i) == Some(&b'"') {
+                            value.push('"');
+                            i += 1;
+                            chunk_start = i;
+                        } else {
+                            break;
+                        }
+                    }
+                }
+            }
+            while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
+                i += 1;
+            }
+            if i < bytes.len() && bytes[i] != sep {
+                return Err((i + 1, "text after a closing quote".into()));
+            }
+            fields.push(Cow::Owned(value));
+        } else {
+            let end = bytes[i..].iter().position(|&b| b == sep).map_or(bytes.len(), |p| i + p);
+            fields.push(Cow::Borrowed(line[i..end].trim()));
+            i = end;
+        }
+        if i >= bytes.len() {
+            return Ok(());
+        }
+        i += 1; // the separator
+        if i == bytes.len() {
+            fields.push(Cow::Borrowed(""));
+            return Ok(());
+        }
+    }
+}
+
+/// The line as UTF-8, or a located error at the first invalid byte.
+fn utf8_line<'l, R: BufRead>(lines: &'l LineReader<'_, R>) -> Result<&'l str> {
+    std::str::from_utf8(&lines.line).map_err(|e| lines.error(e.valid_up_to() + 1, "invalid UTF-8"))
+}
+
+fn read_wide<R: BufRead>(
+    lines: &mut LineReader<'_, R>,
+    keep_empty: bool,
+) -> Result<(TransactionDb, ReadReport)> {
+    let mut raw = RawDb::default();
+    let mut interner = Interner::default();
+    let mut report = ReadReport::default();
+    while lines.next_line()? {
+        let mut fields = Vec::new();
+        if lines.line.first() == Some(&b'#') {
+            report.skipped_lines += 1;
+            continue;
+        }
+        let text = utf8_line(lines)?;
+        split_csv(text, b',', &mut fields).map_err(|(c, r)| lines.error(c, r))?;
+        let start = raw.items.len();
+        for f in fields.iter().filter(|f| !f.is_empty()) {
+            raw.items.push(interner.intern(f));
+        }
+        if raw.items.len() == start {
+            report.empty_transactions += 1;
+            if !keep_empty {
+                continue;
+            }
+        }
+        raw.close_transaction();
+    }
+    report.duplicates_dropped = raw.duplicates_dropped;
+    Ok((raw.finish_interned(interner), report))
+}
+
+fn read_long<R: BufRead>(lines: &mut LineReader<'_, R>) -> Result<(TransactionDb, ReadReport)> {
+    let mut report = ReadReport::default();
+    let mut items = Interner::default();
+    let mut tx_index: HashMap<String, usize> = HashMap::new();
+    let mut transactions: Vec<Vec<u32>> = Vec::new();
+    let mut first = true;
+    while lines.next_line()? {
+        let mut fields = Vec::new();
+        if lines.line.first() == Some(&b'#') || lines.line.iter().all(|&b| is_blank(b)) {
+            report.skipped_lines += 1;
+            continue;
+        }
+        let text = utf8_line(lines)?;
+        split_csv(text, b',', &mut fields).map_err(|(c, r)| lines.error(c, r))?;
+        if fields.len() != 2 {
+            return Err(lines.error(
+                0,
+                format!("expected 2 columns (transaction_id,item), found {}", fields.len()),
+            ));
+        }
+        if first {
+            first = false;
+            if fields[0].eq_ignore_ascii_case("transaction_id")
+                && fields[1].eq_ignore_ascii_case("item")
+            {
+                report.skipped_lines += 1;
+                continue;
+            }
+        }
+        if fields[0].is_empty() || fields[1].is_empty() {
+            let column = if fields[0].is_empty() { 1 } else { text.find(',').map_or(0, |p| p + 2) };
+            return Err(lines.error(column, "empty transaction id or item"));
+        }
+        let next = transactions.len();
+        let t = *tx_index.entry(fields[0].to_string()).or_insert(next);
+        if t == next {
+            transactions.push(Vec::new());
+        }
+        transactions[t].push(items.intern(&fields[1]));
+    }
+    let mut raw = RawDb::default();
+    for t in transactions {
+        raw.items.extend_from_slice(&t);
+        raw.close_transaction();
+    }
+    report.duplicates_dropped = raw.duplicates_dropped;
+    Ok((raw.finish_interned(items), report))
+}
+
+/// Reads a list of item labels (whitespace- or comma-separated, `#` comments), as used for
+/// sensitive-item files.
+pub fn read_label_list(path: &Path) -> Result<Vec<String>> {
+    let (mut reader, _) = open_input(path)?;
+    let mut text = String::new();
+    reader
+        .read_to_string(&mut text)
+        .map_err(|e| DataError::invalid(path, format!("not UTF-8 text: {e}")))?;
+    Ok(text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .flat_map(|l| l.split(|c: char| c == ',' || c.is_whitespace()))
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect())
+}
+
+/// Peeks at a `.csv` file's first line: true when it is the long-form header `transaction_id,item`.
+pub(crate) fn has_long_header(path: &Path) -> bool {
+    let Ok((mut reader, _)) = open_input(path) else { return false };
+    let mut first = String::new();
+    if reader.read_line(&mut first).is_err() {
+        return false;
+    }
+    let mut fields = Vec::new();
+    split_csv(first.trim_end(), b',', &mut fields).is_ok()
+        && fields.len() == 2
+        && fields[0].eq_ignore_ascii_case("transaction_id")
+        && fields[1].eq_ignore_ascii_case("item")
+}
+
+/// The format to read `path` as: the one asked for, else the name's, with `.csv` files that carry
+/// the long-form header read as long form.
+pub fn detect_format(path: &Path, options: &ReadOptions) -> Option<Format> {
+    options.format.or_else(|| match Format::from_path(path) {
+        Some(Format::BasketWide) if has_long_header(path) => Some(Format::BasketLong),
+        other => other,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fimi(text: &str) -> Result<(TransactionDb, ReadReport)> {
+        read_bytes(text.as_bytes(), Format::Fimi, true)
+    }
+
+    fn parse_err(r: Result<(TransactionDb, ReadReport)>) -> (u64, u64, String) {
+        match r {
+            Err(DataError::Parse { location, reason }) => (location.line, location.column, reason),
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn fimi_trailing_spaces_crlf_and_empty_lines() {
+        let (db, report) = fimi("1 2 3 \r\n\n3 1\n").unwrap();
+        assert_eq!(db.len(), 3);
+        assert_eq!(report.empty_transactions, 1);
+        assert_eq!(db.transaction(2), &[0, 2]);
+        let (db, _) = read_bytes(b"1 2\n\n3\n", Format::Fimi, false).unwrap();
+        assert_eq!(db.len(), 2);
+    }
+
+    #[test]
+    fn fimi_duplicates_are_dropped_and_counted() {
+        let (db, report) = fimi("5 3 5\n").unwrap();
+        assert_eq!(db.transaction(0).len(), 2);
+        assert_eq!(report.duplicates_dropped, 1);
+    }
+
+    #[test]
+    fn fimi_errors_are_located() {
+        let (line, col, reason) = parse_err(fimi("1 2\n3 x4 5\n"));
+        assert_eq!((line, col), (2, 3));
+        assert!(reason.contains("non-numeric token \"x4\""), "{reason}");
+        let (line, col, reason) = parse_err(fimi("1 2a\n"));
+        assert_eq!((line, col), (1, 3));
+        assert!(reason.contains("\"2a\""), "{reason}");
+        let (_, col, reason) = parse_err(fimi("7 4294967296\n"));
+        assert_eq!(col, 3);
+        assert!(reason.contains("beyond u32"), "{reason}");
+        let (_, _, reason) = parse_err(fimi("-3\n"));
+        assert!(reason.contains("negative"), "{reason}");
+        assert!(fimi("4294967295\n").is_ok());
+    }
+
+    #[test]
+    fn empty_file_is_an_error() {
+        assert!(matches!(fimi(""), Err(DataError::Invalid { .. })));
+        // A single newline is one empty transaction, not an empty file.
+        assert_eq!(fimi("\n").unwrap().0.len(), 1);
+    }
+
+    #[test]
+    fn spmf_markers_and_comments() {
+        let text = "@CONVERTED_FROM_TEXT\n# comment\n10 -1 20 -1 -2\n20 -1 -2\n";
+        let (db, report) = read_bytes(text.as_bytes(), Format::Spmf, true).unwrap();
+        assert_eq!(db.len(), 2);
+        assert_eq!(report.skipped_lines, 2);
+        assert_eq!(db.transaction(0), &[0, 1]);
+        let (line, col, _) = parse_err(read_bytes(b"1 -3\n", Format::Spmf, true));
+        assert_eq!((line, col), (1, 3));
+    }
+
+    #[test]
+    fn csv_splitting() {
+        let mut f = Vec::new();
+        split_csv(r#" a , "b,c" ,"d""e","#, b',', &mut f).unwrap();
+        assert_eq!(f, vec!["a", "b,c", "d\"e", ""]);
+        assert_eq!(split_csv(r#"a,"bc"#, b',', &mut f).unwrap_err().0, 3);
+        assert_eq!(split_csv(r#""ab"c,d"#, b',', &mut f).unwrap_err().0, 5);
+    }
+
+    #[test]
+    fn wide_csv() {
+        let text = "# a comment\nbread, milk\n\nmilk,beer,\n";
+        let (db, report) = read_bytes(text.as_bytes(), Format::BasketWide, true).unwrap();
+        assert_eq!(db.len(), 3);
+        assert_eq!(report.skipped_lines, 1);
+        assert_eq!(db.label(db.transaction(2)[0]).to_string(), "beer");
+        let bad = read_bytes(b"a,b\n\xff\n", Format::BasketWide, true);
+        assert_eq!(parse_err(bad).0, 2);
+    }
+
+    #[test]
+    fn long_csv() {
+        let text = "transaction_id,item\nt1,bread\nt2,milk\nt1,milk\n";
+        let (db, report) = read_bytes(text.as_bytes(), Format::BasketLong, true).unwrap();
+        assert_eq!(report.skipped_lines, 1);
+        assert_eq!(db.len(), 2);
+        assert_eq!(db.transaction(0).len(), 2);
+        let (line, col, reason) =
+            parse_err(read_bytes(b"t1,a\nt2,b,c\n", Format::BasketLong, true));
+        assert_eq!((line, col), (2, 0));
+        assert!(reason.contains("expected 2 columns"), "{reason}");
+    }
+
+    #[test]
+    fn format_from_path() {
+        assert_eq!(Format::from_path(Path::new("x/retail.dat.gz")), Some(Format::Fimi));
+        assert_eq!(Format::from_path(Path::new("a.CSV")), Some(Format::BasketWide));
+        assert_eq!(Format::from_path(Path::new("a.bin")), None);
+        assert_eq!("basket-long".parse::<Format>(), Ok(Format::BasketLong));
+    }
+}

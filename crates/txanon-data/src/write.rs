@@ -1,0 +1,204 @@
+//! Writers for FIMI and basket CSV that round-trip the original labels, and atomic file output.
+
+use std::fs;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use crate::db::TransactionDb;
+use crate::error::{DataError, Result};
+use crate::labels::{ItemLabels, Label};
+use crate::read::Format;
+
+/// Writes `db` in `format` to `out`.
+///
+/// FIMI and SPMF need integer labels; basket CSV quotes labels that contain a comma, a quote or
+/// surrounding blanks, so that reading the file back gives the same labels. Long-form CSV numbers
+/// the transactions `1..=n` in the database's order (the source's transaction ids are not kept).
+///
+/// # Errors
+/// [`DataError::Unsupported`] when FIMI/SPMF output is asked of text labels, or when a text label
+/// could not be read back as written (empty, or starting with `#` at the start of a line); I/O
+/// errors as [`std::io::Error`] wrapped with the pseudo-path `<output>`.
+pub fn write_db<W: Write>(db: &TransactionDb, format: Format, out: W) -> Result<()> {
+    let path = Path::new("<output>");
+    let mut out = BufWriter::with_capacity(1 << 16, out);
+    let io = |e| DataError::io(path, e);
+    match format {
+        Format::Fimi | Format::Spmf => {
+            let ItemLabels::Int(labels) = db.labels() else {
+                return Err(DataError::Unsupported(format!(
+                    "{format} needs integer item labels, and these are text: write basket CSV instead"
+                )));
+            };
+            let mut line = Vec::with_capacity(256);
+            for t in db.iter() {
+                line.clear();
+                for (k, &item) in t.iter().enumerate() {
+                    if k > 0 {
+                        line.extend_from_slice(if format == Format::Spmf { b" -1 " } else { b" " });
+                    }
+                    push_u32(&mut line, labels[item as usize]);
+                }
+                if format == Format::Spmf {
+                    if !t.is_empty() {
+                        line.extend_from_slice(b" -1");
+                    }
+                    line.extend_from_slice(b" -2");
+                }
+                line.push(b'\n');
+                out.write_all(&line).map_err(io)?;
+            }
+        }
+        Format::BasketWide => {
+            for t in db.iter() {
+                for (k, &item) in t.iter().enumerate() {
+                    if k > 0 {
+                        out.write_all(b",").map_err(io)?;
+                    }
+                    write_label(&mut out, db.label(item), k == 0)?;
+                }
+                out.write_all(b"\n").map_err(io)?;
+            }
+        }
+        Format::BasketLong => {
+            out.write_all(b"transaction_id,item\n").map_err(io)?;
+            for (i, t) in db.iter().enumerate() {
+                for &item in t {
+                    write!(out, "{},", i + 1).map_err(io)?;
+                    write_label(&mut out, db.label(item), false)?;
+                    out.write_all(b"\n").map_err(io)?;
+                }
+            }
+        }
+    }
+    out.flush().map_err(io)
+}
+
+fn write_label<W: Write>(out: &mut W, label: Label<'_>, line_start: bool) -> Result<()> {
+    let io = |e| DataError::io(Path::new("<output>"), e);
+    match label {
+        Label::Int(v) => write!(out, "{v}").map_err(io),
+        Label::Str(s) => {
+            if s.is_empty() {
+                return Err(DataError::Unsupported(
+                    "an empty item label cannot be written to CSV".into(),
+                ));
+            }
+            let needs_quotes = s.contains([',', '"', '\n', '\r'])
+                || s.trim() != s
+                || (line_start && s.starts_with('#'));
+            if needs_quotes {
+                if s.contains(['\n', '\r']) {
+                    return Err(DataError::Unsupported(format!(
+                        "item label {s:?} has a line break"
+                    )));
+                }
+                write!(out, "\"{}\"", s.replace('"', "\"\"")).map_err(io)
+            } else {
+                out.write_all(s.as_bytes()).map_err(io)
+            }
+        }
+    }
+}
+
+/// Appends the decimal form of `v`; `write!` costs several times more on this hot path.
+fn push_u32(buf: &mut Vec<u8>, mut v: u32) {
+    let mut tmp = [0u8; 10];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&tmp[i..]);
+}
+
+/// Writes a file atomically: `fill` writes into a temporary file in the destination's directory,
+/// which is renamed over `path` only when `fill` succeeds. A failed run leaves nothing behind.
+///
+/// # Errors
+/// Whatever `fill` returns, or an I/O error creating, syncing or renaming the temporary file.
+pub fn write_atomic<E>(
+    path: &Path,
+    fill: impl FnOnce(&mut fs::File) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E>
+where
+    E: From<DataError>,
+{
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".txanon-")
+        .suffix(".part")
+        .tempfile_in(dir)
+        .map_err(|e| DataError::io(dir, e))?;
+    fill(tmp.as_file_mut())?;
+    tmp.as_file_mut().sync_all().map_err(|e| DataError::io(path, e))?;
+    // The temporary file is created private (0600); what we write is meant to be read.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(fs::Permissions::from_mode(0o644))
+            .map_err(|e| DataError::io(path, e))?;
+    }
+    tmp.persist(path).map_err(|e| DataError::io(path, e.error))?;
+    Ok(())
+}
+
+/// Writes `db` to `path` in `format`, atomically (see [`write_atomic`]).
+pub fn write_path(db: &TransactionDb, format: Format, path: &Path) -> Result<()> {
+    write_atomic(path, |file| write_db(db, format, file))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::read_bytes;
+
+    fn roundtrip(db: &TransactionDb, format: Format) -> TransactionDb {
+        let mut buf = Vec::new();
+        write_db(db, format, &mut buf).unwrap();
+        read_bytes(&buf, format, true).unwrap().0
+    }
+
+    #[test]
+    fn fimi_and_spmf_roundtrip() {
+        let db = TransactionDb::from_int_transactions([vec![0, 7, 4_000_000_000], vec![], vec![7]]);
+        assert_eq!(roundtrip(&db, Format::Fimi), db);
+        assert_eq!(roundtrip(&db, Format::Spmf), db);
+    }
+
+    #[test]
+    fn csv_roundtrip_with_awkward_labels() {
+        let db = TransactionDb::from_str_transactions([
+            vec!["a,b", " padded ", "quote\"d"],
+            vec!["#hash", "plain"],
+        ]);
+        assert_eq!(roundtrip(&db, Format::BasketWide), db);
+        assert_eq!(roundtrip(&db, Format::BasketLong), db);
+    }
+
+    #[test]
+    fn fimi_refuses_text_labels() {
+        let db = TransactionDb::from_str_transactions([vec!["milk"]]);
+        assert!(matches!(write_db(&db, Format::Fimi, Vec::new()), Err(DataError::Unsupported(_))));
+    }
+
+    #[test]
+    fn atomic_write_leaves_nothing_on_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.dat");
+        let r: Result<()> = write_atomic(&target, |_| Err(DataError::Unsupported("boom".into())));
+        assert!(r.is_err());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "no partial or temporary file");
+        let db = TransactionDb::from_int_transactions([vec![1, 2]]);
+        write_path(&db, Format::Fimi, &target).unwrap();
+        assert_eq!(fs::read_to_string(&target).unwrap(), "1 2\n");
+    }
+}

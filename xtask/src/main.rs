@@ -1,0 +1,38 @@
+//! Project automation. `main` only dispatches; each task is a module.
+//!
+//! - `cargo xtask reproduce [--quick] [--only NAME] [--out DIR]`: run the experiment matrix of the
+//!   papers and write tables, charts and a report.
+
+mod reproduce;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "xtask", about = "txanon project automation")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Debug, Subcommand)]
+enum Task {
+    /// Run the registered experiments; write results/<name>.csv/.json, SVG charts and REPORT.md.
+    Reproduce(reproduce::ReproduceArgs),
+}
+
+/// The workspace root, from this crate's manifest directory.
+pub fn project_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask sits in the workspace")
+        .to_path_buf()
+}
+
+fn main() -> Result<()> {
+    match Cli::parse().task {
+        Task::Reproduce(args) => reproduce::run(args),
+    }
+}

@@ -1,0 +1,113 @@
+//! What every experiment gets: the mode, the seed, and loaders for data that note what is missing.
+
+use std::cell::{OnceCell, RefCell};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context as _, Result};
+use txanon_data::{QuestParams, ReadOptions, TransactionDb, cache, datasets};
+
+/// The run's settings and the data loaders.
+#[derive(Debug)]
+pub struct Context {
+    /// Embedded data only.
+    pub quick: bool,
+    /// The seed of every random choice.
+    pub seed: u64,
+    cache_dir: PathBuf,
+    missing: RefCell<Vec<String>>,
+    quest_t40: OnceCell<TransactionDb>,
+}
+
+impl Context {
+    /// A context writing to `out`.
+    pub fn new(quick: bool, seed: u64) -> Self {
+        let cache_dir = crate::project_root().join("target/txanon-cache");
+        Self {
+            quick,
+            seed,
+            cache_dir,
+            missing: RefCell::new(Vec::new()),
+            quest_t40: OnceCell::new(),
+        }
+    }
+
+    /// Loads a real dataset of the manifest (sha256-checked, through the binary cache).
+    ///
+    /// Returns `None`, and records it as missing, when the file is in no search directory; in
+    /// `--quick` mode real data is not used at all and `None` is returned without a note.
+    pub fn real(&self, name: &str) -> Result<Option<(PathBuf, TransactionDb)>> {
+        if self.quick {
+            return Ok(None);
+        }
+        let Some(path) = datasets::locate_verified(name)? else {
+            let dirs: Vec<String> =
+                datasets::search_dirs().iter().map(|d| d.display().to_string()).collect();
+            self.missing.borrow_mut().push(format!("{name}: not found in {}", dirs.join(", ")));
+            return Ok(None);
+        };
+        let (db, _) = cache::read_cached(&path, &ReadOptions::new(), &self.cache_dir)
+            .with_context(|| format!("reading {}", path.display()))?;
+        Ok(Some((path, db)))
+    }
+
+    /// The T40I10D100K stand-in: Quest data with T = 40, I = 10, |D| = 100,000, N = 1000,
+    /// generated once per run.
+    pub fn quest_t40(&self) -> &TransactionDb {
+        self.quest_t40.get_or_init(|| {
+            QuestParams::new(100_000, 40.0, 10.0, 1000)
+                .seed(self.seed)
+                .check()
+                .expect("valid parameters")
+                .generate()
+        })
+    }
+
+    /// The worked examples of the papers, `datasets/examples/*`, read with their own formats.
+    pub fn examples(&self) -> Result<Vec<(String, TransactionDb)>> {
+        let dir = crate::project_root().join("datasets/examples");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .with_context(|| format!("listing {}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| txanon_data::Format::from_path(p).is_some())
+            .collect();
+        files.sort();
+        files
+            .into_iter()
+            .map(|p| {
+                let (db, _) = txanon_data::read_path(&p, &ReadOptions::new())?;
+                Ok((file_name(&p), db))
+            })
+            .collect()
+    }
+
+    /// What was looked for and not found.
+    pub fn missing(&self) -> Vec<String> {
+        self.missing.borrow().clone()
+    }
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
+/// The commit and toolchain the results come from.
+pub fn provenance() -> (String, String) {
+    let run = |cmd: &str, args: &[&str]| {
+        Command::new(cmd)
+            .args(args)
+            .current_dir(crate::project_root())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map_or_else(
+                || "unknown".into(),
+                |o| String::from_utf8_lossy(&o.stdout).trim().to_string(),
+            )
+    };
+    let mut commit = run("git", &["rev-parse", "--short=12", "HEAD"]);
+    if !run("git", &["status", "--porcelain"]).is_empty() && commit != "unknown" {
+        commit.push_str("+dirty");
+    }
+    (commit, run("rustc", &["--version"]))
+}

@@ -1,0 +1,98 @@
+//! `cargo xtask reproduce`: a registry of experiments, each a named function producing tables
+//! and figures, and the writers that turn them into CSV, JSON, SVG and `REPORT.md`.
+//!
+//! Adding an experiment is writing one function `fn(&Context) -> Result<Output>` and one line in
+//! [`EXPERIMENTS`].
+
+mod context;
+mod datasets;
+mod output;
+mod plot;
+mod quest;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context as _, Result, bail};
+use clap::Args;
+
+pub use context::Context;
+pub use output::{Figure, FigureKind, Output, ResultTable, Series, Value};
+
+/// One registered experiment.
+#[derive(Debug, Clone, Copy)]
+pub struct Experiment {
+    /// Name used by `--only` and for the output files.
+    pub name: &'static str,
+    /// One line saying what it measures.
+    pub title: &'static str,
+    /// The paper's figure or table it reproduces.
+    pub paper: &'static str,
+    /// The experiment.
+    pub run: fn(&Context) -> Result<Output>,
+}
+
+/// Every experiment, in report order.
+pub const EXPERIMENTS: &[Experiment] = &[
+    Experiment {
+        name: "datasets",
+        title: "Dataset statistics beside the manifest's and the papers' figures",
+        paper: "anatomy paper Table II (Connect, T40I10D100K); CAHD Table I (BMS-WebView-1/2)",
+        run: datasets::run,
+    },
+    Experiment {
+        name: "quest",
+        title: "The Quest generator against T40I10D100K",
+        paper: "Agrawal & Srikant, VLDB 1994; T40I10D100K as the anatomy paper uses it",
+        run: quest::run,
+    },
+];
+
+/// Arguments of `cargo xtask reproduce`.
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// Use the embedded data only (examples and generated data); finishes in under two minutes.
+    #[arg(long)]
+    quick: bool,
+    /// Run only this experiment (repeatable).
+    #[arg(long, value_name = "NAME")]
+    only: Vec<String>,
+    /// Where to write the results.
+    #[arg(long, default_value = "results")]
+    out: PathBuf,
+    /// Seed for every random choice of the experiments.
+    #[arg(long, default_value_t = 20_081_212)]
+    seed: u64,
+}
+
+/// Runs the selected experiments and writes their outputs and the report.
+pub fn run(args: ReproduceArgs) -> Result<()> {
+    for name in &args.only {
+        if !EXPERIMENTS.iter().any(|e| e.name == name) {
+            let known: Vec<_> = EXPERIMENTS.iter().map(|e| e.name).collect();
+            bail!("unknown experiment {name:?}; known: {}", known.join(", "));
+        }
+    }
+    let out = if args.out.is_absolute() {
+        args.out.clone()
+    } else {
+        crate::project_root().join(&args.out)
+    };
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let ctx = Context::new(args.quick, args.seed);
+    let mut done = Vec::new();
+    for exp in
+        EXPERIMENTS.iter().filter(|e| args.only.is_empty() || args.only.iter().any(|o| o == e.name))
+    {
+        eprintln!("== {}: {}", exp.name, exp.title);
+        let started = Instant::now();
+        let result = (exp.run)(&ctx).with_context(|| format!("experiment {}", exp.name))?;
+        let seconds = started.elapsed().as_secs_f64();
+        output::write_experiment(&out, exp, &result)?;
+        eprintln!("   done in {seconds:.2} s");
+        done.push((exp, result, seconds));
+    }
+    let report = output::write_report(&out, &ctx, &done)?;
+    eprintln!("report: {}", report.display());
+    Ok(())
+}

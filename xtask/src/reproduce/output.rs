@@ -1,0 +1,247 @@
+//! Result tables and figures, and their files: CSV, JSON, SVG and the Markdown report.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result};
+use serde::Serialize;
+
+use super::{Context, Experiment, plot};
+
+/// One cell of a result table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Value {
+    /// Text.
+    Text(String),
+    /// A whole number.
+    Int(i64),
+    /// A real number, with the number of decimals to show.
+    Float(f64, #[serde(skip)] usize),
+    /// Nothing to show (a figure the paper does not report, say).
+    Empty,
+}
+
+impl Value {
+    fn show(&self) -> String {
+        match self {
+            Value::Text(s) => s.clone(),
+            Value::Int(v) => v.to_string(),
+            Value::Float(v, d) => format!("{v:.d$}", d = *d),
+            Value::Empty => String::new(),
+        }
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::Text(s.into())
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::Text(s)
+    }
+}
+impl From<usize> for Value {
+    fn from(v: usize) -> Self {
+        Value::Int(v as i64)
+    }
+}
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(v: Option<T>) -> Self {
+        v.map_or(Value::Empty, Into::into)
+    }
+}
+
+/// A table of results: named columns, one row per measurement.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResultTable {
+    /// File stem; `results/<name>.csv`.
+    pub name: String,
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Rows, one value per column.
+    pub rows: Vec<Vec<Value>>,
+}
+
+impl ResultTable {
+    /// An empty table with these columns.
+    pub fn new(name: &str, columns: &[&str]) -> Self {
+        Self {
+            name: name.into(),
+            columns: columns.iter().map(|c| (*c).into()).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Appends a row.
+    ///
+    /// # Panics
+    /// When the row does not have one value per column.
+    pub fn push(&mut self, row: Vec<Value>) {
+        assert_eq!(row.len(), self.columns.len(), "one value per column of {}", self.name);
+        self.rows.push(row);
+    }
+
+    fn to_csv(&self) -> String {
+        let quote = |s: String| {
+            if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s }
+        };
+        let mut out = self.columns.iter().cloned().map(quote).collect::<Vec<_>>().join(",");
+        out.push('\n');
+        for row in &self.rows {
+            out.push_str(&row.iter().map(|v| quote(v.show())).collect::<Vec<_>>().join(","));
+            out.push('\n');
+        }
+        out
+    }
+
+    fn to_markdown(&self) -> String {
+        let mut out =
+            format!("| {} |\n|{}\n", self.columns.join(" | "), "---|".repeat(self.columns.len()));
+        for row in &self.rows {
+            let cells: Vec<String> = row.iter().map(|v| v.show().replace('|', "\\|")).collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+        out
+    }
+}
+
+/// How a figure is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum FigureKind {
+    /// Lines over a numeric x axis.
+    Line {
+        /// Logarithmic x axis.
+        log_x: bool,
+        /// Logarithmic y axis.
+        log_y: bool,
+    },
+    /// Grouped bars over categories (the x values of the first series are the categories' order).
+    Bars,
+}
+
+/// One named series of points.
+#[derive(Debug, Clone, Serialize)]
+pub struct Series {
+    /// Legend label.
+    pub label: String,
+    /// (x, y) points; for bars, x is the category index.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A chart, written as `results/<name>.svg`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Figure {
+    /// File stem.
+    pub name: String,
+    /// Caption.
+    pub title: String,
+    /// x-axis label.
+    pub x_label: String,
+    /// y-axis label.
+    pub y_label: String,
+    /// Line or bars.
+    pub kind: FigureKind,
+    /// Category names for bars.
+    pub categories: Vec<String>,
+    /// The data.
+    pub series: Vec<Series>,
+}
+
+/// What an experiment produced.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Output {
+    /// Parameters and seeds, as `name = value` lines for the report.
+    pub parameters: Vec<(String, String)>,
+    /// Result tables.
+    pub tables: Vec<ResultTable>,
+    /// Charts.
+    pub figures: Vec<Figure>,
+    /// Remarks for the report: what the paper says beside ours, what was missing.
+    pub notes: Vec<String>,
+}
+
+/// Writes an experiment's tables (CSV and JSON) and figures (SVG).
+pub fn write_experiment(out: &Path, exp: &Experiment, result: &Output) -> Result<()> {
+    for t in &result.tables {
+        write(out.join(format!("{}.csv", t.name)), t.to_csv())?;
+    }
+    let json = serde_json::json!({ "experiment": exp.name, "title": exp.title, "paper": exp.paper, "output": result });
+    write(out.join(format!("{}.json", exp.name)), serde_json::to_string_pretty(&json)?)?;
+    for f in &result.figures {
+        plot::draw(&out.join(format!("{}.svg", f.name)), f)
+            .with_context(|| format!("drawing {}", f.name))?;
+    }
+    Ok(())
+}
+
+fn write(path: PathBuf, text: String) -> Result<()> {
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Writes `REPORT.md`: per experiment its provenance, tables, charts and notes.
+pub fn write_report(
+    out: &Path,
+    ctx: &Context,
+    done: &[(&Experiment, Output, f64)],
+) -> Result<PathBuf> {
+    let (commit, toolchain) = super::context::provenance();
+    let mut md = String::from("# txanon: reproduced results\n\n");
+    let _ = writeln!(
+        md,
+        "- mode: {}",
+        if ctx.quick {
+            "--quick (embedded and generated data only)"
+        } else {
+            "full (real datasets)"
+        }
+    );
+    let _ = writeln!(md, "- commit: {commit}\n- toolchain: {toolchain}\n- seed: {}", ctx.seed);
+    let _ = writeln!(
+        md,
+        "- command: `cargo xtask reproduce{}`\n",
+        if ctx.quick { " --quick" } else { "" }
+    );
+    let missing = ctx.missing();
+    if !missing.is_empty() {
+        md.push_str("## Missing data\n\n");
+        for m in &missing {
+            let _ = writeln!(md, "- {m}");
+        }
+        md.push('\n');
+    }
+    for (exp, result, seconds) in done {
+        let _ = writeln!(
+            md,
+            "## {}: {}\n\nReproduces: {}. Ran in {seconds:.2} s.\n",
+            exp.name, exp.title, exp.paper
+        );
+        if !result.parameters.is_empty() {
+            md.push_str("Parameters: ");
+            md.push_str(
+                &result
+                    .parameters
+                    .iter()
+                    .map(|(k, v)| format!("{k} = {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
+            md.push_str("\n\n");
+        }
+        for t in &result.tables {
+            let _ = writeln!(md, "`{}.csv`\n\n{}", t.name, t.to_markdown());
+        }
+        for f in &result.figures {
+            let _ = writeln!(md, "![{}]({}.svg)\n", f.title, f.name);
+        }
+        for n in &result.notes {
+            let _ = writeln!(md, "- {n}");
+        }
+        md.push('\n');
+    }
+    let path = out.join("REPORT.md");
+    write(path.clone(), md)?;
+    Ok(path)
+}

@@ -1,0 +1,87 @@
+//! Experiment `quest`: the Quest generator's T40I10D100K-like output against the real file's
+//! published figures and its available 10,000-transaction sample.
+
+use anyhow::Result;
+use txanon_data::datasets;
+
+use super::datasets::rank_support_curve;
+use super::{Context, Figure, FigureKind, Output, ResultTable, Series, Value};
+
+/// Runs the experiment.
+pub fn run(ctx: &Context) -> Result<Output> {
+    let quest = ctx.quest_t40();
+    let q = quest.stats();
+    let paper = datasets::dataset("t40-sample")
+        .and_then(|d| d.paper)
+        .expect("paper figures in the manifest");
+    let sample = ctx.real("t40-sample")?;
+    let s = sample.as_ref().map(|(_, db)| db.stats());
+
+    let mut table = ResultTable::new(
+        "quest",
+        &[
+            "statistic",
+            "quest",
+            "T40I10D100K (paper)",
+            "deviation",
+            "within 5%",
+            "T40 sample (10k)",
+        ],
+    );
+    let mut stat = |name: &str, ours: f64, theirs: f64, sample: Option<f64>, decimals: usize| {
+        let dev = (ours - theirs) / theirs;
+        table.push(vec![
+            name.into(),
+            Value::Float(ours, decimals),
+            Value::Float(theirs, decimals),
+            format!("{:+.2}%", 100.0 * dev).into(),
+            (if dev.abs() <= 0.05 { "yes" } else { "NO" }).into(),
+            sample.map_or(Value::Empty, |v| Value::Float(v, decimals)),
+        ]);
+    };
+    stat(
+        "transactions",
+        q.transactions as f64,
+        paper.transactions as f64,
+        s.as_ref().map(|s| s.transactions as f64),
+        0,
+    );
+    stat("average length", q.avg_len, paper.avg_len, s.as_ref().map(|s| s.avg_len), 2);
+    stat(
+        "items present",
+        q.items_present as f64,
+        paper.items as f64,
+        s.as_ref().map(|s| s.items_present as f64),
+        0,
+    );
+
+    let mut figure = Figure {
+        name: "quest-item-supports".into(),
+        title: "Item support by rank: Quest T40I10D100K vs the real sample".into(),
+        x_label: "item rank".into(),
+        y_label: "fraction of transactions".into(),
+        kind: FigureKind::Line { log_x: false, log_y: true },
+        categories: Vec::new(),
+        series: vec![Series {
+            label: "Quest T40I10D100K (generated)".into(),
+            points: rank_support_curve(quest),
+        }],
+    };
+    let mut out = Output::default();
+    match sample {
+        Some((_, db)) => figure.series.push(Series { label: "T40I10D100K sample (real)".into(), points: rank_support_curve(&db) }),
+        None => out.notes.push("The real T40I10D100K sample was not used (--quick, or not found): the comparison is with the paper's figures only.".into()),
+    }
+    out.notes.push("The frequent-itemset profile of generated and real data is compared once mining exists (issue 3).".into());
+    out.parameters = vec![
+        ("T".into(), "40".into()),
+        ("I".into(), "10".into()),
+        ("N".into(), "1000".into()),
+        ("|D|".into(), "100000".into()),
+        ("|L|".into(), "2000".into()),
+        ("seed".into(), ctx.seed.to_string()),
+    ];
+    out.tables.push(table);
+    out.figures.push(figure);
+    Ok(out)
+}
