@@ -1,2 +1,97 @@
-//! bench
-fn main() {}
+//! Reader throughput: FIMI parsing of T40I10D100K-sized data, plain and gzip, and basket CSV.
+//!
+//! Uses the real T40I10D100K sample when it is found, and always a full-size Quest stand-in
+//! (100,000 transactions, about 15 MB, the size of the real T40I10D100K.dat).
+
+use std::hint::black_box;
+use std::io::Write;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use txanon_data::{Format, QuestParams, TransactionDb, datasets, read_bytes, write_db};
+
+fn encode(db: &TransactionDb, format: Format) -> Vec<u8> {
+    let mut buf = Vec::new();
+    write_db(db, format, &mut buf).expect("in-memory write");
+    buf
+}
+
+fn inputs() -> Vec<(String, Vec<u8>)> {
+    let quest =
+        QuestParams::new(100_000, 40.0, 10.0, 1000).seed(0).check().expect("valid").generate();
+    let mut inputs = vec![("quest-T40I10D100K".to_string(), encode(&quest, Format::Fimi))];
+    match datasets::locate_verified("t40-sample") {
+        Ok(Some(p)) => {
+            inputs.push(("T40I10D100K-sample".into(), std::fs::read(p).expect("readable")))
+        }
+        _ => eprintln!("T40I10D100K-sample not found: benchmarking generated data only"),
+    }
+    inputs
+}
+
+fn fimi(c: &mut Criterion) {
+    let mut group = c.benchmark_group("read/fimi");
+    group.sample_size(20);
+    for (name, bytes) in inputs() {
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_with_input(BenchmarkId::new("plain", &name), &bytes, |b, bytes| {
+            b.iter(|| read_bytes(black_box(bytes), Format::Fimi, true).expect("valid"))
+        });
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(&bytes).expect("in memory");
+        let gz = enc.finish().expect("in memory");
+        // Throughput stays in uncompressed bytes, so the two rows compare directly.
+        group.bench_with_input(BenchmarkId::new("gzip", &name), &gz, |b, gz| {
+            b.iter(|| read_bytes(black_box(gz), Format::Fimi, true).expect("valid"))
+        });
+    }
+    group.finish();
+}
+
+fn basket_csv(c: &mut Criterion) {
+    let quest =
+        QuestParams::new(20_000, 10.0, 4.0, 1000).seed(0).check().expect("valid").generate();
+    let mut group = c.benchmark_group("read/basket");
+    group.sample_size(20);
+    for format in [Format::BasketWide, Format::BasketLong] {
+        let bytes = encode(&quest, format);
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::new(format.name(), "quest-T10I4D20K"),
+            &bytes,
+            |b, bytes| b.iter(|| read_bytes(black_box(bytes), format, true).expect("valid")),
+        );
+    }
+    group.finish();
+}
+
+fn write(c: &mut Criterion) {
+    let quest =
+        QuestParams::new(100_000, 40.0, 10.0, 1000).seed(0).check().expect("valid").generate();
+    let size = encode(&quest, Format::Fimi).len();
+    let mut group = c.benchmark_group("write/fimi");
+    group.sample_size(20);
+    group.throughput(Throughput::Bytes(size as u64));
+    group.bench_function("quest-T40I10D100K", |b| {
+        b.iter(|| {
+            let mut buf = Vec::with_capacity(size);
+            write_db(black_box(&quest), Format::Fimi, &mut buf).expect("in memory");
+            buf
+        })
+    });
+    group.finish();
+}
+
+fn quest(c: &mut Criterion) {
+    let mut group = c.benchmark_group("generate/quest");
+    group.sample_size(10);
+    for n in [25_000usize, 100_000] {
+        let params = QuestParams::new(n, 40.0, 10.0, 1000).seed(0).check().expect("valid");
+        group.bench_with_input(BenchmarkId::new("T40I10", n), &params, |b, p| {
+            b.iter(|| p.generate())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, fimi, basket_csv, write, quest);
+criterion_main!(benches);

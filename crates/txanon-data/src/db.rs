@@ -145,6 +145,16 @@ impl TransactionDb {
         Self::from_parts_unchecked(offsets, items, labels)
     }
 
+    pub(crate) fn from_parts_with_supports(
+        offsets: Vec<usize>,
+        items: Vec<ItemId>,
+        labels: ItemLabels,
+        supports: Vec<u32>,
+    ) -> Self {
+        debug_assert_eq!(supports.len(), labels.len());
+        Self { offsets, items, labels, supports, sensitive: None, categories: None }
+    }
+
     pub(crate) fn from_parts_unchecked(
         offsets: Vec<usize>,
         items: Vec<ItemId>,
@@ -404,22 +414,31 @@ impl RawDb {
         match max {
             None => labels = Vec::new(),
             // A direct table is the fastest map; use it when it is not much larger than the data.
+            // One pass counts (the counts are the supports), one turns counts into ranks in place,
+            // one remaps: the supports need no pass of their own.
             Some(max) if (max as usize) <= 4 * self.items.len() + (1 << 20) => {
-                let mut rank = vec![u32::MAX; max as usize + 1];
+                let mut table = vec![0u32; max as usize + 1];
                 for &v in &self.items {
-                    rank[v as usize] = 0;
+                    table[v as usize] += 1;
                 }
                 let mut present = Vec::new();
-                for (v, r) in rank.iter_mut().enumerate() {
-                    if *r == 0 {
-                        *r = present.len() as u32;
+                let mut supports = Vec::new();
+                for (v, slot) in table.iter_mut().enumerate() {
+                    if *slot > 0 {
+                        supports.push(*slot);
+                        *slot = present.len() as u32;
                         present.push(v as u32);
                     }
                 }
                 for v in &mut self.items {
-                    *v = rank[*v as usize];
+                    *v = table[*v as usize];
                 }
-                labels = present;
+                return TransactionDb::from_parts_with_supports(
+                    self.offsets,
+                    self.items,
+                    ItemLabels::Int(present),
+                    supports,
+                );
             }
             Some(_) => {
                 let mut present = self.items.clone();

@@ -30,6 +30,7 @@ pub mod cache;
 pub mod datasets;
 mod db;
 mod error;
+mod fimi;
 mod labels;
 pub mod quest;
 mod read;

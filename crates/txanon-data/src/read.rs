@@ -198,22 +198,30 @@ pub fn read_from<R: BufRead>(
     keep_empty: bool,
     gzip: bool,
 ) -> Result<(TransactionDb, ReadReport)> {
-    let mut lines =
-        LineReader { reader, path, gzip, line: Vec::with_capacity(256), number: 0, bytes: 0 };
     let (db, mut report) = match format {
         Format::Fimi | Format::Spmf => {
-            read_numeric(&mut lines, format == Format::Spmf, keep_empty)?
+            let spmf = format == Format::Spmf;
+            let (raw, report) = crate::fimi::read(reader, path, spmf, keep_empty, gzip)?;
+            (raw.finish_int(), report)
         }
-        Format::BasketWide => read_wide(&mut lines, keep_empty)?,
-        Format::BasketLong => read_long(&mut lines)?,
+        Format::BasketWide | Format::BasketLong => {
+            let line = Vec::with_capacity(256);
+            let mut lines = LineReader { reader, path, gzip, line, number: 0, bytes: 0 };
+            let (db, mut report) = if format == Format::BasketWide {
+                read_wide(&mut lines, keep_empty)?
+            } else {
+                read_long(&mut lines)?
+            };
+            report.lines = lines.number;
+            report.bytes = lines.bytes;
+            (db, report)
+        }
     };
-    if lines.bytes == 0 {
+    if report.bytes == 0 {
         return Err(DataError::invalid(path, "file is empty"));
     }
     report.format = Some(format);
     report.gzip = gzip;
-    report.lines = lines.number;
-    report.bytes = lines.bytes;
     Ok((db, report))
 }
 
@@ -263,109 +271,6 @@ impl<R: BufRead> LineReader<'_, R> {
 
 fn is_blank(b: u8) -> bool {
     b == b' ' || b == b'\t' || b == b'\r'
-}
-
-/// The token starting at `start`, for error messages: up to the next blank, at most 40 bytes.
-fn token_at(line: &[u8], start: usize) -> String {
-    let end = line[start..].iter().position(|&b| is_blank(b)).map_or(line.len(), |p| start + p);
-    let end = end.min(start + 40);
-    String::from_utf8_lossy(&line[start..end]).into_owned()
-}
-
-/// Parses one FIMI/SPMF line, appending the item values to `out`.
-///
-/// Returns the 1-based column and reason of the first bad token.
-fn parse_numeric_line(
-    line: &[u8],
-    spmf: bool,
-    out: &mut Vec<u32>,
-) -> std::result::Result<(), (usize, String)> {
-    let n = line.len();
-    let mut i = 0;
-    while i < n {
-        let b = line[i];
-        if is_blank(b) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let d = b.wrapping_sub(b'0');
-        if d <= 9 {
-            let mut value = u64::from(d);
-            i += 1;
-            while i < n {
-                let d = line[i].wrapping_sub(b'0');
-                if d > 9 {
-                    break;
-                }
-                value = value * 10 + u64::from(d);
-                if value > u64::from(u32::MAX) {
-                    return Err((
-                        start + 1,
-                        format!(
-                            "item id {} is beyond u32 (max {})",
-                            token_at(line, start),
-                            u32::MAX
-                        ),
-                    ));
-                }
-                i += 1;
-            }
-            if i < n && !is_blank(line[i]) {
-                return Err((start + 1, format!("non-numeric token {:?}", token_at(line, start))));
-            }
-            out.push(value as u32);
-        } else if spmf && b == b'-' {
-            let token = token_at(line, start);
-            if token == "-1" || token == "-2" {
-                i += 2;
-            } else {
-                return Err((
-                    start + 1,
-                    format!(
-                        "invalid token {token:?} (SPMF allows only the markers -1 and -2 below zero)"
-                    ),
-                ));
-            }
-        } else {
-            let token = token_at(line, start);
-            let reason = if b == b'-' {
-                format!("negative item id {token:?}")
-            } else {
-                format!("non-numeric token {token:?}")
-            };
-            return Err((start + 1, reason));
-        }
-    }
-    Ok(())
-}
-
-fn read_numeric<R: BufRead>(
-    lines: &mut LineReader<'_, R>,
-    spmf: bool,
-    keep_empty: bool,
-) -> Result<(TransactionDb, ReadReport)> {
-    let mut raw = RawDb::default();
-    let mut report = ReadReport::default();
-    while lines.next_line()? {
-        if spmf && matches!(lines.line.first(), Some(b'#' | b'@')) {
-            report.skipped_lines += 1;
-            continue;
-        }
-        let start = raw.items.len();
-        if let Err((column, reason)) = parse_numeric_line(&lines.line, spmf, &mut raw.items) {
-            return Err(lines.error(column, reason));
-        }
-        if raw.items.len() == start {
-            report.empty_transactions += 1;
-            if !keep_empty {
-                continue;
-            }
-        }
-        raw.close_transaction();
-    }
-    report.duplicates_dropped = raw.duplicates_dropped;
-    Ok((raw.finish_int(), report))
 }
 
 /// Splits a CSV line into trimmed fields, honouring double quotes (`""` escapes a quote).

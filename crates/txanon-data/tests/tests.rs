@@ -1,1 +1,8 @@
-//! Integration tests of txanon-data.
+//! Integration tests of txanon-data: one binary, one module per concern.
+
+mod common;
+mod examples;
+mod malformed;
+mod quest;
+mod real_data;
+mod roundtrip;
