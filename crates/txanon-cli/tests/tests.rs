@@ -1,1 +1,3 @@
-//! CLI tests
+//! End-to-end tests of the `txanon` binary: exit codes, messages, and files left behind.
+
+mod cli;

@@ -28,6 +28,17 @@ fn inputs() -> Vec<(String, Vec<u8>)> {
     inputs
 }
 
+/// The obvious reader, for comparison in the same run: lines, whitespace split, `str::parse`,
+/// then the same model construction.
+fn naive_fimi(bytes: &[u8]) -> TransactionDb {
+    let text = std::str::from_utf8(bytes).expect("ASCII");
+    let transactions: Vec<Vec<u32>> = text
+        .lines()
+        .map(|l| l.split_ascii_whitespace().map(|t| t.parse().expect("numeric")).collect())
+        .collect();
+    TransactionDb::from_int_transactions(transactions)
+}
+
 fn fimi(c: &mut Criterion) {
     let mut group = c.benchmark_group("read/fimi");
     group.sample_size(20);
@@ -35,6 +46,9 @@ fn fimi(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(bytes.len() as u64));
         group.bench_with_input(BenchmarkId::new("plain", &name), &bytes, |b, bytes| {
             b.iter(|| read_bytes(black_box(bytes), Format::Fimi, true).expect("valid"))
+        });
+        group.bench_with_input(BenchmarkId::new("naive-split-parse", &name), &bytes, |b, bytes| {
+            b.iter(|| naive_fimi(black_box(bytes)))
         });
         let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         enc.write_all(&bytes).expect("in memory");

@@ -44,15 +44,13 @@ pub(crate) fn read<R: BufRead>(
     spmf: bool,
     keep_empty: bool,
     gzip: bool,
+    size_hint: u64,
 ) -> Result<(RawDb, ReadReport)> {
-    let mut p = Parser {
-        path,
-        spmf,
-        keep_empty,
-        raw: RawDb::default(),
-        report: ReadReport::default(),
-        line: 0,
-    };
+    let mut raw = RawDb::default();
+    // Every item takes at least two bytes (a digit and a separator), so this reservation is never
+    // outgrown: no reallocation copies the item array. Pages never written are never touched.
+    raw.items.reserve((size_hint / 2 + 1).min(1 << 32) as usize);
+    let mut p = Parser { path, spmf, keep_empty, raw, report: ReadReport::default(), line: 0 };
     let mut carry: Vec<u8> = Vec::new();
     loop {
         let buf = match reader.fill_buf() {
@@ -94,6 +92,8 @@ pub(crate) fn read<R: BufRead>(
         carry.push(b'\n');
         p.region(&carry)?;
     }
+    p.raw.items.shrink_to_fit();
+    p.raw.items.shrink_to_fit();
     p.report.lines = p.line;
     p.report.duplicates_dropped = p.raw.duplicates_dropped;
     Ok((p.raw, p.report))

@@ -169,7 +169,9 @@ pub fn read_path(path: &Path, options: &ReadOptions) -> Result<(TransactionDb, R
         }
     };
     let (reader, gzip) = open_input(path)?;
-    let (db, mut report) = read_from(reader, path, format, options.keep_empty, gzip)?;
+    // The plain file's size bounds its number of items; a compressed one's does not.
+    let hint = if gzip { 0 } else { std::fs::metadata(path).map_or(0, |m| m.len()) };
+    let (db, mut report) = read_with_hint(reader, path, format, options.keep_empty, gzip, hint)?;
     report.gzip = gzip;
     Ok((db, report))
 }
@@ -184,9 +186,9 @@ pub fn read_bytes(
     let path = Path::new("<memory>");
     if bytes.starts_with(&GZIP_MAGIC) {
         let decoder = BufReader::new(flate2::bufread::MultiGzDecoder::new(bytes));
-        read_from(decoder, path, format, keep_empty, true)
+        read_with_hint(decoder, path, format, keep_empty, true, 0)
     } else {
-        read_from(bytes, path, format, keep_empty, false)
+        read_with_hint(bytes, path, format, keep_empty, false, bytes.len() as u64)
     }
 }
 
@@ -198,10 +200,22 @@ pub fn read_from<R: BufRead>(
     keep_empty: bool,
     gzip: bool,
 ) -> Result<(TransactionDb, ReadReport)> {
+    read_with_hint(reader, path, format, keep_empty, gzip, 0)
+}
+
+/// [`read_from`] with the input's size in bytes, when known (0 otherwise), to size buffers once.
+fn read_with_hint<R: BufRead>(
+    reader: R,
+    path: &Path,
+    format: Format,
+    keep_empty: bool,
+    gzip: bool,
+    size_hint: u64,
+) -> Result<(TransactionDb, ReadReport)> {
     let (db, mut report) = match format {
         Format::Fimi | Format::Spmf => {
             let spmf = format == Format::Spmf;
-            let (raw, report) = crate::fimi::read(reader, path, spmf, keep_empty, gzip)?;
+            let (raw, report) = crate::fimi::read(reader, path, spmf, keep_empty, gzip, size_hint)?;
             (raw.finish_int(), report)
         }
         Format::BasketWide | Format::BasketLong => {

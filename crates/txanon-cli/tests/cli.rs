@@ -1,0 +1,164 @@
+//! Runs the built binary the way a user would.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn txanon(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_txanon")).args(args).output().expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn example() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples/anatomy-table1.csv")
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn stats_json_on_the_example() {
+    let o = txanon(&["stats", example().to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["transactions"], 10);
+    assert_eq!(v["items"], 8);
+    assert_eq!(v["occurrences"], 41);
+    assert_eq!(v["max_len"], 8);
+    // Supports: a 7, b 7, f 6, h 6, … — the first top item is a (ties go to the smaller label).
+    assert_eq!(v["top_items"][0]["label"], "a");
+    assert_eq!(v["top_items"][0]["support"], 7);
+}
+
+#[test]
+fn convert_roundtrip_keeps_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = dir.path().join("long.csv");
+    let back = dir.path().join("back.csv");
+    let o = txanon(&[
+        "convert",
+        example().to_str().unwrap(),
+        long.to_str().unwrap(),
+        "--to",
+        "basket-long",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = txanon(&["convert", long.to_str().unwrap(), back.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&back).unwrap();
+    assert_eq!(text.lines().next(), Some("a,b,c,d,e,f,g,h"));
+    assert_eq!(text.lines().count(), 10);
+}
+
+#[test]
+fn convert_fimi_gzip_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("in.dat");
+    std::fs::write(&src, "3 1 2\n\n7\n").unwrap();
+    let gz = dir.path().join("out.dat.gz");
+    let plain = dir.path().join("plain.dat");
+    assert!(txanon(&["convert", src.to_str().unwrap(), gz.to_str().unwrap()]).status.success());
+    assert_eq!(&std::fs::read(&gz).unwrap()[..2], &[0x1f, 0x8b], "gzip magic");
+    assert!(txanon(&["convert", gz.to_str().unwrap(), plain.to_str().unwrap()]).status.success());
+    assert_eq!(std::fs::read_to_string(&plain).unwrap(), "1 2 3\n\n7\n");
+}
+
+#[test]
+fn bad_input_exits_2_names_the_place_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("bad.dat");
+    std::fs::write(&src, "1 2\n3 oops\n").unwrap();
+    let out = dir.path().join("out.csv");
+    let o = txanon(&["convert", src.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains(&format!("{}:2:3: non-numeric token \"oops\"", src.display())), "{err}");
+    assert_eq!(files_in(dir.path()), vec!["bad.dat"], "no output and no temporary file");
+}
+
+#[test]
+fn missing_file_empty_file_and_bad_parameters_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = txanon(&["stats", dir.path().join("nope.dat").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let empty = dir.path().join("empty.dat");
+    std::fs::write(&empty, "").unwrap();
+    let o = txanon(&["stats", empty.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("file is empty"));
+    let out = dir.path().join("q.dat");
+    let o = txanon(&["generate", "quest", "--transactions", "0", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("transactions"), "{}", stderr(&o));
+    assert!(!out.exists());
+    let o = txanon(&["stats", empty.to_str().unwrap(), "--from", "xml"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = txanon(&[
+        "convert",
+        empty.to_str().unwrap(),
+        dir.path().join("x.unknown").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot tell the output format"), "{}", stderr(&o));
+}
+
+#[test]
+fn generate_is_deterministic_per_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, seed: &str| {
+        let p = dir.path().join(name);
+        let o = txanon(&[
+            "generate",
+            "quest",
+            "--transactions",
+            "2000",
+            "--avg-len",
+            "10",
+            "--pattern-len",
+            "4",
+            "--items",
+            "200",
+            "--seed",
+            seed,
+            "--out",
+            p.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read(p).unwrap()
+    };
+    let a = run("a.dat", "5");
+    assert_eq!(a, run("b.dat", "5"));
+    assert_ne!(a, run("c.dat", "6"));
+    assert_eq!(a.iter().filter(|&&b| b == b'\n').count(), 2000);
+}
+
+#[test]
+fn help_lists_the_subcommands() {
+    let o = txanon(&["--help"]);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    for sub in ["stats", "convert", "generate"] {
+        assert!(text.contains(sub), "{text}");
+    }
+}
+
+#[test]
+fn table_stats_with_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("t.csv");
+    std::fs::write(&data, "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, 40, United-States, <=50K\n50, ?, 83311, Bachelors, 13, Married-civ-spouse, Exec-managerial, Husband, White, Male, 0, 0, 13, United-States, <=50K\n").unwrap();
+    let schema = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/adult.schema.json");
+    let o =
+        txanon(&["stats", data.to_str().unwrap(), "--schema", schema.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["rows"].as_u64(), v["dropped_rows"].as_u64()), (Some(1), Some(1)));
+}

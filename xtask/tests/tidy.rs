@@ -1,0 +1,96 @@
+//! Tidy checks that run as ordinary tests: conventions a reviewer would otherwise have to catch.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy();
+        if path.is_dir() && name != "target" && !name.starts_with('.') {
+            rust_files(&path, out);
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_rust_file_starts_with_a_module_doc() {
+    let mut files = Vec::new();
+    for dir in ["crates", "xtask", "fuzz"] {
+        if root().join(dir).is_dir() {
+            rust_files(&root().join(dir), &mut files);
+        }
+    }
+    assert!(files.len() > 10, "found the sources");
+    let offenders: Vec<_> = files
+        .iter()
+        .filter(|p| !std::fs::read_to_string(p).unwrap().starts_with("//!"))
+        .map(|p| p.strip_prefix(root()).unwrap().display().to_string())
+        .collect();
+    assert!(offenders.is_empty(), "files without a leading //! doc: {offenders:?}");
+}
+
+#[test]
+fn toolchain_pin_and_rust_version_agree() {
+    let toolchain = std::fs::read_to_string(root().join("rust-toolchain.toml")).unwrap();
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let value = |text: &str, key: &str| {
+        text.lines()
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix(key)
+                    .map(|r| r.trim().trim_start_matches('=').trim().trim_matches('"').to_string())
+            })
+            .unwrap_or_else(|| panic!("{key} not found"))
+    };
+    let channel = value(&toolchain, "channel");
+    let rust_version = value(&manifest, "rust-version");
+    assert_eq!(channel, "1.95.0", "the only toolchain installed here");
+    assert!(channel.starts_with(&rust_version), "channel {channel} vs rust-version {rust_version}");
+}
+
+#[test]
+fn crates_are_named_as_their_directories_and_inherit_lints() {
+    for entry in std::fs::read_dir(root().join("crates")).unwrap() {
+        let dir = entry.unwrap().path();
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with("txanon-"), "{name}");
+        assert!(
+            manifest.contains(&format!("name = \"{name}\"")),
+            "{name}: package named as its directory"
+        );
+        assert!(manifest.contains("[lints]\nworkspace = true"), "{name}: inherits workspace lints");
+        assert!(manifest.contains("version.workspace = true"), "{name}: inherits the version");
+    }
+}
+
+#[test]
+fn dataset_readme_checksums_match_the_manifest_in_code() {
+    let readme = std::fs::read_to_string(root().join("datasets/README.md")).unwrap();
+    for d in txanon_data::datasets::DATASETS {
+        let line = readme
+            .lines()
+            .find(|l| l.contains(&format!("`{}`", d.file)))
+            .unwrap_or_else(|| panic!("{} not listed in datasets/README.md", d.file));
+        assert!(
+            line.contains(d.sha256),
+            "{}: checksum in README differs from the code's manifest",
+            d.file
+        );
+    }
+}
+
+#[test]
+fn architecture_map_names_every_crate() {
+    let map = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).unwrap();
+    for entry in std::fs::read_dir(root().join("crates")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(map.contains(&format!("`{name}`")), "docs/ARCHITECTURE.md does not mention {name}");
+    }
+}
