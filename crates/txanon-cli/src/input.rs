@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
+use txanon_data::cache::{self, CacheOutcome};
 use txanon_data::{
     Format, ReadOptions, ReadReport, TransactionDb, read_path, write_atomic, write_db,
 };
@@ -24,6 +25,10 @@ pub struct InputArgs {
     /// relative support).
     #[arg(long)]
     pub drop_empty: bool,
+    /// Keep a binary cache of the parsed file in DIR, so that the next run skips parsing; a
+    /// stale or corrupt cache is reported and replaced.
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
 }
 
 impl InputArgs {
@@ -34,7 +39,16 @@ impl InputArgs {
             options = options.format(f);
         }
         let _spinner = Spinner::start(format!("reading {}", self.input.display()));
-        Ok(read_path(&self.input, &options)?)
+        let Some(dir) = &self.cache else {
+            return Ok(read_path(&self.input, &options)?);
+        };
+        let (db, report, outcome) = cache::read_cached(&self.input, &options, dir)?;
+        match outcome {
+            CacheOutcome::Hit => eprintln!("cache: loaded {}", self.input.display()),
+            CacheOutcome::Miss => eprintln!("cache: parsed {} and cached it", self.input.display()),
+            CacheOutcome::Rejected(why) => eprintln!("cache: {why}; parsed the source again"),
+        }
+        Ok((db, report))
     }
 }
 
@@ -68,4 +82,12 @@ pub fn write_output(db: &TransactionDb, format: Format, path: &Path) -> Result<(
         Ok(())
     })
     .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Writes `text` to stdout; a closed pipe (`txanon stats … | head`) is not an error.
+pub fn emit(text: &str) -> Result<()> {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("writing to stdout"),
+    }
 }

@@ -2,12 +2,14 @@
 
 use std::path::PathBuf;
 
+use std::fmt::Write as _;
+
 use anyhow::Result;
 use clap::Args;
 use serde::Serialize;
 use txanon_data::{Column, DbStats, ReadReport, Schema, Table};
 
-use crate::input::InputArgs;
+use crate::input::{InputArgs, emit};
 
 /// Arguments of `txanon stats`.
 #[derive(Debug, Args)]
@@ -49,6 +51,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
         return table_stats(&args, schema);
     }
     let (db, read) = args.input.read()?;
+    let mut out = String::new();
     let stats = db.stats();
     let n = stats.transactions.max(1) as f64;
     let report = StatsReport {
@@ -67,38 +70,39 @@ pub fn run(args: StatsArgs) -> Result<()> {
         read,
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-        return Ok(());
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+        return emit(&out);
     }
     let s = &report.stats;
-    println!("file            {}", report.file);
-    println!(
+    writeln!(out, "file            {}", report.file)?;
+    writeln!(
+        out,
         "format          {}{}",
         report.read.format.map_or("?", |f| f.name()),
         if report.read.gzip { " (gzip)" } else { "" }
-    );
-    println!("transactions    {}", s.transactions);
-    println!("  empty         {}", s.empty_transactions);
-    println!("items           {}", s.items);
-    println!("  present       {}", s.items_present);
-    println!("occurrences     {}", s.occurrences);
-    println!("avg length      {:.3}", s.avg_len);
-    println!("max length      {}", s.max_len);
-    println!("density         {:.6}", s.density);
+    )?;
+    writeln!(out, "transactions    {}", s.transactions)?;
+    writeln!(out, "  empty         {}", s.empty_transactions)?;
+    writeln!(out, "items           {}", s.items)?;
+    writeln!(out, "  present       {}", s.items_present)?;
+    writeln!(out, "occurrences     {}", s.occurrences)?;
+    writeln!(out, "avg length      {:.3}", s.avg_len)?;
+    writeln!(out, "max length      {}", s.max_len)?;
+    writeln!(out, "density         {:.6}", s.density)?;
     if report.read.duplicates_dropped > 0 {
-        println!("duplicates      {} repeated items dropped", report.read.duplicates_dropped);
+        writeln!(out, "duplicates      {} repeated items dropped", report.read.duplicates_dropped)?;
     }
-    println!("support histogram (items per support range):");
+    writeln!(out, "support histogram (items per support range):")?;
     for (k, &count) in report.support_histogram.iter().enumerate() {
         let lo = 1u64 << k;
         let hi = (1u64 << (k + 1)) - 1;
-        println!("  {lo:>8}..{hi:<8} {count}");
+        writeln!(out, "  {lo:>8}..{hi:<8} {count}")?;
     }
-    println!("top items:");
+    writeln!(out, "top items:")?;
     for t in &report.top_items {
-        println!("  {:<16} {:>9}  {:6.2}%", t.label, t.support, 100.0 * t.fraction);
+        writeln!(out, "  {:<16} {:>9}  {:6.2}%", t.label, t.support, 100.0 * t.fraction)?;
     }
-    Ok(())
+    emit(&out)
 }
 
 #[derive(Debug, Serialize)]
@@ -113,6 +117,7 @@ struct AttributeStats {
 fn table_stats(args: &StatsArgs, schema_path: &std::path::Path) -> Result<()> {
     let schema = Schema::from_path(schema_path)?;
     let table = Table::read(&args.input.input, &schema)?;
+    let mut out = String::new();
     let attrs: Vec<AttributeStats> = schema
         .attributes
         .iter()
@@ -134,19 +139,20 @@ fn table_stats(args: &StatsArgs, schema_path: &std::path::Path) -> Result<()> {
             "dropped_rows": table.dropped_rows(),
             "attributes": attrs,
         });
-        println!("{}", serde_json::to_string_pretty(&v)?);
-        return Ok(());
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return emit(&out);
     }
-    println!("file            {}", args.input.input.display());
-    println!("rows            {}", table.len());
-    println!(
+    writeln!(out, "file            {}", args.input.input.display())?;
+    writeln!(out, "rows            {}", table.len())?;
+    writeln!(
+        out,
         "dropped rows    {} (missing values, policy {:?})",
         table.dropped_rows(),
         schema.missing_policy
-    );
-    println!("attributes:");
+    )?;
+    writeln!(out, "attributes:")?;
     for a in &attrs {
-        println!("  {:<16} {:<12} {:<16} {} distinct", a.name, a.kind, a.role, a.distinct);
+        writeln!(out, "  {:<16} {:<12} {:<16} {} distinct", a.name, a.kind, a.role, a.distinct)?;
     }
-    Ok(())
+    emit(&out)
 }

@@ -162,3 +162,32 @@ fn table_stats_with_schema() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!((v["rows"].as_u64(), v["dropped_rows"].as_u64()), (Some(1), Some(1)));
 }
+
+#[test]
+fn cache_hit_then_corrupt_cache_is_reported_and_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("in.dat");
+    std::fs::write(&src, "1 2 3\n2 3\n".repeat(50)).unwrap();
+    let cache = dir.path().join("cache");
+    let run =
+        || txanon(&["stats", src.to_str().unwrap(), "--json", "--cache", cache.to_str().unwrap()]);
+    let first = run();
+    assert!(
+        stderr(&first).contains("parsed") && stderr(&first).contains("cached it"),
+        "{}",
+        stderr(&first)
+    );
+    let second = run();
+    assert!(stderr(&second).contains("cache: loaded"), "{}", stderr(&second));
+    assert_eq!(first.stdout, second.stdout, "the cache gives the same figures");
+    let file = std::fs::read_dir(&cache).unwrap().next().unwrap().unwrap().path();
+    let mut bytes = std::fs::read(&file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&file, bytes).unwrap();
+    let third = run();
+    assert!(third.status.success());
+    assert!(stderr(&third).contains("checksum mismatch"), "{}", stderr(&third));
+    assert_eq!(first.stdout, third.stdout);
+    assert!(stderr(&run()).contains("cache: loaded"), "the rejected cache was rewritten");
+}

@@ -2,7 +2,7 @@
 //!
 //! Layout: the 8-byte magic `TXANONDB`, the format version (u32 LE), the payload length (u64 LE),
 //! the CRC-32 of the payload (u32 LE), then the payload: bincode (standard config) of the source's
-//! fingerprint followed by the database. A cache is used only when magic, version, length,
+//! fingerprint, the read report and the database. A cache is used only when magic, version, length,
 //! checksum and fingerprint all match; otherwise the source is read again and the cache rewritten.
 
 use std::fs;
@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::db::TransactionDb;
 use crate::error::{DataError, Result};
-use crate::read::{ReadOptions, detect_format, read_path};
+use crate::read::{ReadOptions, ReadReport, detect_format, read_path};
 use crate::write::write_atomic;
 
 const MAGIC: &[u8; 8] = b"TXANONDB";
@@ -53,11 +53,17 @@ impl SourceFingerprint {
 }
 
 /// Saves `db`, built from the source `fingerprint` describes, to `cache` atomically.
-pub fn save(db: &TransactionDb, fingerprint: &SourceFingerprint, cache: &Path) -> Result<()> {
+pub fn save(
+    db: &TransactionDb,
+    report: &ReadReport,
+    fingerprint: &SourceFingerprint,
+    cache: &Path,
+) -> Result<()> {
     let config = bincode::config::standard();
-    let payload = bincode::serde::encode_to_vec((fingerprint, db), config).map_err(|e| {
-        DataError::Cache { path: cache.to_path_buf(), reason: format!("cannot encode: {e}") }
-    })?;
+    let payload =
+        bincode::serde::encode_to_vec((fingerprint, report, db), config).map_err(|e| {
+            DataError::Cache { path: cache.to_path_buf(), reason: format!("cannot encode: {e}") }
+        })?;
     let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&CACHE_FORMAT_VERSION.to_le_bytes());
@@ -75,7 +81,7 @@ pub fn save(db: &TransactionDb, fingerprint: &SourceFingerprint, cache: &Path) -
 /// # Errors
 /// [`DataError::Cache`] saying why a cache is rejected: wrong magic, another format version,
 /// truncated, checksum mismatch, undecodable, or stale (built from another version of the source).
-pub fn load(cache: &Path, expected: &SourceFingerprint) -> Result<TransactionDb> {
+pub fn load(cache: &Path, expected: &SourceFingerprint) -> Result<(TransactionDb, ReadReport)> {
     let reject = |reason: String| DataError::Cache { path: cache.to_path_buf(), reason };
     let bytes = fs::read(cache).map_err(|e| DataError::io(cache, e))?;
     if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
@@ -103,7 +109,8 @@ pub fn load(cache: &Path, expected: &SourceFingerprint) -> Result<TransactionDb>
         )));
     }
     let config = bincode::config::standard();
-    let ((fingerprint, db), _): ((SourceFingerprint, TransactionDb), usize) =
+    type Payload = (SourceFingerprint, ReadReport, TransactionDb);
+    let ((fingerprint, report, db), _): (Payload, usize) =
         bincode::serde::decode_from_slice(payload, config)
             .map_err(|e| reject(format!("cannot decode: {e}")))?;
     if &fingerprint != expected {
@@ -111,7 +118,7 @@ pub fn load(cache: &Path, expected: &SourceFingerprint) -> Result<TransactionDb>
             "stale: the source file or the read options changed since it was written".into(),
         ));
     }
-    Ok(db)
+    Ok((db, report))
 }
 
 /// How [`read_cached`] obtained the database.
@@ -131,24 +138,24 @@ pub fn read_cached(
     source: &Path,
     options: &ReadOptions,
     cache_dir: &Path,
-) -> Result<(TransactionDb, CacheOutcome)> {
+) -> Result<(TransactionDb, ReadReport, CacheOutcome)> {
     let fingerprint = SourceFingerprint::of(source, options)?;
     let cache = cache_path(&fingerprint, cache_dir);
     let outcome = if cache.exists() {
         match load(&cache, &fingerprint) {
-            Ok(db) => return Ok((db, CacheOutcome::Hit)),
+            Ok((db, report)) => return Ok((db, report, CacheOutcome::Hit)),
             Err(e @ DataError::Cache { .. }) => CacheOutcome::Rejected(e.to_string()),
             Err(e) => return Err(e),
         }
     } else {
         CacheOutcome::Miss
     };
-    let (db, _) = read_path(source, &fingerprint.options)?;
+    let (db, report) = read_path(source, &fingerprint.options)?;
     if fs::create_dir_all(cache_dir).is_ok() {
         // A read-only or full cache directory only costs the next run a re-parse.
-        let _ = save(&db, &fingerprint, &cache);
+        let _ = save(&db, &report, &fingerprint, &cache);
     }
-    Ok((db, outcome))
+    Ok((db, report, outcome))
 }
 
 /// The cache file for a source: its file name plus a hash of its canonical path and options, so
@@ -178,13 +185,13 @@ mod tests {
         let (dir, src) = setup();
         let cache_dir = dir.path().join("cache");
         let opts = ReadOptions::new();
-        let (db1, o1) = read_cached(&src, &opts, &cache_dir).unwrap();
+        let (db1, _, o1) = read_cached(&src, &opts, &cache_dir).unwrap();
         assert_eq!(o1, CacheOutcome::Miss);
-        let (db2, o2) = read_cached(&src, &opts, &cache_dir).unwrap();
+        let (db2, _, o2) = read_cached(&src, &opts, &cache_dir).unwrap();
         assert_eq!(o2, CacheOutcome::Hit);
         assert_eq!(db1, db2);
         fs::write(&src, "1 2 3\n2 3\n\n9\n").unwrap();
-        let (db3, o3) = read_cached(&src, &opts, &cache_dir).unwrap();
+        let (db3, _, o3) = read_cached(&src, &opts, &cache_dir).unwrap();
         assert!(matches!(o3, CacheOutcome::Rejected(ref r) if r.contains("stale")), "{o3:?}");
         assert_eq!(db3.len(), 4);
     }
@@ -204,7 +211,7 @@ mod tests {
         fs::write(&cache, &bytes).unwrap();
         let err = load(&cache, &fp).unwrap_err().to_string();
         assert!(err.contains("checksum mismatch"), "{err}");
-        let (_, outcome) = read_cached(&src, &opts, &cache_dir).unwrap();
+        let (_, _, outcome) = read_cached(&src, &opts, &cache_dir).unwrap();
         assert!(matches!(outcome, CacheOutcome::Rejected(_)));
         fs::write(&cache, b"NOTACACHE-at-all-xxxxxxxxxxxx").unwrap();
         assert!(load(&cache, &fp).unwrap_err().to_string().contains("bad magic"));

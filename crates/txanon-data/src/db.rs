@@ -376,13 +376,21 @@ pub(crate) struct RawDb {
 impl RawDb {
     /// Sorts and de-duplicates the items pushed since the last close, and closes the transaction.
     pub(crate) fn close_transaction(&mut self) {
+        let start = self.offsets.last().copied().unwrap_or(0);
+        // Most files are already sorted; checking is far cheaper than sorting.
+        let ascending = self.items[start..].windows(2).all(|w| w[0] < w[1]);
+        self.close_transaction_known(ascending);
+    }
+
+    /// [`close_transaction`](Self::close_transaction) for a caller that already knows whether
+    /// the open transaction is strictly ascending (the FIMI parser tracks it as it pushes).
+    pub(crate) fn close_transaction_known(&mut self, strictly_ascending: bool) {
         if self.offsets.is_empty() {
             self.offsets.push(0);
         }
         let start = *self.offsets.last().unwrap_or(&0);
         let t = &mut self.items[start..];
-        // Most files are already sorted; checking is far cheaper than sorting.
-        if !t.windows(2).all(|w| w[0] < w[1]) {
+        if !strictly_ascending {
             t.sort_unstable();
             let before = self.items.len();
             let mut write = start;

@@ -117,6 +117,9 @@ impl Parser<'_> {
                 continue;
             }
             let items_start = self.raw.items.len();
+            // Tracked while pushing, so closing the transaction needs no second look at it.
+            let mut previous: i64 = -1;
+            let mut ascending = true;
             loop {
                 while BLANK[region[i] as usize] {
                     i += 1;
@@ -180,6 +183,8 @@ impl Parser<'_> {
                         format!("item id {t} is beyond u32 (max {})", u32::MAX)
                     }));
                 }
+                ascending &= value as i64 > previous;
+                previous = value as i64;
                 self.raw.items.push(value as u32);
             }
             if self.raw.items.len() == items_start {
@@ -188,7 +193,7 @@ impl Parser<'_> {
                     continue;
                 }
             }
-            self.raw.close_transaction();
+            self.raw.close_transaction_known(ascending);
         }
         Ok(())
     }

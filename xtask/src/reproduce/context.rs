@@ -46,7 +46,7 @@ impl Context {
             self.missing.borrow_mut().push(format!("{name}: not found in {}", dirs.join(", ")));
             return Ok(None);
         };
-        let (db, _) = cache::read_cached(&path, &ReadOptions::new(), &self.cache_dir)
+        let (db, _, _) = cache::read_cached(&path, &ReadOptions::new(), &self.cache_dir)
             .with_context(|| format!("reading {}", path.display()))?;
         Ok(Some((path, db)))
     }
