@@ -121,49 +121,51 @@ impl Parser<'_> {
             let mut previous: i64 = -1;
             let mut ascending = true;
             loop {
-                while BLANK[region[i] as usize] {
-                    i += 1;
-                }
-                let b = region[i];
-                if b == b'\n' {
-                    i += 1;
-                    break;
-                }
-                let token = i;
-                let mut value: u64;
+                // Fast path: eight bytes at once give the token's length and value without a
+                // branch per digit (a byte loop mispredicts on ids of 1 to 5 digits), and the byte
+                // after the token, its separator, comes from the same word.
                 if let Some(chunk) = region.get(i..i + 8) {
-                    // Eight bytes at once: the token's length and value without a branch per digit,
-                    // which is where a byte loop loses its time (lengths 1 to 5 mispredict).
                     let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"))
                         ^ 0x3030_3030_3030_3030;
                     let non_digit =
                         (word.wrapping_add(0x7676_7676_7676_7676) | word) & 0x8080_8080_8080_8080;
                     let len = (non_digit.trailing_zeros() / 8) as usize;
-                    if len == 0 {
-                        value = 0;
-                    } else if len < 8 {
-                        value = swar_digits(word << (64 - 8 * len));
-                        i += len;
-                    } else {
-                        value = swar_digits(word);
-                        i += 8;
-                        while let Some(d) =
-                            region.get(i).map(|b| b.wrapping_sub(b'0')).filter(|&d| d <= 9)
-                        {
-                            value = value.wrapping_mul(10).wrapping_add(u64::from(d));
-                            i += 1;
+                    if (1..8).contains(&len) {
+                        let value = swar_digits(word << (64 - 8 * len));
+                        let separator = ((word >> (8 * len)) as u8) ^ 0x30;
+                        if separator == b'\n' || BLANK[separator as usize] {
+                            ascending &= value as i64 > previous;
+                            previous = value as i64;
+                            self.raw.items.push(value as u32);
+                            i += len + 1;
+                            if separator == b'\n' {
+                                break;
+                            }
+                            continue;
                         }
+                        return Err(self.bad_token(region, line_start, i));
                     }
-                } else {
-                    value = 0;
-                    loop {
-                        let d = region[i].wrapping_sub(b'0');
-                        if d > 9 {
-                            break;
-                        }
-                        value = value.wrapping_mul(10).wrapping_add(u64::from(d));
-                        i += 1;
+                }
+                // General path: blanks, the newline, ids of eight digits or more, SPMF markers,
+                // errors, and the last bytes of a region.
+                let b = region[i];
+                if BLANK[b as usize] {
+                    i += 1;
+                    continue;
+                }
+                if b == b'\n' {
+                    i += 1;
+                    break;
+                }
+                let token = i;
+                let mut value: u64 = 0;
+                loop {
+                    let d = region[i].wrapping_sub(b'0');
+                    if d > 9 {
+                        break;
                     }
+                    value = value.wrapping_mul(10).wrapping_add(u64::from(d));
+                    i += 1;
                 }
                 let next = region[i];
                 let digits = i - token;

@@ -63,6 +63,13 @@ pub struct ReproduceArgs {
     /// Seed for every random choice of the experiments.
     #[arg(long, default_value_t = 20_081_212)]
     seed: u64,
+    /// Compare every table with the committed reference in xtask/reference/<mode>/ (volatile
+    /// columns such as times left out) and fail on any difference.
+    #[arg(long)]
+    check: bool,
+    /// Write the tables of this run as the new references.
+    #[arg(long, conflicts_with = "check")]
+    bless: bool,
 }
 
 /// Runs the selected experiments and writes their outputs and the report.
@@ -94,5 +101,43 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
     }
     let report = output::write_report(&out, &ctx, &done)?;
     eprintln!("report: {}", report.display());
+    let reference = crate::project_root().join("xtask/reference").join(if args.quick {
+        "quick"
+    } else {
+        "full"
+    });
+    if args.bless {
+        std::fs::create_dir_all(&reference)?;
+        for (_, result, _) in &done {
+            for t in &result.tables {
+                std::fs::write(reference.join(format!("{}.csv", t.name)), t.stable_csv())?;
+            }
+        }
+        eprintln!("references written to {}", reference.display());
+    }
+    if args.check {
+        let mut differences = Vec::new();
+        for (_, result, _) in &done {
+            for t in &result.tables {
+                let path = reference.join(format!("{}.csv", t.name));
+                match std::fs::read_to_string(&path) {
+                    Ok(expected) if expected == t.stable_csv() => {}
+                    Ok(expected) => differences.push(format!(
+                        "{}: differs from {}\n--- reference\n{expected}--- this run\n{}",
+                        t.name,
+                        path.display(),
+                        t.stable_csv()
+                    )),
+                    Err(_) => {
+                        differences.push(format!("{}: no reference at {}", t.name, path.display()))
+                    }
+                }
+            }
+        }
+        if !differences.is_empty() {
+            bail!("--check failed:\n{}", differences.join("\n"));
+        }
+        eprintln!("--check: every table matches its reference");
+    }
     Ok(())
 }

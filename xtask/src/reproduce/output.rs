@@ -63,6 +63,8 @@ pub struct ResultTable {
     pub columns: Vec<String>,
     /// Rows, one value per column.
     pub rows: Vec<Vec<Value>>,
+    /// Columns that differ from run to run (times): left out of `--check`.
+    pub volatile: Vec<String>,
 }
 
 impl ResultTable {
@@ -71,6 +73,7 @@ impl ResultTable {
         Self {
             name: name.into(),
             columns: columns.iter().map(|c| (*c).into()).collect(),
+            volatile: Vec::new(),
             rows: Vec::new(),
         }
     }
@@ -82,6 +85,23 @@ impl ResultTable {
     pub fn push(&mut self, row: Vec<Value>) {
         assert_eq!(row.len(), self.columns.len(), "one value per column of {}", self.name);
         self.rows.push(row);
+    }
+
+    /// The CSV text without the volatile columns: what `--check` compares.
+    pub fn stable_csv(&self) -> String {
+        let keep: Vec<usize> = (0..self.columns.len())
+            .filter(|&j| !self.volatile.contains(&self.columns[j]))
+            .collect();
+        let pick = |cells: Vec<String>| {
+            keep.iter().map(|&j| cells[j].clone()).collect::<Vec<_>>().join(",")
+        };
+        let mut out = pick(self.columns.clone());
+        out.push('\n');
+        for row in &self.rows {
+            out.push_str(&pick(row.iter().map(Value::show).collect()));
+            out.push('\n');
+        }
+        out
     }
 
     fn to_csv(&self) -> String {
