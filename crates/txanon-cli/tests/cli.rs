@@ -191,3 +191,23 @@ fn cache_hit_then_corrupt_cache_is_reported_and_replaced() {
     assert_eq!(first.stdout, third.stdout);
     assert!(stderr(&run()).contains("cache: loaded"), "the rejected cache was rewritten");
 }
+
+#[test]
+fn stats_on_every_real_dataset_prints_its_manifest_figures() {
+    use txanon_data::datasets::{DATASETS, data_required, locate_verified};
+    for info in DATASETS.iter().filter(|d| d.file.ends_with(".dat")) {
+        let Some(path) = locate_verified(info.name).unwrap() else {
+            assert!(!data_required(), "dataset {} missing and CI=true", info.name);
+            eprintln!("SKIPPED: dataset {} not found (set TXANON_DATA)", info.name);
+            continue;
+        };
+        let o = txanon(&["stats", path.to_str().unwrap(), "--json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["transactions"].as_u64(), Some(info.transactions as u64), "{}", info.name);
+        assert_eq!(v["items_present"].as_u64(), Some(info.items as u64), "{}", info.name);
+        assert_eq!(v["max_len"].as_u64(), Some(info.max_len as u64), "{}", info.name);
+        let avg = v["avg_len"].as_f64().unwrap();
+        assert!((avg - info.avg_len).abs() < 5e-4, "{}: {avg}", info.name);
+    }
+}

@@ -3,7 +3,7 @@
 //! Everything else in the workspace stands on this crate. It owns
 //! - [`TransactionDb`], a transaction database in compressed sparse rows over dense item ids,
 //!   with the dictionary back to the source's labels and optional annotations (sensitive items,
-//!   item categories);
+//!   item categories, read with [`read_label_list`] and [`read_categories`]);
 //! - strict, streaming readers ([`read_path`]) for FIMI, SPMF and basket CSV (long and wide),
 //!   plain or gzip, whose errors name file, line, column and reason; writers ([`write_db`],
 //!   [`write_path`]) that round-trip the labels, and [`write_atomic`] so that no failed run
@@ -26,6 +26,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod annotations;
 pub mod cache;
 pub mod datasets;
 mod db;
@@ -37,6 +38,7 @@ mod read;
 mod table;
 mod write;
 
+pub use annotations::{read_categories, resolve_labels};
 pub use db::{DbStats, ItemCategories, TransactionDb, Transactions};
 pub use error::{DataError, Location, ParamError, Result};
 pub use labels::{ItemId, ItemLabels, Label};

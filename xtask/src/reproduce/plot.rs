@@ -82,12 +82,7 @@ fn lines(
                         .map_err(|e| anyhow!("{e}"))?;
                 }
             }
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(|e| anyhow!("{e}"))?;
+            legend(&mut chart)?;
         }};
     }
     match (log_x, log_y) {
@@ -142,11 +137,17 @@ fn bars(root: &DrawingArea<SVGBackend<'_>, Shift>, figure: &Figure) -> Result<()
             .label(&s.label)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
+    legend(&mut chart)
+}
+
+/// The legend box, the same on every chart.
+fn legend<'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+) -> Result<()> {
     chart
         .configure_series_labels()
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()
-        .map_err(|e| anyhow!("{e}"))?;
-    Ok(())
+        .map_err(|e| anyhow!("{e}"))
 }

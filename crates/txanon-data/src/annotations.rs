@@ -1,0 +1,155 @@
+//! Reading the annotations of a database: sensitive-item lists and item → category maps.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
+
+use crate::db::{ItemCategories, TransactionDb};
+use crate::error::{DataError, Result};
+use crate::labels::ItemId;
+use crate::read::open_input;
+
+/// Looks `labels` up in the database's dictionary: the ids found (sorted, unique) and the labels
+/// that are not items of the database.
+pub fn resolve_labels(db: &TransactionDb, labels: &[String]) -> (Vec<ItemId>, Vec<String>) {
+    let mut found = Vec::new();
+    let mut unknown = Vec::new();
+    for l in labels {
+        match db.labels().find(l) {
+            Some(id) => found.push(id),
+            None => unknown.push(l.clone()),
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    (found, unknown)
+}
+
+fn read_text(path: &Path) -> Result<String> {
+    let (mut reader, _) = open_input(path)?;
+    let mut text = String::new();
+    reader
+        .read_to_string(&mut text)
+        .map_err(|e| DataError::invalid(path, format!("not UTF-8 text: {e}")))?;
+    Ok(text)
+}
+
+/// Reads an item → category file: one `item category` pair per line, separated by blanks or a
+/// comma; `#` lines are comments. Category names are numbered in sorted order.
+///
+/// Returns the map and the number of file entries whose item is not in the database (ignored:
+/// a category file usually describes a whole catalogue, the data a sample of it).
+///
+/// # Errors
+/// [`DataError::Parse`] for a line without exactly two fields or an item given two different
+/// categories; [`DataError::Invalid`] when items of the database have no category (the count and
+/// the first few are named).
+pub fn read_categories(path: &Path, db: &TransactionDb) -> Result<(ItemCategories, usize)> {
+    let text = read_text(path)?;
+    let mut category_of_label: Vec<Option<String>> = vec![None; db.num_items()];
+    let mut unknown = 0;
+    for (n, line) in text.lines().enumerate() {
+        let line_no = n as u64 + 1;
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = trimmed
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|f| !f.is_empty())
+            .collect();
+        if fields.len() != 2 {
+            return Err(DataError::parse(
+                path,
+                line_no,
+                0,
+                format!("expected 2 fields (item category), found {}", fields.len()),
+            ));
+        }
+        let Some(item) = db.labels().find(fields[0]) else {
+            unknown += 1;
+            continue;
+        };
+        let slot = &mut category_of_label[item as usize];
+        match slot {
+            Some(existing) if existing != fields[1] => {
+                return Err(DataError::parse(
+                    path,
+                    line_no,
+                    0,
+                    format!(
+                        "item {} is given category {:?} and, earlier, {existing:?}",
+                        fields[0], fields[1]
+                    ),
+                ));
+            }
+            _ => *slot = Some(fields[1].to_owned()),
+        }
+    }
+    let missing: Vec<String> = category_of_label
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.is_none())
+        .map(|(i, _)| db.label(i as ItemId).to_string())
+        .collect();
+    if !missing.is_empty() {
+        let shown: Vec<&str> = missing.iter().take(5).map(String::as_str).collect();
+        return Err(DataError::invalid(
+            path,
+            format!(
+                "{} items of the data have no category (first: {})",
+                missing.len(),
+                shown.join(", ")
+            ),
+        ));
+    }
+    let mut names: Vec<String> = category_of_label.iter().flatten().cloned().collect();
+    names.sort_unstable();
+    names.dedup();
+    let index: HashMap<&str, u32> =
+        names.iter().enumerate().map(|(i, n)| (n.as_str(), i as u32)).collect();
+    let category_of = category_of_label.iter().flatten().map(|c| index[c.as_str()]).collect();
+    Ok((ItemCategories::new(category_of, names), unknown))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("cats.txt");
+        std::fs::write(&p, text).unwrap();
+        (dir, p)
+    }
+
+    #[test]
+    fn categories_read_and_checked() {
+        let db = TransactionDb::from_int_transactions([vec![1, 2], vec![3]]);
+        let (_d, p) = write("# item category\n1 fruit\n2,dairy\n3 fruit\n99 other\n");
+        let (cats, unknown) = read_categories(&p, &db).unwrap();
+        assert_eq!(unknown, 1);
+        assert_eq!(cats.names(), &["dairy".to_string(), "fruit".to_string()]);
+        assert_eq!(cats.categories(), &[1, 0, 1]);
+
+        let (_d, p) = write("1 fruit\n2 dairy\n");
+        let err = read_categories(&p, &db).unwrap_err().to_string();
+        assert!(err.contains("1 items of the data have no category (first: 3)"), "{err}");
+        let (_d, p) = write("1 fruit\n1 dairy\n2 x\n3 y\n");
+        let err = read_categories(&p, &db).unwrap_err().to_string();
+        assert!(err.contains(":2: item 1 is given category"), "{err}");
+        let (_d, p) = write("1 fruit extra\n");
+        assert!(
+            read_categories(&p, &db).unwrap_err().to_string().contains(":1: expected 2 fields")
+        );
+    }
+
+    #[test]
+    fn labels_resolve() {
+        let db = TransactionDb::from_int_transactions([vec![10, 20]]);
+        let (ids, unknown) =
+            resolve_labels(&db, &["20".into(), "7".into(), "10".into(), "20".into()]);
+        assert_eq!(ids, vec![0, 1]);
+        assert_eq!(unknown, vec!["7".to_string()]);
+    }
+}
