@@ -19,7 +19,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Task {
-    /// Run the registered experiments; write results/<name>.csv/.json, SVG charts and REPORT.md.
+    /// Run the registered experiments; write `results/<name>.csv`/`.json`, SVG charts and REPORT.md.
     Reproduce(reproduce::ReproduceArgs),
 }
 

@@ -63,7 +63,7 @@ pub struct ReproduceArgs {
     /// Seed for every random choice of the experiments.
     #[arg(long, default_value_t = 20_081_212)]
     seed: u64,
-    /// Compare every table with the committed reference in xtask/reference/<mode>/ (volatile
+    /// Compare every table with the committed reference in `xtask/reference/<mode>/` (volatile
     /// columns such as times left out) and fail on any difference.
     #[arg(long)]
     check: bool,

@@ -68,8 +68,8 @@ pub fn run(ctx: &Context) -> Result<Output> {
         }],
     };
     let mut out = Output::default();
-    match sample {
-        Some((_, db)) => figure.series.push(Series { label: "T40I10D100K sample (real)".into(), points: rank_support_curve(&db) }),
+    match &sample {
+        Some((_, db)) => figure.series.push(Series { label: "T40I10D100K sample (real)".into(), points: rank_support_curve(db) }),
         None => out.notes.push("The real T40I10D100K sample was not used (--quick, or not found): the comparison is with the paper's figures only.".into()),
     }
     out.notes.push("The frequent-itemset profile of generated and real data is compared once mining exists (issue 3).".into());
@@ -81,7 +81,34 @@ pub fn run(ctx: &Context) -> Result<Output> {
         ("|L|".into(), "2000".into()),
         ("seed".into(), ctx.seed.to_string()),
     ];
+    // The shape of the item-support distribution, on the same scale (fraction of transactions),
+    // generated beside real: what the frequent itemsets will inherit.
+    let profile = |db: &txanon_data::TransactionDb| {
+        let n = db.len() as f64;
+        let mut s: Vec<f64> =
+            db.supports().iter().filter(|&&x| x > 0).map(|&x| f64::from(x) / n).collect();
+        s.sort_unstable_by(|a, b| b.total_cmp(a));
+        let at = |rank: usize| s.get(rank - 1).copied().unwrap_or(0.0);
+        vec![
+            ("support of the most frequent item", at(1)),
+            ("support of the 10th item", at(10)),
+            ("support of the 100th item", at(100)),
+            ("median item support", s[s.len() / 2]),
+            (
+                "items in at least 1% of transactions",
+                s.iter().filter(|&&x| x >= 0.01).count() as f64,
+            ),
+        ]
+    };
+    let mut shape = ResultTable::new("quest-profile", &["statistic", "quest", "T40 sample (10k)"]);
+    let theirs = sample.as_ref().map(|(_, db)| profile(db));
+    for (k, (name, ours)) in profile(quest).into_iter().enumerate() {
+        let decimals = if name.starts_with("items") { 0 } else { 4 };
+        let real = theirs.as_ref().map_or(Value::Empty, |t| Value::Float(t[k].1, decimals));
+        shape.push(vec![name.into(), Value::Float(ours, decimals), real]);
+    }
     out.tables.push(table);
+    out.tables.push(shape);
     out.figures.push(figure);
     Ok(out)
 }
