@@ -58,8 +58,12 @@ impl QuestParams {
         }
     }
 
-    /// Number of potentially large itemsets `|L|` (default 2000, the value of the VLDB'94 paper;
-    /// IBM's program defaulted to 10,000, which leaves almost no item unused at N = 1000).
+    /// Number of potentially large itemsets `|L|` (default 2000, the value of the VLDB'94 paper).
+    ///
+    /// IBM's program defaulted to 10,000. At T40I10, N = 1000, |D| = 100,000 (seed 0) that leaves
+    /// only 16 items unused (984 present), where 2000 gives 922 to 941 over the seeds tried and
+    /// T40I10D100K has 942: fewer patterns concentrate the exponential item weights on fewer
+    /// items.
     pub fn patterns(mut self, patterns: usize) -> Self {
         self.patterns = patterns;
         self
