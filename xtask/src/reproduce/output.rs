@@ -9,15 +9,14 @@ use serde::Serialize;
 use super::{Context, Experiment, plot};
 
 /// One cell of a result table.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     /// Text.
     Text(String),
     /// A whole number.
     Int(i64),
-    /// A real number, with the number of decimals to show.
-    Float(f64, #[serde(skip)] usize),
+    /// A real number, with the number of decimals to show (JSON gets the full value).
+    Float(f64, usize),
     /// Nothing to show (a figure the paper does not report, say).
     Empty,
 }
@@ -29,6 +28,17 @@ impl Value {
             Value::Int(v) => v.to_string(),
             Value::Float(v, d) => format!("{v:.d$}", d = *d),
             Value::Empty => String::new(),
+        }
+    }
+}
+
+impl Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::Text(t) => s.serialize_str(t),
+            Value::Int(v) => s.serialize_i64(*v),
+            Value::Float(v, _) => s.serialize_f64(*v),
+            Value::Empty => s.serialize_none(),
         }
     }
 }
@@ -92,27 +102,26 @@ impl ResultTable {
         let keep: Vec<usize> = (0..self.columns.len())
             .filter(|&j| !self.volatile.contains(&self.columns[j]))
             .collect();
-        let pick = |cells: Vec<String>| {
-            keep.iter().map(|&j| cells[j].clone()).collect::<Vec<_>>().join(",")
-        };
-        let mut out = pick(self.columns.clone());
-        out.push('\n');
-        for row in &self.rows {
-            out.push_str(&pick(row.iter().map(Value::show).collect()));
-            out.push('\n');
-        }
-        out
+        self.csv(&keep)
     }
 
     fn to_csv(&self) -> String {
+        self.csv(&(0..self.columns.len()).collect::<Vec<_>>())
+    }
+
+    /// The columns `keep`, header first, fields quoted where CSV needs it.
+    fn csv(&self, keep: &[usize]) -> String {
         let quote = |s: String| {
             if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s }
         };
-        let mut out = self.columns.iter().cloned().map(quote).collect::<Vec<_>>().join(",");
-        out.push('\n');
+        let line = |cells: Vec<String>| {
+            let mut l = keep.iter().map(|&j| quote(cells[j].clone())).collect::<Vec<_>>().join(",");
+            l.push('\n');
+            l
+        };
+        let mut out = line(self.columns.clone());
         for row in &self.rows {
-            out.push_str(&row.iter().map(|v| quote(v.show())).collect::<Vec<_>>().join(","));
-            out.push('\n');
+            out.push_str(&line(row.iter().map(Value::show).collect()));
         }
         out
     }
@@ -264,4 +273,30 @@ pub fn write_report(
     let path = out.join("REPORT.md");
     write(path.clone(), md)?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_and_check_drops_volatile_columns() {
+        let mut t = ResultTable::new("t", &["name", "value", "seconds"]);
+        t.volatile.push("seconds".into());
+        t.push(vec!["a,b".into(), Value::Float(1.23456, 2), Value::Float(0.5, 3)]);
+        t.push(vec!["say \"hi\"".into(), Value::Empty, Value::Int(7)]);
+        assert_eq!(t.to_csv(), "name,value,seconds\n\"a,b\",1.23,0.500\n\"say \"\"hi\"\"\",,7\n");
+        assert_eq!(t.stable_csv(), "name,value\n\"a,b\",1.23\n\"say \"\"hi\"\"\",\n");
+        let json = serde_json::to_string(&t.rows[0]).unwrap();
+        assert_eq!(
+            json, r#"["a,b",1.23456,0.5]"#,
+            "JSON keeps full precision, numbers stay numbers"
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "one value per column")]
+    fn rows_must_fit_the_columns() {
+        ResultTable::new("t", &["a", "b"]).push(vec![Value::Empty]);
+    }
 }
