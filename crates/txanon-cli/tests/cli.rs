@@ -15,6 +15,13 @@ fn example() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples/anatomy-table1.csv")
 }
 
+/// Writes `contents` to `dir/name` and returns the path as the CLI takes it.
+fn fixture(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
 fn files_in(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -61,11 +68,10 @@ fn convert_roundtrip_keeps_labels() {
 #[test]
 fn convert_fimi_gzip_and_back() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("in.dat");
-    std::fs::write(&src, "3 1 2\n\n7\n").unwrap();
+    let src = fixture(dir.path(), "in.dat", "3 1 2\n\n7\n");
     let gz = dir.path().join("out.dat.gz");
     let plain = dir.path().join("plain.dat");
-    assert!(txanon(&["convert", src.to_str().unwrap(), gz.to_str().unwrap()]).status.success());
+    assert!(txanon(&["convert", &src, gz.to_str().unwrap()]).status.success());
     assert_eq!(&std::fs::read(&gz).unwrap()[..2], &[0x1f, 0x8b], "gzip magic");
     assert!(txanon(&["convert", gz.to_str().unwrap(), plain.to_str().unwrap()]).status.success());
     assert_eq!(std::fs::read_to_string(&plain).unwrap(), "1 2 3\n\n7\n");
@@ -74,13 +80,12 @@ fn convert_fimi_gzip_and_back() {
 #[test]
 fn bad_input_exits_2_names_the_place_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("bad.dat");
-    std::fs::write(&src, "1 2\n3 oops\n").unwrap();
+    let src = fixture(dir.path(), "bad.dat", "1 2\n3 oops\n");
     let out = dir.path().join("out.csv");
-    let o = txanon(&["convert", src.to_str().unwrap(), out.to_str().unwrap()]);
+    let o = txanon(&["convert", &src, out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
-    assert!(err.contains(&format!("{}:2:3: non-numeric token \"oops\"", src.display())), "{err}");
+    assert!(err.contains(&format!("{src}:2:3: non-numeric token \"oops\"")), "{err}");
     assert_eq!(files_in(dir.path()), vec!["bad.dat"], "no output and no temporary file");
 }
 
@@ -89,9 +94,8 @@ fn missing_file_empty_file_and_bad_parameters_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let o = txanon(&["stats", dir.path().join("nope.dat").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let empty = dir.path().join("empty.dat");
-    std::fs::write(&empty, "").unwrap();
-    let o = txanon(&["stats", empty.to_str().unwrap()]);
+    let empty = fixture(dir.path(), "empty.dat", "");
+    let o = txanon(&["stats", &empty]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("file is empty"));
     let out = dir.path().join("q.dat");
@@ -99,13 +103,9 @@ fn missing_file_empty_file_and_bad_parameters_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("transactions"), "{}", stderr(&o));
     assert!(!out.exists());
-    let o = txanon(&["stats", empty.to_str().unwrap(), "--from", "xml"]);
+    let o = txanon(&["stats", &empty, "--from", "xml"]);
     assert_eq!(o.status.code(), Some(2));
-    let o = txanon(&[
-        "convert",
-        empty.to_str().unwrap(),
-        dir.path().join("x.unknown").to_str().unwrap(),
-    ]);
+    let o = txanon(&["convert", &empty, dir.path().join("x.unknown").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("cannot tell the output format"), "{}", stderr(&o));
 }
@@ -153,11 +153,13 @@ fn help_lists_the_subcommands() {
 #[test]
 fn table_stats_with_schema() {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("t.csv");
-    std::fs::write(&data, "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, 40, United-States, <=50K\n50, ?, 83311, Bachelors, 13, Married-civ-spouse, Exec-managerial, Husband, White, Male, 0, 0, 13, United-States, <=50K\n").unwrap();
+    let data = fixture(
+        dir.path(),
+        "t.csv",
+        "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, 40, United-States, <=50K\n50, ?, 83311, Bachelors, 13, Married-civ-spouse, Exec-managerial, Husband, White, Male, 0, 0, 13, United-States, <=50K\n",
+    );
     let schema = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/adult.schema.json");
-    let o =
-        txanon(&["stats", data.to_str().unwrap(), "--schema", schema.to_str().unwrap(), "--json"]);
+    let o = txanon(&["stats", &data, "--schema", schema.to_str().unwrap(), "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!((v["rows"].as_u64(), v["dropped_rows"].as_u64()), (Some(1), Some(1)));
@@ -166,11 +168,9 @@ fn table_stats_with_schema() {
 #[test]
 fn cache_hit_then_corrupt_cache_is_reported_and_replaced() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("in.dat");
-    std::fs::write(&src, "1 2 3\n2 3\n".repeat(50)).unwrap();
+    let src = fixture(dir.path(), "in.dat", "1 2 3\n2 3\n".repeat(50));
     let cache = dir.path().join("cache");
-    let run =
-        || txanon(&["stats", src.to_str().unwrap(), "--json", "--cache", cache.to_str().unwrap()]);
+    let run = || txanon(&["stats", &src, "--json", "--cache", cache.to_str().unwrap()]);
     let first = run();
     assert!(
         stderr(&first).contains("parsed") && stderr(&first).contains("cached it"),

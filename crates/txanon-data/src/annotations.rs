@@ -34,6 +34,18 @@ fn read_text(path: &Path) -> Result<String> {
     Ok(text)
 }
 
+/// Reads a list of item labels (whitespace- or comma-separated, `#` comments), as used for
+/// sensitive-item files. Resolve them against a database with [`resolve_labels`].
+pub fn read_label_list(path: &Path) -> Result<Vec<String>> {
+    Ok(read_text(path)?
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .flat_map(|l| l.split(|c: char| c == ',' || c.is_whitespace()))
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect())
+}
+
 /// Reads an item → category file: one `item category` pair per line, separated by blanks or a
 /// comma; `#` lines are comments. Category names are numbered in sorted order.
 ///

@@ -366,17 +366,24 @@ impl<'a> IntoIterator for &'a TransactionDb {
 ///
 /// Readers push items and close transactions; `finish_*` turns raw values into dense ids whose
 /// order is the order of the labels.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct RawDb {
+    /// Starts as `[0]`, so closing a transaction never has to check for the first offset.
     pub(crate) offsets: Vec<usize>,
     pub(crate) items: Vec<u32>,
     pub(crate) duplicates_dropped: u64,
 }
 
+impl Default for RawDb {
+    fn default() -> Self {
+        Self { offsets: vec![0], items: Vec::new(), duplicates_dropped: 0 }
+    }
+}
+
 impl RawDb {
     /// Sorts and de-duplicates the items pushed since the last close, and closes the transaction.
     pub(crate) fn close_transaction(&mut self) {
-        let start = self.offsets.last().copied().unwrap_or(0);
+        let start = *self.offsets.last().expect("offsets start as [0]");
         // Most files are already sorted; checking is far cheaper than sorting.
         let ascending = self.items[start..].windows(2).all(|w| w[0] < w[1]);
         self.close_transaction_known(ascending);
@@ -385,10 +392,7 @@ impl RawDb {
     /// [`close_transaction`](Self::close_transaction) for a caller that already knows whether
     /// the open transaction is strictly ascending (the FIMI parser tracks it as it pushes).
     pub(crate) fn close_transaction_known(&mut self, strictly_ascending: bool) {
-        if self.offsets.is_empty() {
-            self.offsets.push(0);
-        }
-        let start = *self.offsets.last().unwrap_or(&0);
+        let start = *self.offsets.last().expect("offsets start as [0]");
         let t = &mut self.items[start..];
         if !strictly_ascending {
             t.sort_unstable();
@@ -408,67 +412,60 @@ impl RawDb {
 
     /// Number of closed transactions.
     pub(crate) fn len(&self) -> usize {
-        self.offsets.len().saturating_sub(1)
+        self.offsets.len() - 1
     }
 
     /// Finishes with integer labels: a monotone map from label to rank keeps every transaction
     /// sorted, so no second sort is needed.
     pub(crate) fn finish_int(mut self) -> TransactionDb {
-        if self.offsets.is_empty() {
-            self.offsets.push(0);
-        }
-        let max = self.items.iter().copied().max();
-        let labels: Vec<u32>;
-        match max {
-            None => labels = Vec::new(),
-            // A direct table is the fastest map; use it when it is not much larger than the data.
-            // One pass counts (the counts are the supports), one turns counts into ranks in place,
-            // one remaps: the supports need no pass of their own.
-            Some(max) if (max as usize) <= 4 * self.items.len() + (1 << 20) => {
-                let mut table = vec![0u32; max as usize + 1];
-                for &v in &self.items {
-                    table[v as usize] += 1;
-                }
-                let mut present = Vec::new();
-                let mut supports = Vec::new();
-                for (v, slot) in table.iter_mut().enumerate() {
-                    if *slot > 0 {
-                        supports.push(*slot);
-                        *slot = present.len() as u32;
-                        present.push(v as u32);
-                    }
-                }
-                for v in &mut self.items {
-                    *v = table[*v as usize];
-                }
-                return TransactionDb::from_parts_with_supports(
-                    self.offsets,
-                    self.items,
-                    ItemLabels::Int(present),
-                    supports,
-                );
+        let Some(max) = self.items.iter().copied().max() else {
+            return TransactionDb::from_parts_unchecked(
+                self.offsets,
+                self.items,
+                ItemLabels::Int(Vec::new()),
+            );
+        };
+        // A direct table is the fastest map; use it when it is not much larger than the data.
+        // One pass counts (the counts are the supports), one turns counts into ranks in place,
+        // one remaps: the supports need no pass of their own.
+        if (max as usize) <= 4 * self.items.len() + (1 << 20) {
+            let mut table = vec![0u32; max as usize + 1];
+            for &v in &self.items {
+                table[v as usize] += 1;
             }
-            Some(_) => {
-                let mut present = self.items.clone();
-                present.sort_unstable();
-                present.dedup();
-                let rank: HashMap<u32, u32> =
-                    present.iter().enumerate().map(|(r, &v)| (v, r as u32)).collect();
-                for v in &mut self.items {
-                    *v = rank[v];
+            let mut present = Vec::new();
+            let mut supports = Vec::new();
+            for (v, slot) in table.iter_mut().enumerate() {
+                if *slot > 0 {
+                    supports.push(*slot);
+                    *slot = present.len() as u32;
+                    present.push(v as u32);
                 }
-                labels = present;
             }
+            for v in &mut self.items {
+                *v = table[*v as usize];
+            }
+            return TransactionDb::from_parts_with_supports(
+                self.offsets,
+                self.items,
+                ItemLabels::Int(present),
+                supports,
+            );
         }
-        TransactionDb::from_parts_unchecked(self.offsets, self.items, ItemLabels::Int(labels))
+        let mut present = self.items.clone();
+        present.sort_unstable();
+        present.dedup();
+        let rank: HashMap<u32, u32> =
+            present.iter().enumerate().map(|(r, &v)| (v, r as u32)).collect();
+        for v in &mut self.items {
+            *v = rank[v];
+        }
+        TransactionDb::from_parts_unchecked(self.offsets, self.items, ItemLabels::Int(present))
     }
 
     /// Finishes with interned string labels: ids are re-ranked by label and transactions re-sorted.
     /// If every label is a canonical integer the dictionary becomes an integer one.
     pub(crate) fn finish_interned(mut self, interner: Interner) -> TransactionDb {
-        if self.offsets.is_empty() {
-            self.offsets.push(0);
-        }
         let strings = interner.strings;
         let as_ints: Option<Vec<u32>> = strings.iter().map(|s| parse_canonical_u32(s)).collect();
         let mut order: Vec<u32> = (0..strings.len() as u32).collect();

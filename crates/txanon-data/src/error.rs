@@ -126,11 +126,29 @@ impl DataError {
         DataError::Invalid { path: path.to_path_buf(), reason: reason.into() }
     }
 
+    /// An error while reading line `line` of `path`: a decoder failure when the input is gzip,
+    /// an I/O error otherwise. The one place the readers map read errors.
+    pub(crate) fn reading(path: &Path, line: u64, gzip: bool, source: std::io::Error) -> Self {
+        if gzip {
+            DataError::Gzip { path: path.to_path_buf(), line, source }
+        } else {
+            DataError::io(path, source)
+        }
+    }
+
     /// True when the error is the user's input or parameters, not the machine's fault.
     ///
-    /// The CLI maps these to exit code 2 and everything else to 1.
+    /// The CLI maps these to exit code 2 and everything else to 1. Every variant but `Io` is
+    /// about the input; among I/O errors, a path that does not exist, cannot be opened or is a
+    /// directory is the user's too.
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, DataError::Io { source, .. } if source.kind() != std::io::ErrorKind::NotFound && source.kind() != std::io::ErrorKind::PermissionDenied && source.kind() != std::io::ErrorKind::IsADirectory)
+        use std::io::ErrorKind::{IsADirectory, NotFound, PermissionDenied};
+        match self {
+            DataError::Io { source, .. } => {
+                matches!(source.kind(), NotFound | PermissionDenied | IsADirectory)
+            }
+            _ => true,
+        }
     }
 }
 

@@ -13,7 +13,7 @@ use crate::error::{DataError, Result};
 use crate::read::ReadReport;
 
 /// Byte classes of the FIMI grammar: a table lookup beats three comparisons in the inner loop.
-const BLANK: [bool; 256] = {
+pub(crate) const BLANK: [bool; 256] = {
     let mut t = [false; 256];
     t[b' ' as usize] = true;
     t[b'\t' as usize] = true;
@@ -56,14 +56,7 @@ pub(crate) fn read<R: BufRead>(
         let buf = match reader.fill_buf() {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) if gzip => {
-                return Err(DataError::Gzip {
-                    path: path.to_path_buf(),
-                    line: p.line + 1,
-                    source: e,
-                });
-            }
-            Err(e) => return Err(DataError::io(path, e)),
+            Err(e) => return Err(DataError::reading(path, p.line + 1, gzip, e)),
         };
         if buf.is_empty() {
             break;

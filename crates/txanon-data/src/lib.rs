@@ -38,14 +38,13 @@ mod read;
 mod table;
 mod write;
 
-pub use annotations::{read_categories, resolve_labels};
+pub use annotations::{read_categories, read_label_list, resolve_labels};
 pub use db::{DbStats, ItemCategories, TransactionDb, Transactions};
 pub use error::{DataError, Location, ParamError, Result};
 pub use labels::{ItemId, ItemLabels, Label};
 pub use quest::{QuestParams, ValidQuestParams};
 pub use read::{
-    Format, ReadOptions, ReadReport, detect_format, open_input, read_bytes, read_from,
-    read_label_list, read_path,
+    Format, ReadOptions, ReadReport, detect_format, open_input, read_bytes, read_from, read_path,
 };
 pub use table::{Attribute, AttributeType, Column, MissingPolicy, Role, Schema, Table};
 pub use write::{write_atomic, write_db, write_path};

@@ -6,13 +6,14 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::db::{Interner, RawDb, TransactionDb};
 use crate::error::{DataError, Result};
+use crate::fimi::BLANK;
 
 /// The transaction file formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -171,9 +172,7 @@ pub fn read_path(path: &Path, options: &ReadOptions) -> Result<(TransactionDb, R
     let (reader, gzip) = open_input(path)?;
     // The plain file's size bounds its number of items; a compressed one's does not.
     let hint = if gzip { 0 } else { std::fs::metadata(path).map_or(0, |m| m.len()) };
-    let (db, mut report) = read_with_hint(reader, path, format, options.keep_empty, gzip, hint)?;
-    report.gzip = gzip;
-    Ok((db, report))
+    read_with_hint(reader, path, format, options.keep_empty, gzip, hint)
 }
 
 /// Reads transactions from in-memory bytes (gzip is recognised as in [`read_path`]); errors name
@@ -219,8 +218,7 @@ fn read_with_hint<R: BufRead>(
             (raw.finish_int(), report)
         }
         Format::BasketWide | Format::BasketLong => {
-            let line = Vec::with_capacity(256);
-            let mut lines = LineReader { reader, path, gzip, line, number: 0, bytes: 0 };
+            let mut lines = LineReader::new(reader, path, gzip);
             let (db, mut report) = if format == Format::BasketWide {
                 read_wide(&mut lines, keep_empty)?
             } else {
@@ -240,30 +238,28 @@ fn read_with_hint<R: BufRead>(
 }
 
 /// Yields lines without their terminator, counting them, and maps I/O errors to located ones.
-struct LineReader<'p, R> {
+/// Used by every line-based reader (basket CSV, tables); FIMI has its own in-place parser.
+pub(crate) struct LineReader<'p, R> {
     reader: R,
     path: &'p Path,
     gzip: bool,
-    line: Vec<u8>,
-    number: u64,
-    bytes: u64,
+    pub(crate) line: Vec<u8>,
+    pub(crate) number: u64,
+    pub(crate) bytes: u64,
 }
 
-impl<R: BufRead> LineReader<'_, R> {
+impl<'p, R: BufRead> LineReader<'p, R> {
+    pub(crate) fn new(reader: R, path: &'p Path, gzip: bool) -> Self {
+        Self { reader, path, gzip, line: Vec::with_capacity(256), number: 0, bytes: 0 }
+    }
+
     /// Reads the next line into `self.line`; false at the end of input.
-    fn next_line(&mut self) -> Result<bool> {
+    pub(crate) fn next_line(&mut self) -> Result<bool> {
         self.line.clear();
-        let read = match self.reader.read_until(b'\n', &mut self.line) {
-            Ok(n) => n,
-            Err(e) if self.gzip => {
-                return Err(DataError::Gzip {
-                    path: self.path.to_path_buf(),
-                    line: self.number + 1,
-                    source: e,
-                });
-            }
-            Err(e) => return Err(DataError::io(self.path, e)),
-        };
+        let read = self
+            .reader
+            .read_until(b'\n', &mut self.line)
+            .map_err(|e| DataError::reading(self.path, self.number + 1, self.gzip, e))?;
         if read == 0 {
             return Ok(false);
         }
@@ -278,13 +274,9 @@ impl<R: BufRead> LineReader<'_, R> {
         Ok(true)
     }
 
-    fn error(&self, column: usize, reason: impl Into<String>) -> DataError {
+    pub(crate) fn error(&self, column: usize, reason: impl Into<String>) -> DataError {
         DataError::parse(self.path, self.number, column as u64, reason)
     }
-}
-
-fn is_blank(b: u8) -> bool {
-    b == b' ' || b == b'\t' || b == b'\r'
 }
 
 /// Splits a CSV line into trimmed fields, honouring double quotes (`""` escapes a quote).
@@ -346,7 +338,7 @@ pub(crate) fn split_csv<'a>(
 }
 
 /// The line as UTF-8, or a located error at the first invalid byte.
-fn utf8_line<'l, R: BufRead>(lines: &'l LineReader<'_, R>) -> Result<&'l str> {
+pub(crate) fn utf8_line<'l, R: BufRead>(lines: &'l LineReader<'_, R>) -> Result<&'l str> {
     std::str::from_utf8(&lines.line).map_err(|e| lines.error(e.valid_up_to() + 1, "invalid UTF-8"))
 }
 
@@ -389,7 +381,7 @@ fn read_long<R: BufRead>(lines: &mut LineReader<'_, R>) -> Result<(TransactionDb
     let mut first = true;
     while lines.next_line()? {
         let mut fields = Vec::new();
-        if lines.line.first() == Some(&b'#') || lines.line.iter().all(|&b| is_blank(b)) {
+        if lines.line.first() == Some(&b'#') || lines.line.iter().all(|&b| BLANK[b as usize]) {
             report.skipped_lines += 1;
             continue;
         }
@@ -428,23 +420,6 @@ fn read_long<R: BufRead>(lines: &mut LineReader<'_, R>) -> Result<(TransactionDb
     }
     report.duplicates_dropped = raw.duplicates_dropped;
     Ok((raw.finish_interned(items), report))
-}
-
-/// Reads a list of item labels (whitespace- or comma-separated, `#` comments), as used for
-/// sensitive-item files.
-pub fn read_label_list(path: &Path) -> Result<Vec<String>> {
-    let (mut reader, _) = open_input(path)?;
-    let mut text = String::new();
-    reader
-        .read_to_string(&mut text)
-        .map_err(|e| DataError::invalid(path, format!("not UTF-8 text: {e}")))?;
-    Ok(text
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .flat_map(|l| l.split(|c: char| c == ',' || c.is_whitespace()))
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect())
 }
 
 /// Peeks at a `.csv` file's first line: true when it is the long-form header `transaction_id,item`.

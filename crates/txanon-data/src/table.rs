@@ -15,7 +15,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{DataError, Result};
-use crate::read::{open_input, split_csv};
+use crate::read::{LineReader, open_input, split_csv, utf8_line};
 
 /// The type of an attribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -203,7 +203,7 @@ impl Table {
 
     /// Reads from any buffered reader; `path` names the source in errors.
     pub fn read_from<R: BufRead>(
-        mut reader: R,
+        reader: R,
         path: &Path,
         schema: &Schema,
         gzip: bool,
@@ -211,29 +211,15 @@ impl Table {
         let k = schema.attributes.len();
         let mut raw: Vec<Vec<String>> = vec![Vec::new(); k];
         let mut numeric: Vec<Vec<f64>> = vec![Vec::new(); k];
-        let mut line = String::new();
-        let mut number = 0u64;
+        let mut lines = LineReader::new(reader, path, gzip);
         let mut header_pending = schema.header;
         let mut rows = 0usize;
         let mut dropped = 0usize;
         let sep = schema.separator as u8;
-        loop {
-            line.clear();
-            let read = reader.read_line(&mut line).map_err(|e| match e.kind() {
-                std::io::ErrorKind::InvalidData if !gzip => {
-                    DataError::parse(path, number + 1, 0, "invalid UTF-8")
-                }
-                _ if gzip => {
-                    DataError::Gzip { path: path.to_path_buf(), line: number + 1, source: e }
-                }
-                _ => DataError::io(path, e),
-            })?;
-            if read == 0 {
-                break;
-            }
-            number += 1;
+        while lines.next_line()? {
+            let number = lines.number;
             let mut fields = Vec::new();
-            let text = line.trim_end_matches(['\n', '\r']);
+            let text = utf8_line(&lines)?;
             if text.trim().is_empty()
                 || schema.comment_prefix.as_deref().is_some_and(|c| text.starts_with(c))
             {
@@ -297,7 +283,7 @@ impl Table {
         if rows == 0 {
             return Err(DataError::invalid(
                 path,
-                if number == 0 { "file is empty" } else { "no data row" },
+                if lines.bytes == 0 { "file is empty" } else { "no data row" },
             ));
         }
         let columns = schema
@@ -413,6 +399,22 @@ mod tests {
         assert!(
             read("age,gender,disease\n1,M,x\n", &s).unwrap_err().to_string().contains("header")
         );
+    }
+
+    #[test]
+    fn invalid_utf8_is_located_plain_or_gzip() {
+        let bytes = b"22, M, flu\n23, \xff, cold\n";
+        let err =
+            Table::read_from(&bytes[..], Path::new("<memory>"), &schema(), false).unwrap_err();
+        assert_eq!(err.to_string(), "<memory>:2:5: invalid UTF-8");
+        // Inside a gzip stream the bytes are still the problem, not the compression.
+        use std::io::Write;
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(bytes).unwrap();
+        let gz = enc.finish().unwrap();
+        let decoder = std::io::BufReader::new(flate2::bufread::MultiGzDecoder::new(&gz[..]));
+        let err = Table::read_from(decoder, Path::new("<memory>"), &schema(), true).unwrap_err();
+        assert!(matches!(err, DataError::Parse { .. }), "{err:?}");
     }
 
     #[test]

@@ -58,6 +58,19 @@ pub fn run(ctx: &Context) -> Result<Output> {
         categories: Vec::new(),
         series: Vec::new(),
     };
+    // Bars: measured average length beside the paper's, for every dataset a paper reports.
+    let mut lengths = Figure {
+        name: "datasets-avg-length".into(),
+        title: "Average transaction length: measured vs paper".into(),
+        x_label: "dataset".into(),
+        y_label: "average length".into(),
+        kind: FigureKind::Bars,
+        categories: Vec::new(),
+        series: vec![
+            Series { label: "measured".into(), points: Vec::new() },
+            Series { label: "paper".into(), points: Vec::new() },
+        ],
+    };
     let mut out = Output::default();
     type Info = txanon_data::datasets::DatasetInfo;
     type Paper = txanon_data::datasets::PaperFigures;
@@ -89,6 +102,12 @@ pub fn run(ctx: &Context) -> Result<Output> {
                 paper.map(|p| p.items).into(),
             ]);
             figure.series.push(Series { label: name.into(), points: rank_support_curve(db) });
+            if let Some(p) = paper {
+                let x = lengths.categories.len() as f64;
+                lengths.categories.push(name.into());
+                lengths.series[0].points.push((x, s.avg_len));
+                lengths.series[1].points.push((x, p.avg_len));
+            }
         };
 
     for info in DATASETS.iter().filter(|d| d.file.ends_with(".dat")) {
@@ -103,29 +122,6 @@ pub fn run(ctx: &Context) -> Result<Output> {
         row(&name, "example", &db, None, None);
     }
 
-    // Bars: measured average length beside the paper's, for every dataset a paper reports.
-    let mut lengths = Figure {
-        name: "datasets-avg-length".into(),
-        title: "Average transaction length: measured vs paper".into(),
-        x_label: "dataset".into(),
-        y_label: "average length".into(),
-        kind: FigureKind::Bars,
-        categories: Vec::new(),
-        series: vec![
-            Series { label: "measured".into(), points: Vec::new() },
-            Series { label: "paper".into(), points: Vec::new() },
-        ],
-    };
-    for r in &table.rows {
-        if let (Value::Text(name), Value::Float(avg, _), Value::Float(paper_avg, _)) =
-            (&r[0], &r[4], &r[13])
-        {
-            let x = lengths.categories.len() as f64;
-            lengths.categories.push(name.clone());
-            lengths.series[0].points.push((x, *avg));
-            lengths.series[1].points.push((x, *paper_avg));
-        }
-    }
     if !ctx.quick {
         let schema_path = crate::project_root().join("datasets/adult.schema.json");
         let schema = Schema::from_path(&schema_path)?;

@@ -110,7 +110,7 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         std::fs::create_dir_all(&reference)?;
         for (_, result, _) in &done {
             for t in &result.tables {
-                std::fs::write(reference.join(format!("{}.csv", t.name)), t.stable_csv())?;
+                output::write(reference.join(format!("{}.csv", t.name)), t.stable_csv())?;
             }
         }
         eprintln!("references written to {}", reference.display());

@@ -200,14 +200,20 @@ pub fn write_experiment(out: &Path, exp: &Experiment, result: &Output) -> Result
     let json = serde_json::json!({ "experiment": exp.name, "title": exp.title, "paper": exp.paper, "output": result });
     write(out.join(format!("{}.json", exp.name)), serde_json::to_string_pretty(&json)?)?;
     for f in &result.figures {
-        plot::draw(&out.join(format!("{}.svg", f.name)), f)
-            .with_context(|| format!("drawing {}", f.name))?;
+        let svg = plot::draw(f).with_context(|| format!("drawing {}", f.name))?;
+        write(out.join(format!("{}.svg", f.name)), svg)?;
     }
     Ok(())
 }
 
-fn write(path: PathBuf, text: String) -> Result<()> {
-    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+/// Writes a result file atomically, as every result file in the workspace is written.
+pub fn write(path: PathBuf, text: String) -> Result<()> {
+    txanon_data::write_atomic(&path, |f| {
+        use std::io::Write;
+        f.write_all(text.as_bytes())
+            .map_err(|e| txanon_data::DataError::Io { path: path.clone(), source: e })
+    })
+    .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Writes `REPORT.md`: per experiment its provenance, tables, charts and notes.

@@ -1,7 +1,5 @@
 //! SVG charts of result figures, with plotters.
 
-use std::path::Path;
-
 use anyhow::{Result, anyhow};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -10,16 +8,19 @@ use super::output::{Figure, FigureKind};
 
 const SIZE: (u32, u32) = (900, 560);
 
-/// Draws `figure` to an SVG file at `path`.
-pub fn draw(path: &Path, figure: &Figure) -> Result<()> {
-    let root = SVGBackend::new(path, SIZE).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
-    match figure.kind {
-        FigureKind::Line { log_x, log_y } => lines(&root, figure, log_x, log_y)?,
-        FigureKind::Bars => bars(&root, figure)?,
+/// Draws `figure` as SVG text (written by the caller, atomically like every result file).
+pub fn draw(figure: &Figure) -> Result<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
+        match figure.kind {
+            FigureKind::Line { log_x, log_y } => lines(&root, figure, log_x, log_y)?,
+            FigureKind::Bars => bars(&root, figure)?,
+        }
+        root.present().map_err(|e| anyhow!("{e}"))?;
     }
-    root.present().map_err(|e| anyhow!("{e}"))?;
-    Ok(())
+    Ok(svg)
 }
 
 fn bounds(figure: &Figure, pick: impl Fn(&(f64, f64)) -> f64, log: bool) -> (f64, f64) {
