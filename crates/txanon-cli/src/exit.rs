@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use txanon_data::DataError;
+use txanon_mining::MiningError;
 
 /// An error the user caused with arguments that clap could not check (an impossible combination,
 /// say). Exit code 2.
@@ -16,6 +17,9 @@ pub fn report(error: &anyhow::Error) -> ExitCode {
     let bad_input = error.chain().any(|cause| {
         cause.downcast_ref::<UsageError>().is_some()
             || cause.downcast_ref::<DataError>().is_some_and(DataError::is_bad_input)
+            // Every mining error comes from the parameters: a limit, an impossible combination.
+            || cause.downcast_ref::<MiningError>().is_some()
+            || cause.downcast_ref::<txanon_data::ParamError>().is_some()
     });
     ExitCode::from(if bad_input { 2 } else { 1 })
 }

@@ -7,6 +7,7 @@ mod convert;
 mod exit;
 mod generate;
 mod input;
+mod mine;
 mod progress;
 mod stats;
 
@@ -28,6 +29,8 @@ enum Command {
     Stats(stats::StatsArgs),
     /// Convert a transaction file between FIMI, SPMF and basket CSV (long or wide), plain or gzip.
     Convert(convert::ConvertArgs),
+    /// Mine frequent itemsets (all, maximal, closed, or only their counts) or association rules.
+    Mine(mine::MineArgs),
     /// Generate synthetic data.
     #[command(subcommand)]
     Generate(generate::GenerateCommand),
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         Command::Stats(args) => stats::run(args),
         Command::Convert(args) => convert::run(args),
         Command::Generate(cmd) => generate::run(cmd),
+        Command::Mine(args) => mine::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -260,6 +260,26 @@ pub fn data_required() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
 }
 
+/// For tests on real data: the verified path of dataset `name`, or `None` after printing why the
+/// test is skipped.
+///
+/// # Panics
+/// When the dataset is missing and [`data_required`] (under CI missing data must fail, never
+/// pass silently), or when its checksum does not match.
+pub fn for_test(name: &str) -> Option<PathBuf> {
+    match locate_verified(name) {
+        Ok(Some(p)) => Some(p),
+        Ok(None) if data_required() => {
+            panic!("dataset {name} is missing and CI=true; searched {:?}", search_dirs())
+        }
+        Ok(None) => {
+            eprintln!("SKIPPED: dataset {name} not found in {:?} (set TXANON_DATA)", search_dirs());
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,256 @@
+//! `txanon mine`: frequent itemsets, maximal or closed ones, counts, and association rules.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use txanon_data::{ItemId, TransactionDb, write_atomic};
+use txanon_mining::{
+    Algorithm, FrequentItemsets, MinSupport, MiningParams, RuleParams, closed_itemsets,
+    count_itemsets, frequent_itemsets, maximal_itemsets, rules,
+};
+
+use crate::exit::UsageError;
+use crate::input::{InputArgs, emit};
+
+/// The miners the CLI offers.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum AlgorithmArg {
+    /// FP-Growth with perfect-extension pruning, parallel (the fast one).
+    Fpgrowth,
+    /// Level-wise Apriori.
+    Apriori,
+}
+
+impl From<AlgorithmArg> for Algorithm {
+    fn from(a: AlgorithmArg) -> Self {
+        match a {
+            AlgorithmArg::Fpgrowth => Algorithm::FpGrowth,
+            AlgorithmArg::Apriori => Algorithm::Apriori,
+        }
+    }
+}
+
+/// Arguments of `txanon mine`.
+#[derive(Debug, Args)]
+pub struct MineArgs {
+    /// The algorithm (both give the same itemsets).
+    algorithm: AlgorithmArg,
+    #[command(flatten)]
+    input: InputArgs,
+    /// Minimum support: a percentage (0.5%), a fraction (0.005) or a transaction count (50).
+    #[arg(long, short = 's', value_parser = parse_support)]
+    support: MinSupport,
+    /// Smallest itemset (or, with --rules, rule) length reported.
+    #[arg(long)]
+    min_len: Option<usize>,
+    /// Largest itemset (or rule) length reported; the search stops there too.
+    #[arg(long)]
+    max_len: Option<usize>,
+    /// Only the maximal frequent itemsets.
+    #[arg(long, conflicts_with_all = ["closed", "rules", "count_only"])]
+    maximal: bool,
+    /// Only the closed frequent itemsets.
+    #[arg(long, conflicts_with_all = ["rules", "count_only"])]
+    closed: bool,
+    /// Association rules X → Y instead of itemsets (see --confidence, --single-consequent).
+    #[arg(long)]
+    rules: bool,
+    /// Minimum rule confidence, in [0, 1].
+    #[arg(long, default_value_t = 0.8, requires = "rules")]
+    confidence: f64,
+    /// Only rules with one item in the consequent (how pyfim and Weka count rules).
+    #[arg(long, requires = "rules")]
+    single_consequent: bool,
+    /// Count the itemsets of each length without listing them (FP-Growth with perfect-extension
+    /// pruning: exact even for astronomically many).
+    #[arg(long, conflicts_with = "rules")]
+    count_only: bool,
+    /// Most itemsets or rules a listing may hold before failing (memory bound).
+    #[arg(long, default_value_t = txanon_mining::DEFAULT_LIMIT)]
+    limit: u64,
+    /// Mine on one thread.
+    #[arg(long)]
+    sequential: bool,
+    /// Write the listing here (written whole or not at all); `-` or absent: stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Print a JSON summary (counts and seconds) on stdout; the listing goes only to --out.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_support(s: &str) -> Result<MinSupport, String> {
+    s.parse()
+}
+
+#[derive(Debug, Serialize)]
+struct Summary {
+    file: String,
+    algorithm: &'static str,
+    mode: &'static str,
+    transactions: usize,
+    items: usize,
+    min_support: String,
+    min_support_count: u32,
+    /// Itemsets (all, maximal or closed) found, as a decimal string when beyond 2^53.
+    itemsets: String,
+    /// Itemsets per length, index = length.
+    by_len: Vec<String>,
+    rules: Option<u64>,
+    seconds: Seconds,
+}
+
+#[derive(Debug, Serialize)]
+struct Seconds {
+    load: f64,
+    mine: f64,
+    rules: Option<f64>,
+}
+
+/// Runs `txanon mine`.
+pub fn run(args: MineArgs) -> Result<()> {
+    let started = Instant::now();
+    let (db, _) = args.input.read()?;
+    let load = started.elapsed().as_secs_f64();
+    let algorithm = Algorithm::from(args.algorithm);
+    if args.count_only && !matches!(algorithm, Algorithm::FpGrowth) {
+        return Err(
+            UsageError("--count-only needs fpgrowth (perfect-extension pruning)".into()).into()
+        );
+    }
+    let mut params = MiningParams::new(args.support).limit(args.limit).parallel(!args.sequential);
+    // Rule bodies and heads need the support of every shorter itemset: mine from length 1.
+    if let (Some(m), false) = (args.min_len, args.rules) {
+        params = params.min_len(m);
+    }
+    params = params.max_len(args.max_len);
+    let params = params.check()?;
+    let min_count = args.support.count(db.len());
+
+    let mode = if args.count_only {
+        "count"
+    } else if args.maximal {
+        "maximal"
+    } else if args.closed {
+        "closed"
+    } else if args.rules {
+        "rules"
+    } else {
+        "itemsets"
+    };
+    let mining_started = Instant::now();
+    let mut listing = String::new();
+    let (itemsets, by_len, rule_count, rule_seconds, mine_seconds);
+    if args.count_only {
+        let spectrum = count_itemsets(&db, &params)?;
+        mine_seconds = mining_started.elapsed().as_secs_f64();
+        itemsets = spectrum.total().expect("checked by count_itemsets").to_string();
+        by_len = spectrum.by_len.iter().map(u128::to_string).collect();
+        writeln!(listing, "{itemsets} frequent itemsets").ok();
+        for (len, c) in spectrum.by_len.iter().enumerate().filter(|(_, c)| **c > 0) {
+            writeln!(listing, "  length {len:>3}: {c}").ok();
+        }
+        rule_count = None;
+        rule_seconds = None;
+    } else {
+        let found = if args.maximal {
+            maximal_itemsets(&db, &params)?
+        } else if args.closed {
+            closed_itemsets(&db, &params)?
+        } else {
+            frequent_itemsets(&db, algorithm, &params)?
+        };
+        mine_seconds = mining_started.elapsed().as_secs_f64();
+        itemsets = found.len().to_string();
+        by_len = found.counts_by_len().iter().map(u64::to_string).collect();
+        if args.rules {
+            let rules_started = Instant::now();
+            let mut rp = RuleParams::new(args.confidence).max_len(args.max_len).limit(args.limit);
+            if let Some(m) = args.min_len {
+                rp = rp.min_len(m);
+            }
+            let rp = rp.check()?;
+            let rules = rules::generate(&found, &rp, args.single_consequent)?;
+            rule_seconds = Some(rules_started.elapsed().as_secs_f64());
+            rule_count = Some(rules.len() as u64);
+            if !args.json || args.out.is_some() {
+                for r in &rules {
+                    write_items(&mut listing, &db, &r.antecedent);
+                    listing.push_str(" ->");
+                    if !r.consequent.is_empty() {
+                        listing.push(' ');
+                    }
+                    write_items(&mut listing, &db, &r.consequent);
+                    writeln!(listing, " ({} {:.6})", r.support, r.confidence()).ok();
+                }
+            }
+        } else {
+            rule_count = None;
+            rule_seconds = None;
+            if !args.json || args.out.is_some() {
+                write_itemsets(&mut listing, &db, &found);
+            }
+        }
+    }
+
+    match &args.out {
+        Some(path) if path != Path::new("-") => write_atomic(path, |file| -> Result<()> {
+            let mut w = std::io::BufWriter::new(file);
+            w.write_all(listing.as_bytes())?;
+            w.flush()?;
+            Ok(())
+        })
+        .with_context(|| format!("writing {}", path.display()))?,
+        _ if !args.json => emit(&listing)?,
+        _ => {}
+    }
+    let summary = Summary {
+        file: args.input.input.display().to_string(),
+        algorithm: if args.count_only || args.maximal || args.closed {
+            "fpgrowth"
+        } else {
+            algorithm.name()
+        },
+        mode,
+        transactions: db.len(),
+        items: db.num_items(),
+        min_support: args.support.to_string(),
+        min_support_count: min_count,
+        itemsets,
+        by_len,
+        rules: rule_count,
+        seconds: Seconds { load, mine: mine_seconds, rules: rule_seconds },
+    };
+    if args.json {
+        emit(&(serde_json::to_string_pretty(&summary)? + "\n"))?;
+    } else {
+        let rules = summary.rules.map(|r| format!(", {r} rules")).unwrap_or_default();
+        eprintln!(
+            "{} itemsets ({mode}){rules} at support {} ({min_count} transactions) in {:.3} s ({:.3} s loading)",
+            summary.itemsets, summary.min_support, mine_seconds, load
+        );
+    }
+    Ok(())
+}
+
+fn write_items(out: &mut String, db: &TransactionDb, items: &[ItemId]) {
+    for (i, &item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        write!(out, "{}", db.label(item)).ok();
+    }
+}
+
+/// One itemset a line: its labels, then the support in parentheses (Borgelt's format).
+fn write_itemsets(out: &mut String, db: &TransactionDb, found: &FrequentItemsets) {
+    for (items, support) in found.iter() {
+        write_items(out, db, items);
+        writeln!(out, " ({support})").ok();
+    }
+}

@@ -1,0 +1,364 @@
+//! FP-Growth (Han, Pei & Yin, SIGMOD 2000) with perfect-extension pruning.
+//!
+//! The database, reduced to its frequent items and sorted lexicographically by descending
+//! support, is stored as a prefix tree (the FP-tree): nodes in arrays, each with its item, count
+//! and parent, and for each item the list of its nodes. Because the transactions are sorted,
+//! each one shares exactly its longest common prefix with the one before, so the tree is built
+//! without any child search.
+//!
+//! The conditional database of an item `j` is the set of paths from its nodes to the root. One
+//! walk up those paths counts the supports of the items above `j`. Its tree is then built by
+//! *projection*: walking up again, every ancestor whose item stays frequent gets one copy in the
+//! new tree (remembered in a scratch slot of the ancestor) holding the weight that enters it
+//! first-hand, and the walk stops at the first ancestor already copied; one bottom-up pass over
+//! the new nodes, by descending item, then adds each node's weight to its parent. The new tree
+//! keeps the shape of the old one, so no child is searched for here either. Paths that become
+//! equal only after infrequent items are dropped stay separate branches: the node lists stay
+//! correct, the tree is merely less compressed.
+//!
+//! Items of the conditional database whose support equals the prefix's are *perfect
+//! extensions*: they are removed from the tree and carried along, and every itemset found is
+//! reported with them as an [`ItemsetClass`]. Top-level branches run on the rayon pool, each with
+//! a [`fork`](ItemsetVisitor::fork) of the visitor, merged back in item order.
+
+use std::ops::ControlFlow;
+
+use rayon::prelude::*;
+use txanon_data::ItemId;
+
+use crate::class::{ItemsetClass, ItemsetVisitor};
+use crate::recode::RecodedDb;
+
+const ROOT: u32 = 0;
+const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    item: u32,
+    count: u32,
+    parent: u32,
+}
+
+/// A prefix tree over local item codes `0..m`; a parent's code is always below its child's.
+#[derive(Debug, Default)]
+struct FpTree {
+    nodes: Vec<Node>,
+    /// Local code → database item id.
+    decode: Vec<ItemId>,
+    /// Local code → support in this (conditional) database.
+    supports: Vec<u32>,
+    /// Nodes of code `j` are `by_item[item_start[j]..item_start[j + 1]]`.
+    item_start: Vec<u32>,
+    by_item: Vec<u32>,
+}
+
+impl FpTree {
+    fn clear(&mut self) {
+        self.nodes.clear();
+        self.nodes.push(Node { item: NONE, count: 0, parent: ROOT });
+        self.decode.clear();
+        self.supports.clear();
+    }
+
+    /// Builds the tree of the sorted, merged transactions: each shares exactly its longest
+    /// common prefix with the one before, so no child is ever searched for.
+    fn from_db(db: &RecodedDb) -> Self {
+        let mut tree = FpTree::default();
+        tree.clear();
+        let mut path: Vec<u32> = Vec::new();
+        let mut previous: &[u32] = &[];
+        for i in 0..db.len() {
+            let (t, w) = db.get(i);
+            let common = t.iter().zip(previous).take_while(|(a, b)| a == b).count();
+            path.truncate(common);
+            for &node in &path {
+                tree.nodes[node as usize].count += w;
+            }
+            for &item in &t[common..] {
+                let parent = path.last().copied().unwrap_or(ROOT);
+                path.push(tree.nodes.len() as u32);
+                tree.nodes.push(Node { item, count: w, parent });
+            }
+            previous = t;
+        }
+        tree.decode = db.decode.clone();
+        tree.supports = db.supports.clone();
+        tree.index_items();
+        tree
+    }
+
+    /// Groups node indices by item (counting sort, creation order within an item).
+    fn index_items(&mut self) {
+        let m = self.decode.len();
+        self.item_start.clear();
+        self.item_start.resize(m + 1, 0);
+        for node in &self.nodes[1..] {
+            self.item_start[node.item as usize + 1] += 1;
+        }
+        for j in 0..m {
+            self.item_start[j + 1] += self.item_start[j];
+        }
+        self.by_item.clear();
+        self.by_item.resize(self.nodes.len() - 1, 0);
+        let mut next: Vec<u32> = self.item_start[..m].to_vec();
+        for (index, node) in self.nodes.iter().enumerate().skip(1) {
+            let slot = &mut next[node.item as usize];
+            self.by_item[*slot as usize] = index as u32;
+            *slot += 1;
+        }
+    }
+
+    fn nodes_of(&self, item: usize) -> &[u32] {
+        &self.by_item[self.item_start[item] as usize..self.item_start[item + 1] as usize]
+    }
+
+    fn items(&self) -> usize {
+        self.decode.len()
+    }
+}
+
+/// A conditional tree and the scratch slots of its nodes, one per recursion depth.
+#[derive(Debug, Default)]
+struct Level {
+    tree: FpTree,
+    copy_of: Vec<u32>,
+}
+
+/// Per-thread working memory, reused across the whole search.
+#[derive(Debug)]
+struct Search {
+    min_count: u32,
+    min_len: usize,
+    max_len: usize,
+    base: Vec<ItemId>,
+    perfect: Vec<ItemId>,
+    counts: Vec<u32>,
+    new_code: Vec<u32>,
+    touched: Vec<u32>,
+    levels: Vec<Level>,
+}
+
+impl Search {
+    fn new(db: &RecodedDb, min_count: u32, min_len: usize, max_len: usize) -> Self {
+        let m = db.decode.len();
+        Self {
+            min_count,
+            min_len,
+            max_len,
+            base: Vec::new(),
+            perfect: db.universal.clone(),
+            counts: vec![0; m],
+            new_code: vec![NONE; m],
+            touched: Vec::new(),
+            levels: (0..db.max_len() + 1).map(|_| Level::default()).collect(),
+        }
+    }
+
+    /// Mines every item of `tree`, deepest first.
+    fn mine_tree(
+        &mut self,
+        tree: &FpTree,
+        copy_of: &mut [u32],
+        depth: usize,
+        visitor: &mut impl ItemsetVisitor,
+    ) -> ControlFlow<()> {
+        for item in (0..tree.items()).rev() {
+            self.mine_item(tree, copy_of, item, depth, visitor)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Reports the class of `base ∪ {item}` and mines its conditional database.
+    fn mine_item(
+        &mut self,
+        tree: &FpTree,
+        copy_of: &mut [u32],
+        item: usize,
+        depth: usize,
+        visitor: &mut impl ItemsetVisitor,
+    ) -> ControlFlow<()> {
+        let support = tree.supports[item];
+        self.base.push(tree.decode[item]);
+        let perfect_mark = self.perfect.len();
+
+        // Supports of the items above `item` in its conditional database.
+        for &n in tree.nodes_of(item) {
+            let node = tree.nodes[n as usize];
+            let mut up = node.parent;
+            while up != ROOT {
+                let ancestor = tree.nodes[up as usize];
+                self.counts[ancestor.item as usize] += node.count;
+                up = ancestor.parent;
+            }
+        }
+        let mut kept = 0u32;
+        let mut single: Option<(ItemId, u32)> = None;
+        for above in 0..item {
+            let count = std::mem::take(&mut self.counts[above]);
+            self.new_code[above] = NONE;
+            if count == support {
+                self.perfect.push(tree.decode[above]);
+            } else if count >= self.min_count {
+                self.new_code[above] = kept;
+                kept += 1;
+                single = Some((tree.decode[above], count));
+            }
+        }
+
+        let class = ItemsetClass {
+            base: &self.base,
+            perfect: &self.perfect,
+            support,
+            min_len: self.min_len,
+            max_len: self.max_len,
+            leaf: kept == 0,
+        };
+        let mut flow = visitor.visit(&class);
+        if flow.is_continue() && kept > 0 && self.base.len() < self.max_len {
+            if kept == 1 {
+                // One frequent item above: its class is the whole conditional search.
+                let (extension, count) = single.expect("kept one item");
+                self.base.push(extension);
+                flow = visitor.visit(&ItemsetClass {
+                    base: &self.base,
+                    perfect: &self.perfect,
+                    support: count,
+                    min_len: self.min_len,
+                    max_len: self.max_len,
+                    leaf: true,
+                });
+                self.base.pop();
+            } else {
+                let mut level = std::mem::take(&mut self.levels[depth]);
+                self.project(tree, copy_of, item, kept, &mut level);
+                flow = self.mine_tree(&level.tree, &mut level.copy_of, depth + 1, visitor);
+                self.levels[depth] = level;
+            }
+        }
+        self.base.pop();
+        self.perfect.truncate(perfect_mark);
+        flow
+    }
+
+    /// Builds the conditional tree of `item` into `level`, keeping the items with a new code.
+    ///
+    /// Walking up from each node of `item`, every kept ancestor without a copy gets one, holding
+    /// the weight that enters it first-hand; the walk stops at the first ancestor already copied
+    /// (its copy's path to the root exists). A bottom-up pass over the new nodes, by descending
+    /// item, then adds each node's weight to its parent.
+    fn project(
+        &mut self,
+        tree: &FpTree,
+        copy_of: &mut [u32],
+        item: usize,
+        kept: u32,
+        level: &mut Level,
+    ) {
+        let child = &mut level.tree;
+        child.clear();
+        child.decode.resize(kept as usize, 0);
+        child.supports.resize(kept as usize, 0);
+        for above in 0..item {
+            let code = self.new_code[above];
+            if code != NONE {
+                child.decode[code as usize] = tree.decode[above];
+                child.supports[code as usize] = 0;
+            }
+        }
+        for &n in tree.nodes_of(item) {
+            let node = tree.nodes[n as usize];
+            let mut weight = node.count;
+            let mut pending = NONE;
+            let mut up = node.parent;
+            while up != ROOT {
+                let ancestor = tree.nodes[up as usize];
+                let code = self.new_code[ancestor.item as usize];
+                if code != NONE {
+                    let existing = copy_of[up as usize];
+                    if existing != 0 {
+                        if pending != NONE {
+                            child.nodes[pending as usize].parent = existing;
+                        }
+                        child.nodes[existing as usize].count += weight;
+                        break;
+                    }
+                    let index = child.nodes.len() as u32;
+                    child.nodes.push(Node { item: code, count: weight, parent: ROOT });
+                    copy_of[up as usize] = index;
+                    self.touched.push(up);
+                    if pending != NONE {
+                        child.nodes[pending as usize].parent = index;
+                    }
+                    pending = index;
+                    // The weight now enters the copies above through this node's total.
+                    weight = 0;
+                }
+                up = ancestor.parent;
+            }
+        }
+        for &up in &self.touched {
+            copy_of[up as usize] = 0;
+        }
+        self.touched.clear();
+        child.index_items();
+        for code in (0..kept as usize).rev() {
+            for k in child.item_start[code]..child.item_start[code + 1] {
+                let node = child.nodes[child.by_item[k as usize] as usize];
+                child.supports[code] += node.count;
+                if node.parent != ROOT {
+                    child.nodes[node.parent as usize].count += node.count;
+                }
+            }
+        }
+        level.copy_of.clear();
+        level.copy_of.resize(child.nodes.len(), 0);
+    }
+}
+
+/// Mines `db` with FP-Growth, reporting every class of frequent itemsets to `visitor`.
+pub(crate) fn mine<V: ItemsetVisitor>(
+    db: &RecodedDb,
+    min_count: u32,
+    min_len: usize,
+    max_len: usize,
+    parallel: bool,
+    visitor: &mut V,
+) {
+    if db.transactions < min_count {
+        return;
+    }
+    let mut search = Search::new(db, min_count, min_len, max_len);
+    let root = ItemsetClass {
+        base: &[],
+        perfect: &search.perfect,
+        support: db.transactions,
+        min_len,
+        max_len,
+        leaf: db.decode.is_empty(),
+    };
+    if visitor.visit(&root).is_break() || db.decode.is_empty() || max_len == 0 {
+        return;
+    }
+    let tree = FpTree::from_db(db);
+    if !parallel {
+        let mut copy_of = vec![0; tree.nodes.len()];
+        let _ = search.mine_tree(&tree, &mut copy_of, 0, visitor);
+        return;
+    }
+    let template = &*visitor;
+    let forks: Vec<V> = (0..tree.items())
+        .into_par_iter()
+        .rev()
+        .map_init(
+            || (Search::new(db, min_count, min_len, max_len), vec![0; tree.nodes.len()]),
+            |(search, copy_of), item| {
+                let mut fork = template.fork();
+                let _ = search.mine_item(&tree, copy_of, item, 0, &mut fork);
+                fork
+            },
+        )
+        .collect();
+    for fork in forks {
+        visitor.merge(fork);
+    }
+}
