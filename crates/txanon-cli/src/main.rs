@@ -3,6 +3,7 @@
 //! This binary only parses arguments and dispatches; each subcommand lives in its own module.
 //! Exit codes: 0 success, 2 bad input or parameters (the error on stderr), 1 internal failure.
 
+mod compare;
 mod convert;
 mod exit;
 mod generate;
@@ -31,6 +32,8 @@ enum Command {
     Convert(convert::ConvertArgs),
     /// Mine frequent itemsets (all, maximal, closed, or only their counts) or association rules.
     Mine(mine::MineArgs),
+    /// Compare an anonymized file with its original: every utility metric.
+    Compare(compare::CompareArgs),
     /// Generate synthetic data.
     #[command(subcommand)]
     Generate(generate::GenerateCommand),
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Command::Convert(args) => convert::run(args),
         Command::Generate(cmd) => generate::run(cmd),
         Command::Mine(args) => mine::run(args),
+        Command::Compare(args) => compare::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

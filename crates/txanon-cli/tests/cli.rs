@@ -211,3 +211,96 @@ fn stats_on_every_real_dataset_prints_its_manifest_figures() {
         assert!((avg - info.avg_len).abs() < 5e-4, "{}: {avg}", info.name);
     }
 }
+
+#[test]
+fn mine_lists_counts_and_writes_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixture(dir.path(), "t.dat", "1 2\n1 2 3\n1 3\n4\n");
+    let o = txanon(&["mine", "fpgrowth", &input, "-s", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut lines: Vec<String> =
+        String::from_utf8(o.stdout).unwrap().lines().map(str::to_owned).collect();
+    lines.sort();
+    assert_eq!(lines, ["1 (3)", "1 2 (2)", "1 3 (2)", "2 (2)", "3 (2)"]);
+
+    let o = txanon(&["mine", "apriori", &input, "-s", "50%", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["itemsets"].as_str(), v["min_support_count"].as_u64()), (Some("5"), Some(2)));
+    assert!(v["seconds"]["mine"].as_f64().unwrap() >= 0.0);
+
+    let o = txanon(&["mine", "fpgrowth", &input, "-s", "1", "--count-only", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // 1 2 3 4 12 13 23 123.
+    assert_eq!(v["itemsets"], "8");
+
+    let out = dir.path().join("rules.txt");
+    let o = txanon(&[
+        "mine",
+        "fpgrowth",
+        &input,
+        "-s",
+        "2",
+        "--rules",
+        "--confidence",
+        "0.9",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut rules: Vec<String> =
+        std::fs::read_to_string(&out).unwrap().lines().map(str::to_owned).collect();
+    rules.sort();
+    assert_eq!(rules, ["2 -> 1 (2 1.000000)", "3 -> 1 (2 1.000000)"]);
+}
+
+#[test]
+fn mine_refuses_impossible_settings_with_exit_2_and_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input =
+        fixture(dir.path(), "t.dat", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20\n");
+    let out = dir.path().join("sets.txt");
+    let o = txanon(&[
+        "mine",
+        "fpgrowth",
+        &input,
+        "-s",
+        "1",
+        "--limit",
+        "100",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("more than 100 itemsets"), "{}", stderr(&o));
+    assert!(!out.exists(), "no partial output");
+    for bad in [&["-s", "0"][..], &["-s", "150%"], &["-s", "x"], &["-s", "1", "--max-len", "0"]] {
+        let mut args = vec!["mine", "fpgrowth", &input];
+        args.extend_from_slice(bad);
+        let o = txanon(&args);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
+    }
+    let o = txanon(&["mine", "apriori", &input, "-s", "1", "--count-only"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn compare_reports_every_metric() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = fixture(dir.path(), "d.dat", "1 2\n1 2 3\n1 3\n2\n");
+    let anonymized = fixture(dir.path(), "a.dat", "1 2\n1 2\n1 3\n2 4\n");
+    let o =
+        txanon(&["compare", &original, &anonymized, "-s", "2", "--confidence", "0.5", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["dissimilarity"], 0.25);
+    assert_eq!(v["itemset_accuracy"]["matched"], 3);
+    assert_eq!(v["itemset_accuracy"]["total"], 5);
+    assert_eq!(v["jaccard_itemsets"], 0.6);
+    assert_eq!(v["item_loss"]["occurrences_removed"], 1);
+    assert!((v["record_distortion"].as_f64().unwrap() - 5.0 / 24.0).abs() < 1e-12);
+    // Rules at 0.5: original 1→2 (2/3), 2→1 (2/3), 1→3 (2/3), 3→1 (1); anonymized 1→2 (2/3), 2→1 (2/3).
+    assert_eq!(v["rule_accuracy"]["matched"], 2);
+    assert_eq!(v["rule_accuracy"]["total"], 4);
+    let o = txanon(&["compare", &original, &anonymized, "-s", "2"]);
+    assert!(String::from_utf8(o.stdout).unwrap().contains("rule accuracy AR = M/N"));
+}

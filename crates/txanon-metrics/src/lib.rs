@@ -1,0 +1,23 @@
+//! Utility metrics: how much of the original data's value an anonymized version keeps.
+//!
+//! Every family is judged by the same yardsticks: mine the original `D` and the published `D̃`
+//! (with `txanon-mining`) and compare what was found, or compare the item frequencies and records
+//! directly. Each metric is one function with its formula in its documentation.
+//!
+//! The two databases usually number their items differently (dense ids are ranks of the labels
+//! present), so everything is compared through labels: [`ItemAlignment`] maps `D̃`'s ids to `D`'s,
+//! and [`ItemAlignment::itemsets`] / [`ItemAlignment::rules`] restate `D̃`'s results in `D`'s ids.
+
+mod alignment;
+mod error;
+mod frequency;
+mod patterns;
+
+pub use alignment::ItemAlignment;
+pub use error::MetricError;
+pub use frequency::{
+    ItemLoss, KL_FLOOR, dissimilarity, item_loss, kl_divergence, record_distortion,
+};
+pub use patterns::{
+    Ratio, itemset_accuracy, jaccard_itemsets, relative_support_error, rule_accuracy,
+};
