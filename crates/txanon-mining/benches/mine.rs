@@ -1,1 +1,71 @@
-fn main() {}
+//! Mining time per algorithm and mode on the settings: T40I10D100K sample at 0.5%,
+//! BMS-WebView-1 at 0.1%, connect at 80% (real files when found), and always a Quest T40I10D10K
+//! stand-in at 1% so that the bench runs without data. Also the rule generation that follows.
+//!
+//! The side-by-side table against pyfim comes from `cargo xtask reproduce --only mining`.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use txanon_data::{QuestParams, ReadOptions, TransactionDb, datasets, read_path};
+use txanon_mining::{
+    Algorithm, MinSupport, MiningParams, RuleParams, closed_itemsets, count_itemsets,
+    frequent_itemsets, maximal_itemsets, rules,
+};
+
+fn inputs() -> Vec<(String, TransactionDb, f64)> {
+    let quest =
+        QuestParams::new(10_000, 40.0, 10.0, 1000).seed(0).check().expect("valid").generate();
+    let mut inputs = vec![("quest-T40I10D10K@1%".to_string(), quest, 0.01)];
+    for (name, fraction) in [("t40-sample", 0.005), ("bms1", 0.001), ("connect", 0.8)] {
+        match datasets::locate_verified(name) {
+            Ok(Some(p)) => {
+                let (db, _) = read_path(&p, &ReadOptions::new()).expect("readable");
+                inputs.push((format!("{name}@{}%", fraction * 100.0), db, fraction));
+            }
+            _ => eprintln!("{name} not found: not benchmarked"),
+        }
+    }
+    inputs
+}
+
+fn mining(c: &mut Criterion) {
+    let mut group = c.benchmark_group("mine");
+    group.sample_size(10);
+    for (name, db, fraction) in inputs() {
+        let params = MiningParams::new(MinSupport::Fraction(fraction)).check().expect("valid");
+        let sequential = MiningParams::new(MinSupport::Fraction(fraction))
+            .parallel(false)
+            .check()
+            .expect("valid");
+        group.bench_with_input(BenchmarkId::new("fpgrowth-count", &name), &db, |b, db| {
+            b.iter(|| count_itemsets(black_box(db), &params).expect("counts"))
+        });
+        group.bench_with_input(BenchmarkId::new("fpgrowth-count-1-thread", &name), &db, |b, db| {
+            b.iter(|| count_itemsets(black_box(db), &sequential).expect("counts"))
+        });
+        group.bench_with_input(BenchmarkId::new("fpgrowth-list", &name), &db, |b, db| {
+            b.iter(|| {
+                frequent_itemsets(black_box(db), Algorithm::FpGrowth, &params).expect("lists")
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("apriori-list", &name), &db, |b, db| {
+            b.iter(|| frequent_itemsets(black_box(db), Algorithm::Apriori, &params).expect("lists"))
+        });
+        group.bench_with_input(BenchmarkId::new("maximal", &name), &db, |b, db| {
+            b.iter(|| maximal_itemsets(black_box(db), &params).expect("lists"))
+        });
+        group.bench_with_input(BenchmarkId::new("closed", &name), &db, |b, db| {
+            b.iter(|| closed_itemsets(black_box(db), &params).expect("lists"))
+        });
+        let found = frequent_itemsets(&db, Algorithm::FpGrowth, &params).expect("lists");
+        let rule_params = RuleParams::new(0.8).check().expect("valid");
+        group.bench_with_input(BenchmarkId::new("rules-0.8", &name), &found, |b, found| {
+            b.iter(|| rules::count(black_box(found), &rule_params, false))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, mining);
+criterion_main!(benches);

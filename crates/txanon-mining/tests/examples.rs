@@ -195,6 +195,22 @@ fn results_do_not_depend_on_threads() {
 }
 
 #[test]
+fn fpgrowth_trees_and_bitmask_databases_agree_with_apriori() {
+    // Conditional databases with more than 64 frequent items are trees, smaller ones bitmasks:
+    // dense enough data exercises both, checked against the independent Apriori.
+    let db =
+        txanon_data::QuestParams::new(3000, 30.0, 8.0, 150).seed(11).check().unwrap().generate();
+    let params = MiningParams::new(MinSupport::Fraction(0.02)).check().unwrap();
+    let mut fp = frequent_itemsets(&db, Algorithm::FpGrowth, &params).unwrap();
+    let mut ap = frequent_itemsets(&db, Algorithm::Apriori, &params).unwrap();
+    fp.sort();
+    ap.sort();
+    assert!(fp.len() > 50_000, "{}", fp.len());
+    assert!(fp.counts_by_len().len() > 5);
+    assert_eq!(fp, ap);
+}
+
+#[test]
 fn public_types_are_send_and_sync() {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<txanon_mining::FrequentItemsets>();

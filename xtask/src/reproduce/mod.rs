@@ -6,6 +6,7 @@
 
 mod context;
 mod datasets;
+mod mining;
 mod output;
 mod plot;
 mod quest;
@@ -45,6 +46,12 @@ pub const EXPERIMENTS: &[Experiment] = &[
         title: "The Quest generator against T40I10D100K",
         paper: "Agrawal & Srikant, VLDB 1994; T40I10D100K as the anatomy paper uses it",
         run: quest::run,
+    },
+    Experiment {
+        name: "mining",
+        title: "Frequent itemsets and rules: counts and times beside pyfim",
+        paper: "anatomy paper (Apriori, rules of 2-4 items); swap paper (FP-Growth); Borgelt's pyfim as reference",
+        run: mining::run,
     },
 ];
 
