@@ -166,6 +166,36 @@ impl Search {
         }
     }
 
+    /// Reports the class of the current base and perfect extensions.
+    fn visit_class(
+        &self,
+        support: u32,
+        leaf: bool,
+        visitor: &mut impl ItemsetVisitor,
+    ) -> ControlFlow<()> {
+        visitor.visit(&ItemsetClass {
+            base: &self.base,
+            perfect: &self.perfect,
+            support,
+            min_len: self.min_len,
+            max_len: self.max_len,
+            leaf,
+        })
+    }
+
+    /// Reports the class of the current base plus `extension`, the only frequent item left.
+    fn visit_extension(
+        &mut self,
+        extension: ItemId,
+        support: u32,
+        visitor: &mut impl ItemsetVisitor,
+    ) -> ControlFlow<()> {
+        self.base.push(extension);
+        let flow = self.visit_class(support, true, visitor);
+        self.base.pop();
+        flow
+    }
+
     /// Mines every item of `tree`, deepest first.
     fn mine_tree(
         &mut self,
@@ -214,29 +244,12 @@ impl Search {
             }
         }
 
-        let class = ItemsetClass {
-            base: &self.base,
-            perfect: &self.perfect,
-            support,
-            min_len: self.min_len,
-            max_len: self.max_len,
-            leaf: kept == 0,
-        };
-        let mut flow = visitor.visit(&class);
+        let mut flow = self.visit_class(support, kept == 0, visitor);
         if flow.is_continue() && kept > 0 && self.base.len() < self.max_len {
             if kept == 1 {
                 // One frequent item above: its class is the whole conditional search.
                 let (extension, count) = single.expect("kept one item");
-                self.base.push(extension);
-                flow = visitor.visit(&ItemsetClass {
-                    base: &self.base,
-                    perfect: &self.perfect,
-                    support: count,
-                    min_len: self.min_len,
-                    max_len: self.max_len,
-                    leaf: true,
-                });
-                self.base.pop();
+                flow = self.visit_extension(extension, count, visitor);
             } else if kept <= 64 {
                 // Few items left: a list of bitmasks beats a tree from here on.
                 let mut masks = std::mem::take(&mut self.mask_levels[depth]);
@@ -313,28 +326,11 @@ impl Search {
                     kept |= 1 << b;
                 }
             }
-            let class = ItemsetClass {
-                base: &self.base,
-                perfect: &self.perfect,
-                support,
-                min_len: self.min_len,
-                max_len: self.max_len,
-                leaf: kept == 0,
-            };
-            let mut flow = visitor.visit(&class);
+            let mut flow = self.visit_class(support, kept == 0, visitor);
             if flow.is_continue() && kept != 0 && self.base.len() < self.max_len {
                 if kept.count_ones() == 1 {
                     let b = kept.trailing_zeros() as usize;
-                    self.base.push(self.mask_decode[b]);
-                    flow = visitor.visit(&ItemsetClass {
-                        base: &self.base,
-                        perfect: &self.perfect,
-                        support: counts[b],
-                        min_len: self.min_len,
-                        max_len: self.max_len,
-                        leaf: true,
-                    });
-                    self.base.pop();
+                    flow = self.visit_extension(self.mask_decode[b], counts[b], visitor);
                 } else {
                     let mut sub = std::mem::take(&mut self.mask_levels[depth]);
                     sub.clear();

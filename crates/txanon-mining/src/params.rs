@@ -81,6 +81,17 @@ impl FromStr for MinSupport {
     }
 }
 
+fn check_limit(limit: u64) -> Result<(), ParamError> {
+    if limit == 0 {
+        return Err(ParamError::OutOfRange {
+            name: "limit",
+            value: "0".into(),
+            reason: "must be at least 1",
+        });
+    }
+    Ok(())
+}
+
 /// Parameters of frequent-itemset mining; build with [`MiningParams::new`], validate with
 /// [`MiningParams::check`].
 #[derive(Debug, Clone, PartialEq)]
@@ -150,13 +161,7 @@ impl MiningParams {
                 reason: "must be at least 1 and at least min-len",
             });
         }
-        if self.limit == 0 {
-            return Err(ParamError::OutOfRange {
-                name: "limit",
-                value: "0".into(),
-                reason: "must be at least 1",
-            });
-        }
+        check_limit(self.limit)?;
         Ok(ValidMiningParams(self))
     }
 }
@@ -254,13 +259,7 @@ impl RuleParams {
                 reason: "a rule has at least 2 items, and max-len must be at least min-len",
             });
         }
-        if self.limit == 0 {
-            return Err(ParamError::OutOfRange {
-                name: "limit",
-                value: "0".into(),
-                reason: "must be at least 1",
-            });
-        }
+        check_limit(self.limit)?;
         Ok(ValidRuleParams(self))
     }
 }
