@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 use txanon_data::{ItemId, TransactionDb, write_atomic};
 use txanon_mining::{
-    Algorithm, FrequentItemsets, MinSupport, MiningParams, RuleParams, closed_itemsets,
+    Algorithm, FrequentItemsets, MinSupport, MiningParams, Rule, RuleParams, closed_itemsets,
     count_itemsets, frequent_itemsets, maximal_itemsets, rules,
 };
 
@@ -144,17 +144,18 @@ pub fn run(args: MineArgs) -> Result<()> {
         "itemsets"
     };
     let mining_started = Instant::now();
-    let mut listing = String::new();
+    let listing: Listing;
     let (itemsets, by_len, rule_count, rule_seconds, mine_seconds);
     if args.count_only {
         let spectrum = count_itemsets(&db, &params)?;
         mine_seconds = mining_started.elapsed().as_secs_f64();
         itemsets = spectrum.total().expect("checked by count_itemsets").to_string();
         by_len = spectrum.by_len.iter().map(u128::to_string).collect();
-        writeln!(listing, "{itemsets} frequent itemsets").ok();
+        let mut text = format!("{itemsets} frequent itemsets\n");
         for (len, c) in spectrum.by_len.iter().enumerate().filter(|(_, c)| **c > 0) {
-            writeln!(listing, "  length {len:>3}: {c}").ok();
+            writeln!(text, "  length {len:>3}: {c}").ok();
         }
+        listing = Listing::Counts(text);
         rule_count = None;
         rule_seconds = None;
     } else {
@@ -178,35 +179,30 @@ pub fn run(args: MineArgs) -> Result<()> {
             let rules = rules::generate(&found, &rp, args.single_consequent)?;
             rule_seconds = Some(rules_started.elapsed().as_secs_f64());
             rule_count = Some(rules.len() as u64);
-            if !args.json || args.out.is_some() {
-                for r in &rules {
-                    write_items(&mut listing, &db, &r.antecedent);
-                    listing.push_str(" ->");
-                    if !r.consequent.is_empty() {
-                        listing.push(' ');
-                    }
-                    write_items(&mut listing, &db, &r.consequent);
-                    writeln!(listing, " ({} {:.6})", r.support, r.confidence()).ok();
-                }
-            }
+            listing = Listing::Rules(rules);
         } else {
             rule_count = None;
             rule_seconds = None;
-            if !args.json || args.out.is_some() {
-                write_itemsets(&mut listing, &db, &found);
-            }
+            listing = Listing::Itemsets(found);
         }
     }
 
+    // The listing is streamed, never built as one string: it may hold tens of millions of lines.
     match &args.out {
         Some(path) if path != Path::new("-") => write_atomic(path, |file| -> Result<()> {
             let mut w = std::io::BufWriter::new(file);
-            w.write_all(listing.as_bytes())?;
+            listing.write(&db, &mut w)?;
             w.flush()?;
             Ok(())
         })
         .with_context(|| format!("writing {}", path.display()))?,
-        _ if !args.json => emit(&listing)?,
+        _ if !args.json => {
+            let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+            match listing.write(&db, &mut w).and_then(|()| w.flush()) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                other => other.context("writing to stdout")?,
+            }
+        }
         _ => {}
     }
     let summary = Summary {
@@ -238,19 +234,43 @@ pub fn run(args: MineArgs) -> Result<()> {
     Ok(())
 }
 
-fn write_items(out: &mut String, db: &TransactionDb, items: &[ItemId]) {
-    for (i, &item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(' ');
+/// What `txanon mine` found, to be written out.
+enum Listing {
+    Counts(String),
+    Itemsets(FrequentItemsets),
+    Rules(Vec<Rule>),
+}
+
+impl Listing {
+    /// Itemsets one a line, labels then the support in parentheses (Borgelt's format); rules as
+    /// `X -> Y (support confidence)`.
+    fn write(&self, db: &TransactionDb, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        match self {
+            Listing::Counts(text) => w.write_all(text.as_bytes()),
+            Listing::Itemsets(found) => found.iter().try_for_each(|(items, support)| {
+                write_items(w, db, items)?;
+                writeln!(w, " ({support})")
+            }),
+            Listing::Rules(rules) => rules.iter().try_for_each(|r| {
+                write_items(w, db, &r.antecedent)?;
+                w.write_all(b" -> ")?;
+                write_items(w, db, &r.consequent)?;
+                writeln!(w, " ({} {:.6})", r.support, r.confidence())
+            }),
         }
-        write!(out, "{}", db.label(item)).ok();
     }
 }
 
-/// One itemset a line: its labels, then the support in parentheses (Borgelt's format).
-fn write_itemsets(out: &mut String, db: &TransactionDb, found: &FrequentItemsets) {
-    for (items, support) in found.iter() {
-        write_items(out, db, items);
-        writeln!(out, " ({support})").ok();
+fn write_items(
+    w: &mut impl std::io::Write,
+    db: &TransactionDb,
+    items: &[ItemId],
+) -> std::io::Result<()> {
+    for (i, &item) in items.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b" ")?;
+        }
+        write!(w, "{}", db.label(item))?;
     }
+    Ok(())
 }
