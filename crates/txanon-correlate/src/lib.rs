@@ -1,0 +1,29 @@
+//! Correlation and clustering: how strongly items (or attributes) go together, and how to group
+//! them into columns.
+//!
+//! - [`PairCounts`]: item and item-pair supports from one pass over the transactions,
+//!   `O(Σ|t|²)`, rayon over chunks of transactions, never an `n × m` matrix.
+//! - [`phi2_transaction`] (the anatomy paper's eq. 4, one cell of the 2 × 2 table) and
+//!   [`phi2_contingency`] (its eq. 3, the full mean-square contingency coefficient of two
+//!   categorical attributes, which the slicing family uses).
+//! - [`CondensedMatrix`]: a symmetric distance matrix stored as its upper triangle, such as
+//!   `d = 1 − φ²` between all items ([`item_distances`]).
+//! - [`KMedoids`]: PAM (BUILD then SWAP) and FastPAM1 (Schubert & Rousseeuw, 2019), which finds
+//!   the same medoids faster.
+//! - [`jaccard`]: similarity of two sorted item sets.
+
+mod distance;
+mod error;
+mod jaccard;
+pub mod kmedoids;
+mod pairs;
+mod phi;
+
+pub use distance::{CondensedMatrix, item_distances};
+pub use error::CorrelateError;
+pub use jaccard::{jaccard, jaccard_distance};
+pub use kmedoids::{
+    Clustering, Init, KMedoids, KMedoidsParams, SwapAlgorithm, ValidKMedoidsParams,
+};
+pub use pairs::PairCounts;
+pub use phi::{phi2_contingency, phi2_transaction};
