@@ -19,7 +19,7 @@ pub mod kmedoids;
 mod pairs;
 mod phi;
 
-pub use distance::{CondensedMatrix, item_distances};
+pub use distance::{CondensedMatrix, MAX_ITEMS, item_distances};
 pub use error::CorrelateError;
 pub use jaccard::{jaccard, jaccard_distance};
 pub use kmedoids::{
