@@ -3,6 +3,7 @@
 //! This binary only parses arguments and dispatches; each subcommand lives in its own module.
 //! Exit codes: 0 success, 2 bad input or parameters (the error on stderr), 1 internal failure.
 
+mod anonymize;
 mod compare;
 mod convert;
 mod exit;
@@ -32,6 +33,13 @@ enum Command {
     Convert(convert::ConvertArgs),
     /// Mine frequent itemsets (all, maximal, closed, or only their counts) or association rules.
     Mine(mine::MineArgs),
+    /// Anonymize a file with one of the published methods; the output is verified before it is
+    /// written.
+    #[command(subcommand)]
+    Anonymize(anonymize::AnonymizeCommand),
+    /// Verify a published output from the output alone.
+    #[command(subcommand)]
+    Audit(anonymize::AuditCommand),
     /// Compare an anonymized file with its original: every utility metric.
     Compare(compare::CompareArgs),
     /// Generate synthetic data.
@@ -54,6 +62,8 @@ fn main() -> ExitCode {
         Command::Generate(cmd) => generate::run(cmd),
         Command::Mine(args) => mine::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Anonymize(cmd) => anonymize::run(cmd),
+        Command::Audit(cmd) => anonymize::run_audit(cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -304,3 +304,81 @@ fn compare_reports_every_metric() {
     let o = txanon(&["compare", &original, &anonymized, "-s", "2"]);
     assert!(String::from_utf8(o.stdout).unwrap().contains("rule accuracy AR = M/N"));
 }
+
+#[test]
+fn anonymize_anatomy_writes_a_verified_table_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let quest = dir.path().join("q.dat");
+    let o = txanon(&[
+        "generate",
+        "quest",
+        "--transactions",
+        "3000",
+        "--avg-len",
+        "10",
+        "--pattern-len",
+        "4",
+        "--items",
+        "150",
+        "--out",
+        quest.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("published");
+    let o = txanon(&[
+        "anonymize",
+        "anatomy",
+        quest.to_str().unwrap(),
+        "-p",
+        "5",
+        "-l",
+        "2",
+        "--seed",
+        "3",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(files_in(&out), ["anonymized.dat", "summary.json", "table.json"]);
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let published = summary["published_records"].as_u64().unwrap();
+    assert_eq!(published + summary["suppressed"].as_u64().unwrap(), 3000);
+    let table = out.join("table.json");
+    let o = txanon(&["audit", "anatomy", table.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["records"].as_u64(), Some(published));
+    // The flattened file is a FIMI file of the published records.
+    let o = txanon(&["stats", out.join("anonymized.dat").to_str().unwrap(), "--json"]);
+    let stats: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(stats["transactions"].as_u64(), Some(published));
+
+    // Tampering: make one bucket's first column uniform; the audit fails with exit 2.
+    let mut t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&table).unwrap()).unwrap();
+    let first = t["buckets"][0][0][0].clone();
+    for v in t["buckets"][0][0].as_array_mut().unwrap() {
+        *v = first.clone();
+    }
+    let tampered = fixture(dir.path(), "tampered.json", serde_json::to_string(&t).unwrap());
+    let o = txanon(&["audit", "anatomy", &tampered]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("audit failed"), "{}", stderr(&o));
+
+    // An infeasible l: clear message, exit 2, no directory.
+    let nothing = dir.path().join("nothing");
+    let o = txanon(&[
+        "anonymize",
+        "anatomy",
+        quest.to_str().unwrap(),
+        "-p",
+        "5",
+        "-l",
+        "50",
+        "-o",
+        nothing.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no 50-diverse"), "{}", stderr(&o));
+    assert!(!nothing.exists());
+}

@@ -1,0 +1,62 @@
+//! Errors of the anatomy family.
+
+use txanon_correlate::CorrelateError;
+use txanon_data::ParamError;
+
+/// Errors of anatomization and of its audit.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AnatomyError {
+    /// A parameter outside its valid range.
+    #[error(transparent)]
+    Params(#[from] ParamError),
+    /// More columns asked for than there are items.
+    #[error("cannot split {items} items into {columns} columns")]
+    TooManyColumns {
+        /// Columns asked for.
+        columns: usize,
+        /// Items present.
+        items: usize,
+    },
+    /// A column whose most frequent value is held by more than `1/l` of all records: since the
+    /// buckets partition the records, some bucket would hold it more than `1/l` of the time, so
+    /// no partition of the records can be l-diverse.
+    #[error(
+        "column {column} ({items} items) has one value ({value}) in {share:.1}% of the records, more than 1/{l}: no {l}-diverse record partition exists with this item partition (at most l = {max_l} is possible); lower l or change the number of columns"
+    )]
+    Infeasible {
+        /// The diversity asked for.
+        l: usize,
+        /// The column.
+        column: usize,
+        /// Its number of items.
+        items: usize,
+        /// Its most frequent value, as labels (`{}` for the empty set).
+        value: String,
+        /// That value's share of the records, in percent.
+        share: f64,
+        /// The largest l any record partition could reach with these columns.
+        max_l: usize,
+    },
+    /// No l-diverse bucket can be formed: publishing would mean publishing nothing.
+    #[error(
+        "no {l}-diverse bucket can be formed from {records} records with {columns} columns (in some column one value, often the empty set, is too frequent): lower l or change the number of columns"
+    )]
+    NotDiverse {
+        /// The diversity asked for.
+        l: usize,
+        /// Records of the input.
+        records: usize,
+        /// Columns.
+        columns: usize,
+    },
+    /// Clustering failed.
+    #[error(transparent)]
+    Correlate(#[from] CorrelateError),
+    /// A published table that violates the guarantee, or is malformed.
+    #[error("audit failed: {0}")]
+    Audit(String),
+    /// A published table that cannot be read.
+    #[error("unreadable anatomized table: {0}")]
+    Json(#[from] serde_json::Error),
+}
