@@ -4,6 +4,7 @@
 //! Adding an experiment is writing one function `fn(&Context) -> Result<Output>` and one line in
 //! [`EXPERIMENTS`].
 
+mod anatomy;
 mod context;
 mod datasets;
 mod mining;
@@ -52,6 +53,12 @@ pub const EXPERIMENTS: &[Experiment] = &[
         title: "Frequent itemsets and rules: counts and times beside pyfim",
         paper: "anatomy paper (Apriori, rules of 2-4 items); swap paper (FP-Growth); Borgelt's pyfim as reference",
         run: mining::run,
+    },
+    Experiment {
+        name: "anatomy",
+        title: "Multi-dimension anatomy: feasibility, rules kept, faked records",
+        paper: "anatomy paper, Figures 3-7 (Connect p = 10; T40I10D100K p = 20)",
+        run: anatomy::run,
     },
 ];
 
