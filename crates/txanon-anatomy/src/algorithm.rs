@@ -90,7 +90,7 @@ impl ColumnValues {
 
 /// The records of each bucket, and what happened to those that fit in no bucket.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordPartition {
+pub(crate) struct RecordPartition {
     /// Record indices of each bucket.
     pub buckets: Vec<Vec<u32>>,
     /// Leftover records placed into an existing bucket that stayed l-diverse (Figure 2, line 12).

@@ -19,9 +19,7 @@ mod error;
 mod params;
 mod table;
 
-pub use algorithm::{
-    Anatomized, ItemPartition, RecordPartition, anatomize, item_partition, ln_faked_records,
-};
+pub use algorithm::{Anatomized, ItemPartition, anatomize, item_partition, ln_faked_records};
 pub use audit::{AuditReport, Diversity, audit};
 pub use error::AnatomyError;
 pub use params::{AnatomyParams, ValidAnatomyParams};
