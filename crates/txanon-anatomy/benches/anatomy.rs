@@ -1,23 +1,63 @@
-//! End-to-end anatomization (correlate, cluster, partition, publish, without reading the file)
-//! on the T40I10D100K sample when found, and always on a Quest T10I4D100K stand-in, at the
-//! largest l each admits with its item partition (see the crate docs on feasibility).
+//! Anatomization in memory (correlate, cluster, repair, partition, publish; no file read or
+//! written) at the speed settings: a full-size T40I10D100K stand-in (Quest, 100,000
+//! records) with p = 20, and Connect with p = 10 when found. Each at l = 12 / 10 in the
+//! distinct-values reading (the paper's own columns), and under Definition 5 at an l its
+//! repaired columns reach.
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use txanon_anatomy::{AnatomyParams, anatomize};
+use txanon_anatomy::{AnatomyParams, Diversity, ItemPartitioning, ValidAnatomyParams, anatomize};
 use txanon_data::{QuestParams, ReadOptions, TransactionDb, datasets, read_path};
 
-fn inputs() -> Vec<(String, TransactionDb, usize, usize)> {
-    let quest =
-        QuestParams::new(100_000, 10.0, 4.0, 500).seed(0).check().expect("valid").generate();
-    let mut inputs = vec![("quest-T10I4D100K-N500 p5 l2".to_string(), quest, 5, 2)];
-    match datasets::locate_verified("t40-sample") {
-        Ok(Some(p)) => {
-            let db = read_path(&p, &ReadOptions::new()).expect("readable").0;
-            inputs.push(("T40I10D100K-sample p20 l2".into(), db, 20, 2));
+fn distinct(p: usize, l: usize) -> ValidAnatomyParams {
+    AnatomyParams::new(p, l)
+        .diversity(Diversity::Distinct)
+        .partitioning(ItemPartitioning::Clustered)
+        .seed(Some(1))
+        .check()
+        .expect("valid")
+}
+
+fn definition5(p: usize, l: usize) -> ValidAnatomyParams {
+    AnatomyParams::new(p, l).seed(Some(1)).check().expect("valid")
+}
+
+/// A named input and the settings it is benchmarked at.
+type Input = (String, TransactionDb, Vec<(String, ValidAnatomyParams)>);
+
+fn inputs() -> Vec<Input> {
+    let quest = QuestParams::new(100_000, 40.0, 10.0, 1000)
+        .seed(20_081_212)
+        .check()
+        .expect("valid")
+        .generate();
+    let mut inputs = vec![(
+        "quest-T40I10D100K".to_string(),
+        quest,
+        vec![
+            ("p20-l12-distinct".to_string(), distinct(20, 12)),
+            ("p20-l6-def5".to_string(), definition5(20, 6)),
+        ],
+    )];
+    for (name, settings) in [
+        (
+            "connect",
+            vec![("p10-l10-distinct", distinct(10, 10)), ("p10-l6-def5", definition5(10, 6))],
+        ),
+        ("t40-sample", vec![("p20-l6-def5", definition5(20, 6))]),
+    ] {
+        match datasets::locate_verified(name) {
+            Ok(Some(path)) => {
+                let db = read_path(&path, &ReadOptions::new()).expect("readable").0;
+                inputs.push((
+                    name.to_string(),
+                    db,
+                    settings.into_iter().map(|(s, params)| (s.to_string(), params)).collect(),
+                ));
+            }
+            _ => eprintln!("{name} not found: not benchmarked"),
         }
-        _ => eprintln!("T40I10D100K-sample not found: benchmarking generated data only"),
     }
     inputs
 }
@@ -25,11 +65,14 @@ fn inputs() -> Vec<(String, TransactionDb, usize, usize)> {
 fn anatomy(c: &mut Criterion) {
     let mut group = c.benchmark_group("anatomy");
     group.sample_size(10);
-    for (name, db, columns, l) in inputs() {
-        let params = AnatomyParams::new(columns, l).seed(Some(1)).check().expect("valid");
-        group.bench_with_input(BenchmarkId::new("anatomize", &name), &db, |b, db| {
-            b.iter(|| anatomize(black_box(db), &params).expect("feasible"))
-        });
+    for (name, db, settings) in inputs() {
+        for (setting, params) in settings {
+            group.bench_with_input(
+                BenchmarkId::new("anatomize", format!("{name}/{setting}/n={}", db.len())),
+                &db,
+                |b, db| b.iter(|| anatomize(black_box(db), &params).expect("feasible")),
+            );
+        }
     }
     group.finish();
 }

@@ -8,14 +8,30 @@ use txanon_correlate::{KMedoids, KMedoidsParams, item_distances};
 use txanon_data::{ItemId, TransactionDb};
 
 use crate::error::AnatomyError;
-use crate::params::ValidAnatomyParams;
+use crate::params::{Diversity, ItemPartitioning, ValidAnatomyParams};
+use crate::repair::repair;
 use crate::table::AnatomizedTable;
+use crate::values::ColumnValues;
 
 /// Items grouped into columns: `columns[j]` holds the sorted item ids of column `j`.
 pub type ItemPartition = Vec<Vec<ItemId>>;
 
+/// The item partition, how it was reached, and the records' values in it.
+#[derive(Debug)]
+struct Partitioned {
+    columns: ItemPartition,
+    /// Items the repair moved, as (item, from column, to column).
+    moved: Vec<(ItemId, usize, usize)>,
+    values: ColumnValues,
+    /// Whether some record partition could be diverse with these columns.
+    feasible: Result<(), AnatomyError>,
+}
+
 /// Clusters the items of `db` into `columns` columns by k-medoids on `d = 1 − φ²` (the paper's
-/// eq. 4), BUILD initialization. Columns are ordered by their smallest item.
+/// eq. 4), BUILD initialization, then, with [`ItemPartitioning::Repaired`] and
+/// [`Diversity::Frequency`], moves items until every column admits l (see
+/// [`ItemPartitioning::Repaired`]). Columns are ordered by their medoid's item id (the repair
+/// never moves a medoid). This is the partition [`anatomize`] uses with the same seed.
 ///
 /// # Errors
 /// [`AnatomyError::TooManyColumns`] when there are fewer items than columns.
@@ -23,6 +39,28 @@ pub fn item_partition(
     db: &TransactionDb,
     params: &ValidAnatomyParams,
 ) -> Result<ItemPartition, AnatomyError> {
+    Ok(partition_items(db, params, &mut rng_of(params))?.columns)
+}
+
+/// The run's random source: ChaCha20 from the seed, or from the operating system.
+fn rng_of(params: &ValidAnatomyParams) -> ChaCha20Rng {
+    match params.seed() {
+        Some(seed) => ChaCha20Rng::seed_from_u64(seed),
+        None => ChaCha20Rng::from_os_rng(),
+    }
+}
+
+/// Records the repair searches on. Shares of values are proportions: on this many records the
+/// standard error of a 10% share is 0.3 percentage points, and four of them stay inside the
+/// margin the default headroom leaves below `1/l` (2 points at l = 10); each move costs time
+/// proportional to the records searched.
+const REPAIR_SAMPLE: usize = 10_000;
+
+fn partition_items(
+    db: &TransactionDb,
+    params: &ValidAnatomyParams,
+    rng: &mut ChaCha20Rng,
+) -> Result<Partitioned, AnatomyError> {
     let m = db.num_items();
     let p = params.columns();
     if p > m {
@@ -31,61 +69,64 @@ pub fn item_partition(
     let distances = item_distances(db)?;
     let clustering =
         KMedoids::new(KMedoidsParams::new(p).swap(params.swap()).check()?).fit(&distances)?;
+    let mut order: Vec<usize> = (0..p).collect();
+    order.sort_by_key(|&c| clustering.medoids[c]);
+    let mut cluster_to_column = vec![0; p];
+    for (j, &c) in order.iter().enumerate() {
+        cluster_to_column[c] = j;
+    }
+    let medoids: Vec<usize> = order.iter().map(|&c| clustering.medoids[c]).collect();
     let mut columns: ItemPartition = vec![Vec::new(); p];
     for (item, &cluster) in clustering.labels.iter().enumerate() {
-        columns[cluster].push(item as ItemId);
+        columns[cluster_to_column[cluster]].push(item as ItemId);
     }
-    columns.sort();
-    Ok(columns)
+    let (diversity, l) = (params.diversity(), params.l());
+    let repairing = params.partitioning() == ItemPartitioning::Repaired
+        && diversity == Diversity::Frequency
+        && !db.is_empty();
+    let (mut moved, mut reached) = (Vec::new(), false);
+    if repairing {
+        // Search towards the headroom target on a sample; the exact check on every record
+        // follows, and only if the sample misled it does the repair go on over all records.
+        let sample = sample_records(db, REPAIR_SAMPLE, rng);
+        let cap = (sample.len() as f64 / (l as f64 * (1.0 + params.headroom()))) as u32;
+        let searched = repair(&sample, &mut columns, &distances, &medoids, cap);
+        moved = searched.moves;
+        reached = searched.reached;
+    }
+    let mut values = ColumnValues::new(db, &columns);
+    let mut feasible = check_feasible(db, &columns, &values, diversity, l);
+    // Only a sampling error is worth a search over every record: a repair that could not reach
+    // its target on the sample will not reach the bound on the whole.
+    if repairing && reached && feasible.is_err() {
+        let cap = (db.len() / l) as u32;
+        let more = repair(db, &mut columns, &distances, &medoids, cap).moves;
+        if !more.is_empty() {
+            moved.extend(more);
+            values = ColumnValues::new(db, &columns);
+            feasible = check_feasible(db, &columns, &values, diversity, l);
+        }
+    }
+    Ok(Partitioned { columns, moved, values, feasible })
 }
 
-/// Each record's value in each column, interned: `value(r, j)` is the id of the itemset
-/// `t_r ∩ C_j` among column `j`'s distinct values. The empty itemset is a value like any other.
-#[derive(Debug)]
-pub(crate) struct ColumnValues {
-    p: usize,
-    ids: Vec<u32>,
-    /// Per column, the distinct values in id order.
-    pub values: Vec<Vec<Vec<ItemId>>>,
-}
-
-impl ColumnValues {
-    pub fn new(db: &TransactionDb, columns: &ItemPartition) -> Self {
-        let p = columns.len();
-        let mut column_of = vec![0usize; db.num_items()];
-        for (j, items) in columns.iter().enumerate() {
-            for &i in items {
-                column_of[i as usize] = j;
-            }
-        }
-        let mut interners: Vec<FxHashMap<Vec<ItemId>, u32>> = vec![FxHashMap::default(); p];
-        let mut values: Vec<Vec<Vec<ItemId>>> = vec![Vec::new(); p];
-        let mut parts: Vec<Vec<ItemId>> = vec![Vec::new(); p];
-        let mut ids = Vec::with_capacity(db.len() * p);
-        for t in db.iter() {
-            parts.iter_mut().for_each(Vec::clear);
-            for &i in t {
-                parts[column_of[i as usize]].push(i);
-            }
-            for j in 0..p {
-                let id = match interners[j].get(parts[j].as_slice()) {
-                    Some(&id) => id,
-                    None => {
-                        let id = values[j].len() as u32;
-                        values[j].push(parts[j].clone());
-                        interners[j].insert(parts[j].clone(), id);
-                        id
-                    }
-                };
-                ids.push(id);
-            }
-        }
-        Self { p, ids, values }
+/// At most `size` records of `db` drawn uniformly without replacement (all of them if fewer),
+/// as a database over the same item ids.
+fn sample_records(db: &TransactionDb, size: usize, rng: &mut impl Rng) -> TransactionDb {
+    let mut chosen: Vec<usize> = if db.len() <= size {
+        (0..db.len()).collect()
+    } else {
+        rand::seq::index::sample(rng, db.len(), size).into_vec()
+    };
+    chosen.sort_unstable();
+    let mut offsets = Vec::with_capacity(chosen.len() + 1);
+    offsets.push(0);
+    let mut items = Vec::new();
+    for r in chosen {
+        items.extend_from_slice(db.transaction(r));
+        offsets.push(items.len());
     }
-
-    pub fn value(&self, record: u32, column: usize) -> u32 {
-        self.ids[record as usize * self.p + column]
-    }
+    TransactionDb::from_parts(offsets, items, db.labels().clone())
 }
 
 /// The records of each bucket, and what happened to those that fit in no bucket.
@@ -101,73 +142,140 @@ pub(crate) struct RecordPartition {
     pub suppressed: Vec<u32>,
 }
 
-/// True when a group of `size` records whose most frequent value (over all columns) occurs
-/// `max_count` times is l-diverse: `max_count / size ≤ 1/l`, in integers.
-fn diverse(max_count: u32, size: usize, l: usize) -> bool {
-    max_count as usize * l <= size
+/// Counts of each column's values in one group of records, and whether the group is diverse.
+#[derive(Debug)]
+struct GroupCounts {
+    diversity: Diversity,
+    l: usize,
+    /// `counts[j][v]`: records of the group with value `v` in column `j`.
+    counts: Vec<Vec<u32>>,
+    /// Largest count over all columns (for [`Diversity::Frequency`]).
+    max_count: u32,
+    /// Distinct values per column, and columns with at least `l` of them (for
+    /// [`Diversity::Distinct`]).
+    distinct: Vec<usize>,
+    columns_with_l: usize,
+    size: usize,
+}
+
+impl GroupCounts {
+    fn new(values: &ColumnValues, diversity: Diversity, l: usize) -> Self {
+        Self {
+            diversity,
+            l,
+            counts: (0..values.columns()).map(|j| vec![0u32; values.distinct(j)]).collect(),
+            max_count: 0,
+            distinct: vec![0; values.columns()],
+            columns_with_l: 0,
+            size: 0,
+        }
+    }
+
+    fn add(&mut self, values: &ColumnValues, r: u32) {
+        self.size += 1;
+        for (j, c) in self.counts.iter_mut().enumerate() {
+            let slot = &mut c[values.value(r, j) as usize];
+            *slot += 1;
+            self.max_count = self.max_count.max(*slot);
+            if *slot == 1 {
+                self.distinct[j] += 1;
+                if self.distinct[j] == self.l {
+                    self.columns_with_l += 1;
+                }
+            }
+        }
+    }
+
+    fn is_diverse(&self) -> bool {
+        self.size > 0
+            && match self.diversity {
+                Diversity::Frequency => self.max_count as usize * self.l <= self.size,
+                Diversity::Distinct => self.columns_with_l == self.distinct.len(),
+            }
+    }
+
+    /// Empties the group, touching only the slots its `members` used.
+    fn clear(&mut self, values: &ColumnValues, members: &[u32]) {
+        for &g in members {
+            for (j, c) in self.counts.iter_mut().enumerate() {
+                c[values.value(g, j) as usize] = 0;
+            }
+        }
+        self.max_count = 0;
+        self.distinct.iter_mut().for_each(|d| *d = 0);
+        self.columns_with_l = 0;
+        self.size = 0;
+    }
 }
 
 /// The paper's Figure 2: scan the records once (in `order`), counting each column's values in
-/// the open group; when every column's most frequent value is at most `1/l` of the group, the
-/// group becomes a bucket. Each record left in the last open group then goes to the first
-/// bucket, from a random starting point, that stays l-diverse with it. Leftovers that fit
-/// nowhere become one more bucket if they are l-diverse together, and are suppressed otherwise:
-/// no bucket is ever published that violates l-diversity.
+/// the open group; when the group is diverse (every column's most frequent value is at most
+/// `1/l` of the group, or every column has `l` distinct values), it becomes a bucket. Each
+/// record left in the last open group then goes to the first bucket, from a random starting
+/// point, that stays diverse with it. Leftovers that fit nowhere become one more bucket if they
+/// are diverse together, and are suppressed otherwise: no bucket is ever published that
+/// violates l-diversity.
 pub(crate) fn record_partition(
     values: &ColumnValues,
+    diversity: Diversity,
     l: usize,
     order: &[u32],
     rng: &mut impl Rng,
 ) -> RecordPartition {
-    let p = values.p;
-    let mut counts: Vec<Vec<u32>> = values.values.iter().map(|v| vec![0u32; v.len()]).collect();
+    let p = values.columns();
+    let mut open = GroupCounts::new(values, diversity, l);
     let mut buckets: Vec<Vec<u32>> = Vec::new();
     let mut group: Vec<u32> = Vec::new();
-    let mut max_count = 0u32;
     for &r in order {
         group.push(r);
-        for (j, c) in counts.iter_mut().enumerate() {
-            let slot = &mut c[values.value(r, j) as usize];
-            *slot += 1;
-            max_count = max_count.max(*slot);
-        }
-        if diverse(max_count, group.len(), l) {
-            for &g in &group {
-                for (j, c) in counts.iter_mut().enumerate() {
-                    c[values.value(g, j) as usize] = 0;
-                }
-            }
+        open.add(values, r);
+        if open.is_diverse() {
+            open.clear(values, &group);
             buckets.push(std::mem::take(&mut group));
-            max_count = 0;
         }
     }
 
-    // Counts of each (bucket, column value), for placing leftovers.
-    let mut in_bucket: Vec<FxHashMap<(u32, u32), u32>> = vec![FxHashMap::default(); p];
-    for (b, members) in buckets.iter().enumerate() {
-        for &r in members {
-            for (j, map) in in_bucket.iter_mut().enumerate() {
-                *map.entry((b as u32, values.value(r, j))).or_default() += 1;
-            }
-        }
-    }
+    // Each leftover goes to the first bucket, from a random start, that stays diverse with it.
+    // Under the distinct reading that is always the first bucket tried; under the frequency
+    // bound a bucket's value counts are taken when a leftover is first tried against it (most
+    // leftovers fit the first bucket they meet, so most buckets are never counted).
+    let mut counted: FxHashMap<usize, Vec<FxHashMap<u32, u32>>> = FxHashMap::default();
     let mut placed = 0;
     let mut unplaced = Vec::new();
     let total = buckets.len();
     for &r in &group {
         let start = if total > 0 { rng.random_range(0..total) } else { 0 };
-        let fits = |b: usize, buckets: &[Vec<u32>]| {
+        let mut home = None;
+        for b in (0..total).map(|k| (start + k) % total) {
+            if diversity == Diversity::Distinct {
+                home = Some(b);
+                break;
+            }
+            let counts = counted.entry(b).or_insert_with(|| {
+                (0..p)
+                    .map(|j| {
+                        let mut c: FxHashMap<u32, u32> = FxHashMap::default();
+                        for &m in &buckets[b] {
+                            *c.entry(values.value(m, j)).or_default() += 1;
+                        }
+                        c
+                    })
+                    .collect()
+            });
             let size = buckets[b].len() + 1;
-            (0..p).all(|j| {
-                let c = in_bucket[j].get(&(b as u32, values.value(r, j))).copied().unwrap_or(0) + 1;
-                diverse(c, size, l)
-            })
-        };
-        match (0..total).map(|k| (start + k) % total).find(|&b| fits(b, &buckets)) {
-            Some(b) => {
-                for (j, map) in in_bucket.iter_mut().enumerate() {
-                    *map.entry((b as u32, values.value(r, j))).or_default() += 1;
+            let fits = counts.iter().enumerate().all(|(j, c)| {
+                (c.get(&values.value(r, j)).copied().unwrap_or(0) as usize + 1) * l <= size
+            });
+            if fits {
+                for (j, c) in counts.iter_mut().enumerate() {
+                    *c.entry(values.value(r, j)).or_default() += 1;
                 }
+                home = Some(b);
+                break;
+            }
+        }
+        match home {
+            Some(b) => {
                 buckets[b].push(r);
                 placed += 1;
             }
@@ -176,16 +284,12 @@ pub(crate) fn record_partition(
     }
     let (mut merged, mut suppressed) = (0, Vec::new());
     if !unplaced.is_empty() {
-        let mut c: Vec<FxHashMap<u32, u32>> = vec![FxHashMap::default(); p];
-        let mut most = 0;
+        // `open` was cleared of every closed bucket; the unplaced records are a fresh group.
+        let mut together = GroupCounts::new(values, diversity, l);
         for &r in &unplaced {
-            for (j, map) in c.iter_mut().enumerate() {
-                let slot = map.entry(values.value(r, j)).or_default();
-                *slot += 1;
-                most = most.max(*slot);
-            }
+            together.add(values, r);
         }
-        if diverse(most, unplaced.len(), l) {
+        if together.is_diverse() {
             merged = unplaced.len();
             buckets.push(unplaced);
         } else {
@@ -209,19 +313,32 @@ pub fn ln_faked_records(bucket_sizes: impl IntoIterator<Item = usize>, columns: 
     max + logs.iter().map(|x| (x - max).exp()).sum::<f64>().ln()
 }
 
-/// Fails when some column's most frequent value is held by more than `1/l` of all records: then
-/// no record partition can be l-diverse (the buckets' counts of that value sum to more than
-/// `n/l`), and scanning for buckets would only suppress records.
+/// Fails when no record partition can be diverse with these columns: under
+/// [`Diversity::Frequency`], when some column's most frequent value is held by more than `1/l`
+/// of all records (the buckets' counts of that value sum to more than `n/l`); under
+/// [`Diversity::Distinct`], when some column has fewer than `l` distinct values in all.
 fn check_feasible(
     db: &TransactionDb,
     columns: &ItemPartition,
     values: &ColumnValues,
+    diversity: Diversity,
     l: usize,
 ) -> Result<(), AnatomyError> {
     let n = db.len();
+    if diversity == Diversity::Distinct {
+        return match (0..columns.len()).find(|&j| values.distinct(j) < l) {
+            Some(column) => Err(AnatomyError::TooFewValues {
+                l,
+                column,
+                items: columns[column].len(),
+                distinct: values.distinct(column),
+            }),
+            None => Ok(()),
+        };
+    }
     let mut worst: Option<(usize, u32, usize)> = None;
     for j in 0..columns.len() {
-        let mut counts = vec![0usize; values.values[j].len()];
+        let mut counts = vec![0usize; values.distinct(j)];
         for r in 0..n as u32 {
             counts[values.value(r, j) as usize] += 1;
         }
@@ -233,10 +350,8 @@ fn check_feasible(
     }
     match worst {
         Some((column, value, most)) if most * l > n => {
-            let labels: Vec<String> = values.values[column][value as usize]
-                .iter()
-                .map(|&i| db.label(i).to_string())
-                .collect();
+            let labels: Vec<String> =
+                values.items(column, value).iter().map(|&i| db.label(i).to_string()).collect();
             Err(AnatomyError::Infeasible {
                 l,
                 column,
@@ -255,6 +370,9 @@ fn check_feasible(
 pub struct Anatomized {
     /// The item partition (not secret: it is in the published table).
     pub columns: ItemPartition,
+    /// Items the repair moved out of their k-medoids column, as (item, from, to) in the
+    /// numbering of `columns` ([`ItemPartitioning::Repaired`]).
+    pub items_moved: Vec<(ItemId, usize, usize)>,
     /// The published anatomized table.
     pub table: AnatomizedTable,
     /// The published flattened records (each bucket's columns permuted and re-joined), with the
@@ -281,22 +399,28 @@ pub struct Anatomized {
 ///
 /// # Errors
 /// [`AnatomyError::TooManyColumns`], clustering errors, [`AnatomyError::Infeasible`] when a
-/// column's most frequent value exceeds `1/l` of all records (no partition can then be
-/// l-diverse), and [`AnatomyError::NotDiverse`] when no l-diverse bucket can be formed at all.
+/// column's most frequent value exceeds `1/l` of all records even after the repair (no
+/// partition can then be l-diverse), [`AnatomyError::TooFewValues`] when under
+/// [`Diversity::Distinct`] a column has fewer than `l` values in all, and
+/// [`AnatomyError::NotDiverse`] when no diverse bucket can be formed at all (or the input is
+/// empty).
 pub fn anatomize(
     db: &TransactionDb,
     params: &ValidAnatomyParams,
 ) -> Result<Anatomized, AnatomyError> {
-    let mut rng = match params.seed() {
-        Some(seed) => ChaCha20Rng::seed_from_u64(seed),
-        None => ChaCha20Rng::from_os_rng(),
-    };
-    let columns = item_partition(db, params)?;
-    let values = ColumnValues::new(db, &columns);
-    check_feasible(db, &columns, &values, params.l())?;
+    let mut rng = rng_of(params);
+    if db.is_empty() {
+        return Err(AnatomyError::NotDiverse {
+            l: params.l(),
+            records: 0,
+            columns: params.columns(),
+        });
+    }
+    let Partitioned { columns, moved, values, feasible } = partition_items(db, params, &mut rng)?;
+    feasible?;
     let mut order: Vec<u32> = (0..db.len() as u32).collect();
     order.shuffle(&mut rng);
-    let partition = record_partition(&values, params.l(), &order, &mut rng);
+    let partition = record_partition(&values, params.diversity(), params.l(), &order, &mut rng);
     if partition.buckets.is_empty() {
         return Err(AnatomyError::NotDiverse {
             l: params.l(),
@@ -304,8 +428,14 @@ pub fn anatomize(
             columns: columns.len(),
         });
     }
-    let (table, flattened) =
-        crate::table::publish(db, &columns, &values, &partition.buckets, params.l(), &mut rng);
+    let (table, flattened) = crate::table::publish(
+        db,
+        &columns,
+        &values,
+        &partition.buckets,
+        (params.diversity(), params.l()),
+        &mut rng,
+    );
     Ok(Anatomized {
         ln_faked_records: ln_faked_records(partition.buckets.iter().map(Vec::len), columns.len()),
         buckets: partition.buckets.len(),
@@ -313,7 +443,103 @@ pub fn anatomize(
         leftovers_merged: partition.leftovers_merged,
         suppressed: partition.suppressed.len(),
         columns,
+        items_moved: moved,
         table,
         flattened,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::{ProptestConfig, any, prop, prop_assert_eq, proptest};
+
+    use super::*;
+
+    /// Figure 2 by brute force: every diversity test recounts the group from scratch.
+    fn reference(
+        db: &TransactionDb,
+        columns: &ItemPartition,
+        diversity: Diversity,
+        l: usize,
+        order: &[u32],
+        rng: &mut impl rand::Rng,
+    ) -> RecordPartition {
+        let value = |r: u32, j: usize| -> Vec<ItemId> {
+            db.transaction(r as usize).iter().copied().filter(|i| columns[j].contains(i)).collect()
+        };
+        let is_diverse = |group: &[u32]| {
+            !group.is_empty()
+                && (0..columns.len()).all(|j| {
+                    let mut counts: FxHashMap<Vec<ItemId>, usize> = FxHashMap::default();
+                    for &r in group {
+                        *counts.entry(value(r, j)).or_default() += 1;
+                    }
+                    match diversity {
+                        Diversity::Frequency => counts.values().all(|&c| c * l <= group.len()),
+                        Diversity::Distinct => counts.len() >= l,
+                    }
+                })
+        };
+        let (mut buckets, mut group) = (Vec::new(), Vec::new());
+        for &r in order {
+            group.push(r);
+            if is_diverse(&group) {
+                buckets.push(std::mem::take(&mut group));
+            }
+        }
+        let (mut placed, mut unplaced) = (0, Vec::new());
+        let total = buckets.len();
+        for &r in &group {
+            let start = if total > 0 { rng.random_range(0..total) } else { 0 };
+            let home = (0..total).map(|k| (start + k) % total).find(|&b| {
+                let mut with: Vec<u32> = buckets[b].clone();
+                with.push(r);
+                is_diverse(&with)
+            });
+            match home {
+                Some(b) => {
+                    buckets[b].push(r);
+                    placed += 1;
+                }
+                None => unplaced.push(r),
+            }
+        }
+        let (mut merged, mut suppressed) = (0, Vec::new());
+        if !unplaced.is_empty() {
+            if is_diverse(&unplaced) {
+                merged = unplaced.len();
+                buckets.push(unplaced);
+            } else {
+                suppressed = unplaced;
+                suppressed.sort_unstable();
+            }
+        }
+        RecordPartition { buckets, leftovers_placed: placed, leftovers_merged: merged, suppressed }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        #[test]
+        fn scan_matches_the_brute_force(
+            ts in prop::collection::vec(prop::collection::btree_set(0u32..8, 0..5), 1..60),
+            p in 2usize..4,
+            l in 2usize..4,
+            distinct in any::<bool>(),
+            seed in any::<u64>(),
+        ) {
+            let db = TransactionDb::from_int_transactions(ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()));
+            let m = db.num_items() as u32;
+            let columns: ItemPartition =
+                (0..p as u32).map(|j| (0..m).filter(|i| i % p as u32 == j).collect()).collect();
+            let diversity = if distinct { Diversity::Distinct } else { Diversity::Frequency };
+            let mut rng = ChaCha20Rng::seed_from_u64(seed);
+            let mut order: Vec<u32> = (0..db.len() as u32).collect();
+            order.shuffle(&mut rng);
+            let values = ColumnValues::new(&db, &columns);
+            let fast = record_partition(&values, diversity, l, &order, &mut rng.clone());
+            let slow = reference(&db, &columns, diversity, l, &order, &mut rng);
+            prop_assert_eq!(fast, slow);
+        }
+    }
 }

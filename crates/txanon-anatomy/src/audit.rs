@@ -1,28 +1,20 @@
 //! The independent checker: re-derives l-diversity from the published table alone.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde::Serialize;
 
 use crate::error::AnatomyError;
-use crate::table::AnatomizedTable;
-
-/// Which reading of l-diversity to verify.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Diversity {
-    /// The paper's Definition 5, what [`anatomize`](crate::anatomize) guarantees: in every bucket
-    /// and column the most frequent value is held by at most `1/l` of the bucket.
-    Frequency,
-    /// At least `l` distinct values in every bucket and column: how the paper's Theorem 2 proof
-    /// and its Example 4 read it. Weaker: implied by `Frequency`, not the converse.
-    Distinct,
-}
+use crate::params::Diversity;
+use crate::table::{AnatomizedTable, TABLE_FORMAT, ValueCount};
 
 /// What the audit found in a table that passes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AuditReport {
     /// The diversity verified.
     pub l: usize,
+    /// In which reading.
+    pub diversity: Diversity,
     /// Buckets.
     pub buckets: usize,
     /// Published records.
@@ -34,22 +26,29 @@ pub struct AuditReport {
 }
 
 /// Verifies, from the published table alone, that it is an l-diverse multi-dimension anatomy
-/// (the paper's Definition 5) for `l` (default: the `l` the table claims):
-/// the columns' item sets are pairwise disjoint; every bucket has one multiset per column, all
-/// of the same size, at least 1; every value is a set of its column's items; and in every bucket
-/// and column the most frequent value (the empty set included) accounts for at most `1/l` of
-/// the bucket ([`Diversity::Frequency`]), or there are at least `l` distinct values
-/// ([`Diversity::Distinct`]).
+/// for `l` (default: the `l` the table claims) in the reading `diversity` (default: the one the
+/// table claims):
+/// the format is known; the columns' item sets are pairwise disjoint and each item appears once;
+/// every bucket has one multiset per column; every multiset's counts are positive and add up to
+/// the bucket's size, at least 1; every value is a strictly ascending list of positions in its
+/// column; the values of a multiset are listed in strictly ascending order (canonical: no value
+/// twice, and no order that could carry information); and in every bucket and column the most frequent value
+/// (the empty set included) accounts for at most `1/l` of the bucket ([`Diversity::Frequency`]),
+/// or there are at least `l` distinct values ([`Diversity::Distinct`]).
 ///
 /// # Errors
 /// [`AnatomyError::Audit`] naming the first violation found.
 pub fn audit(
     table: &AnatomizedTable,
     l: Option<usize>,
-    diversity: Diversity,
+    diversity: Option<Diversity>,
 ) -> Result<AuditReport, AnatomyError> {
     let l = l.unwrap_or(table.l);
+    let diversity = diversity.unwrap_or(table.diversity);
     let fail = |msg: String| Err(AnatomyError::Audit(msg));
+    if table.format != TABLE_FORMAT {
+        return fail(format!("format {:?}, expected {TABLE_FORMAT:?}", table.format));
+    }
     if l < 2 {
         return fail(format!("l = {l}: a table is only audited for l ≥ 2"));
     }
@@ -59,56 +58,70 @@ pub fn audit(
         for item in items {
             if let Some(other) = column_of.insert(item, j) {
                 return fail(format!(
-                    "item {item:?} is in columns {other} and {j}: columns must be disjoint"
+                    "item {item:?} is in columns {other} and {j}: columns must be disjoint and list each item once"
                 ));
             }
         }
     }
+    if table.buckets.is_empty() {
+        return fail("the table has no bucket".into());
+    }
     let (mut records, mut smallest, mut worst) = (0, usize::MAX, 0.0f64);
     for (b, bucket) in table.buckets.iter().enumerate() {
-        if bucket.len() != p {
-            return fail(format!("bucket {b} has {} columns, the table {p}", bucket.len()));
+        if bucket.columns.len() != p {
+            return fail(format!("bucket {b} has {} columns, the table {p}", bucket.columns.len()));
         }
-        let size = bucket[0].len();
+        let size = bucket.size;
         if size == 0 {
             return fail(format!("bucket {b} is empty"));
         }
-        for (j, column) in bucket.iter().enumerate() {
-            if column.len() != size {
+        for (j, multiset) in bucket.columns.iter().enumerate() {
+            let width = table.columns[j].len() as u32;
+            let (mut total, mut most) = (0usize, 0usize);
+            let mut previous: Option<&[u32]> = None;
+            for ValueCount(count, value) in multiset {
+                if *count == 0 {
+                    return fail(format!("bucket {b}, column {j}: a value with count 0"));
+                }
+                if value.windows(2).any(|w| w[0] >= w[1]) {
+                    return fail(format!(
+                        "bucket {b}, column {j}: value {value:?} is not a strictly ascending list of positions"
+                    ));
+                }
+                if value.last().is_some_and(|&k| k >= width) {
+                    return fail(format!(
+                        "bucket {b}, column {j}: position {} beyond the column's {width} items",
+                        value.last().expect("non-empty")
+                    ));
+                }
+                if previous.is_some_and(|prev| prev >= value.as_slice()) {
+                    return fail(format!(
+                        "bucket {b}, column {j}: value {value:?} out of canonical order (values must be listed once each, ascending)"
+                    ));
+                }
+                previous = Some(value);
+                total += count;
+                most = most.max(*count);
+            }
+            if total != size {
                 return fail(format!(
-                    "bucket {b}: column {j} has {} values, column 0 has {size}",
-                    column.len()
+                    "bucket {b}: column {j} holds {total} values, the bucket {size} records"
                 ));
             }
-            let mut counts: HashMap<Vec<&str>, usize> = HashMap::new();
-            for value in column {
-                let mut seen = HashSet::new();
-                for item in value {
-                    if column_of.get(item.as_str()) != Some(&j) {
-                        return fail(format!(
-                            "bucket {b}, column {j}: item {item:?} is not an item of column {j}"
-                        ));
-                    }
-                    if !seen.insert(item.as_str()) {
-                        return fail(format!(
-                            "bucket {b}, column {j}: item {item:?} twice in one value"
-                        ));
-                    }
-                }
-                let mut key: Vec<&str> = value.iter().map(String::as_str).collect();
-                key.sort_unstable();
-                *counts.entry(key).or_default() += 1;
-            }
-            let (value, &most) = counts.iter().max_by_key(|(_, c)| **c).expect("size ≥ 1");
-            if diversity == Diversity::Distinct && counts.len() < l {
+            let shown = |pred: &dyn Fn(usize) -> bool| -> Vec<&str> {
+                let value = multiset.iter().find(|v| pred(v.0)).map_or(&[][..], |v| &v.1[..]);
+                value.iter().map(|&k| table.columns[j][k as usize].as_str()).collect()
+            };
+            if diversity == Diversity::Distinct && multiset.len() < l {
                 return fail(format!(
                     "bucket {b}, column {j}: {} distinct values, fewer than l = {l}",
-                    counts.len()
+                    multiset.len()
                 ));
             }
             if diversity == Diversity::Frequency && most * l > size {
                 return fail(format!(
-                    "bucket {b}, column {j}: value {value:?} occurs {most} times in {size} records, more than 1/{l}"
+                    "bucket {b}, column {j}: value {:?} occurs {most} times in {size} records, more than 1/{l}",
+                    shown(&|c| c == most)
                 ));
             }
             worst = worst.max(most as f64 / size as f64);
@@ -116,11 +129,9 @@ pub fn audit(
         records += size;
         smallest = smallest.min(size);
     }
-    if table.buckets.is_empty() {
-        return fail("the table has no bucket".into());
-    }
     Ok(AuditReport {
         l,
+        diversity,
         buckets: table.buckets.len(),
         records,
         smallest_bucket: smallest,

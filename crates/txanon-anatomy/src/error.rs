@@ -38,6 +38,21 @@ pub enum AnatomyError {
         /// The largest l any record partition could reach with these columns.
         max_l: usize,
     },
+    /// Under the distinct-values reading, a column with fewer than `l` distinct values in all
+    /// the records: no bucket can hold `l` of them.
+    #[error(
+        "column {column} ({items} items) takes only {distinct} distinct values in all the records, fewer than l = {l}: no bucket can hold {l} of them; lower l or change the number of columns"
+    )]
+    TooFewValues {
+        /// The diversity asked for.
+        l: usize,
+        /// The column.
+        column: usize,
+        /// Its number of items.
+        items: usize,
+        /// Its distinct values.
+        distinct: usize,
+    },
     /// No l-diverse bucket can be formed: publishing would mean publishing nothing.
     #[error(
         "no {l}-diverse bucket can be formed from {records} records with {columns} columns (in some column one value, often the empty set, is too frequent): lower l or change the number of columns"

@@ -2,25 +2,54 @@
 //! Transaction Databases based on Anatomy technique", CSE 2010).
 //!
 //! 1. **Item partition**: items are clustered into `p` columns by k-medoids on `d = 1 − φ²`
-//!    (`txanon-correlate`), so that correlated items share a column.
+//!    (`txanon-correlate`), so that correlated items share a column; then, by default, repaired
+//!    ([`ItemPartitioning::Repaired`]) until every column admits l.
 //! 2. **Record partition** (the paper's Figure 2): one scan, in a random order, forms buckets in
 //!    which, for every column, no value (the itemset `t ∩ C_j`, **the empty set included as a
 //!    value**) is held by more than `1/l` of the bucket. Leftovers go to a bucket that stays
 //!    l-diverse; those that fit nowhere form one more bucket if they are l-diverse together,
 //!    and are suppressed (and counted) otherwise.
-//! 3. **Publication**: the anatomized table (per bucket and column, the multiset of values) and
-//!    its flattened form (each bucket's columns permuted independently by ChaCha20 and
-//!    re-joined into records), which the paper mines.
+//! 3. **Publication**: the anatomized table (per bucket and column, the multiset of values, in
+//!    canonical order) and its flattened form (each bucket's columns permuted independently by
+//!    ChaCha20 and re-joined into records), which the paper mines.
 //! 4. **Audit**: [`audit`] re-derives l-diversity from the published table alone.
+//!
+//! # Which l-diversity, and which l is reachable
+//! The paper's Definition 5 bounds the share of the most frequent value of every bucket and
+//! column by `1/l` ([`Diversity::Frequency`], the default), and its Corollary 1 and Theorem 1
+//! (inference with probability at most `1/l`) follow from it. Its Example 4, though, calls a
+//! table 2-diverse in which one value holds 3 of 5 records, and its Theorem 2 argues from "at
+//! least l distinct values" ([`Diversity::Distinct`], offered, weaker). With the empty set
+//! counted, Definition 5 is out of reach of the paper's own columns on its own datasets: a
+//! column whose top value holds more than `1/l` of all records rules out every record
+//! partition (the sum over buckets of that value's count would exceed `n/l`). The repair moves
+//! items between columns until that cannot happen; the `anatomy` experiment of
+//! `cargo xtask reproduce` shows which settings each choice reaches and what it costs.
+//!
+//! ```
+//! use txanon_anatomy::{AnatomyParams, anatomize, audit};
+//! use txanon_data::QuestParams;
+//!
+//! let db = QuestParams::new(2000, 10.0, 4.0, 100).seed(1).check()?.generate();
+//! let params = AnatomyParams::new(4, 3).seed(Some(7)).check()?;
+//! let published = anatomize(&db, &params)?;
+//! let report = audit(&published.table, None, None)?;
+//! assert!(report.worst_share <= 1.0 / 3.0);
+//! assert_eq!(report.records + published.suppressed, db.len());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
 
 mod algorithm;
 mod audit;
 mod error;
 mod params;
+mod repair;
 mod table;
+mod values;
 
 pub use algorithm::{Anatomized, ItemPartition, anatomize, item_partition, ln_faked_records};
-pub use audit::{AuditReport, Diversity, audit};
+pub use audit::{AuditReport, audit};
 pub use error::AnatomyError;
-pub use params::{AnatomyParams, ValidAnatomyParams};
-pub use table::AnatomizedTable;
+pub use params::{AnatomyParams, Diversity, ItemPartitioning, ValidAnatomyParams};
+pub use table::{AnatomizedTable, Bucket, TABLE_FORMAT, ValueCount};

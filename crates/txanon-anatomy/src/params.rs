@@ -1,26 +1,76 @@
 //! Parameters of multi-dimension anatomy.
 
+use serde::{Deserialize, Serialize};
 use txanon_correlate::SwapAlgorithm;
 use txanon_data::ParamError;
 
+/// Which reading of l-diversity a table satisfies.
+///
+/// The paper states Definition 5 (the frequency bound) and proves its Corollary 1 and Theorem 1
+/// (an attacker infers a column value with probability at most `1/l`) from it; but its Example 4
+/// calls Table I(E) 2-diverse although `{b}` holds 3 of 5 records of a bucket, and its Theorem 2
+/// argues from "at least l different itemsets per column". Only the first reading bounds the
+/// attacker's probability, so it is the default; the second is offered to reproduce the paper's
+/// settings, which its own definition cannot reach on its datasets (see the crate docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Diversity {
+    /// Definition 5: in every bucket and column the most frequent value (the empty set
+    /// included) is held by at most `1/l` of the bucket's records. Bounds by `1/l` the
+    /// probability of inferring any record's value in any column.
+    Frequency,
+    /// At least `l` distinct values in every bucket and column (the paper's Example 4 and
+    /// Theorem 2). Weaker: implied by [`Diversity::Frequency`], not the converse, and it bounds
+    /// no probability (a bucket may hold one value 99 times and another once).
+    Distinct,
+}
+
+/// How the items are split into columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ItemPartitioning {
+    /// The paper's: k-medoids on `d = 1 − φ²` and nothing else. On sparse data a column of
+    /// rare items is empty in most records, and a column holding a near-universal item has one
+    /// dominant value; either makes Definition 5 unreachable for every record partition.
+    Clustered,
+    /// k-medoids as above, then items are moved between columns, one at a time, until every
+    /// column admits l-diversity (no value held by more than `1/l` of all records, a condition
+    /// every l-diverse record partition needs). Each move is the one that lowers the total
+    /// excess over that bound most; ties go to the item closest (in `1 − φ²`) to its new
+    /// column's medoid. Columns the clustering already made admissible are left alone, so on
+    /// data where the paper's method works this is the paper's method.
+    Repaired,
+}
+
 /// Parameters of [`anatomize`](crate::anatomize); build with [`AnatomyParams::new`], validate
 /// with [`AnatomyParams::check`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AnatomyParams {
     columns: usize,
     l: usize,
     seed: Option<u64>,
     swap: SwapAlgorithm,
+    diversity: Diversity,
+    partitioning: ItemPartitioning,
+    headroom: f64,
 }
 
 /// Checked [`AnatomyParams`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ValidAnatomyParams(AnatomyParams);
 
 impl AnatomyParams {
     /// `columns` item columns (the paper's p) and diversity `l`.
     pub fn new(columns: usize, l: usize) -> Self {
-        Self { columns, l, seed: None, swap: SwapAlgorithm::FastPam1 }
+        Self {
+            columns,
+            l,
+            seed: None,
+            swap: SwapAlgorithm::FastPam1,
+            diversity: Diversity::Frequency,
+            partitioning: ItemPartitioning::Repaired,
+            headroom: 0.25,
+        }
     }
 
     /// Seed of every random choice that reaches the published data (scan order, leftover
@@ -38,10 +88,37 @@ impl AnatomyParams {
         self
     }
 
+    /// The reading of l-diversity to reach (default [`Diversity::Frequency`], the paper's
+    /// Definition 5).
+    pub fn diversity(mut self, diversity: Diversity) -> Self {
+        self.diversity = diversity;
+        self
+    }
+
+    /// How items are split into columns (default [`ItemPartitioning::Repaired`]; the repair
+    /// applies to [`Diversity::Frequency`] only, since under [`Diversity::Distinct`] a column
+    /// admits l as soon as it has l distinct values).
+    pub fn partitioning(mut self, partitioning: ItemPartitioning) -> Self {
+        self.partitioning = partitioning;
+        self
+    }
+
+    /// How far below the bound the repair aims: every column's most frequent value at most
+    /// `1/(l·(1 + headroom))` of the records (default 0.25). The paper's scan closes a bucket
+    /// as soon as its records are diverse; when a column's top value is barely under `1/l`
+    /// overall, a random group rarely is, and the scan makes a handful of huge buckets. More
+    /// headroom moves more items (columns less correlated) and gives smaller buckets; the
+    /// `anatomy` experiment measures both.
+    pub fn headroom(mut self, headroom: f64) -> Self {
+        self.headroom = headroom;
+        self
+    }
+
     /// Validates the parameters.
     ///
     /// # Errors
-    /// [`ParamError::OutOfRange`] for fewer than 2 columns or `l` below 2.
+    /// [`ParamError::OutOfRange`] for fewer than 2 columns, `l` below 2, or a headroom that is
+    /// negative or not finite.
     pub fn check(self) -> Result<ValidAnatomyParams, ParamError> {
         if self.columns < 2 {
             return Err(ParamError::OutOfRange {
@@ -55,6 +132,13 @@ impl AnatomyParams {
                 name: "l",
                 value: self.l.to_string(),
                 reason: "l-diversity needs l of at least 2 (l = 1 protects nothing)",
+            });
+        }
+        if !(self.headroom.is_finite() && self.headroom >= 0.0) {
+            return Err(ParamError::OutOfRange {
+                name: "headroom",
+                value: self.headroom.to_string(),
+                reason: "the repair's headroom is a non-negative fraction",
             });
         }
         Ok(ValidAnatomyParams(self))
@@ -80,5 +164,20 @@ impl ValidAnatomyParams {
     /// The SWAP search.
     pub fn swap(&self) -> SwapAlgorithm {
         self.0.swap
+    }
+
+    /// The reading of l-diversity.
+    pub fn diversity(&self) -> Diversity {
+        self.0.diversity
+    }
+
+    /// The item partitioning.
+    pub fn partitioning(&self) -> ItemPartitioning {
+        self.0.partitioning
+    }
+
+    /// The repair's headroom.
+    pub fn headroom(&self) -> f64 {
+        self.0.headroom
     }
 }

@@ -5,25 +5,59 @@ use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 use txanon_data::{ItemId, TransactionDb};
 
-use crate::algorithm::{ColumnValues, ItemPartition};
+use crate::algorithm::ItemPartition;
+use crate::params::Diversity;
+use crate::values::ColumnValues;
+
+/// Identifies the table format in its JSON.
+pub const TABLE_FORMAT: &str = "txanon-anatomy-table/1";
 
 /// An anatomized table as published: the item columns and, for every bucket and column, the
-/// multiset of the bucket's values in that column (each value an itemset, the empty one
-/// included), in random order. Items are written as their labels.
+/// multiset of the bucket's values in that column.
+///
+/// A multiset is written as its distinct values with their counts, in canonical order (by the
+/// value's items), so the table carries no order at all: not the input's, not the scan's. A value
+/// is an itemset given by the positions of its items in the column's item list; the empty set
+/// is a value like any other.
+///
+/// JSON (compact, one line):
+/// `{"format":"txanon-anatomy-table/1","l":2,"diversity":"frequency",
+///   "columns":[["a","c"],["b","e","g"]],
+///   "buckets":[{"size":5,"columns":[[[2,[0,1]],[3,[0]]],[[1,[]],[4,[0]]]]}]}`
+/// reads: column 0 holds items a and c; in the first bucket (5 records), column 0 takes the
+/// value {a,c} twice and {a} three times, column 1 the empty set once and {b} four times.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AnatomizedTable {
+    /// Always [`TABLE_FORMAT`].
+    pub format: String,
     /// The diversity the table claims.
     pub l: usize,
-    /// The items of each column.
+    /// The reading of l-diversity it claims.
+    pub diversity: Diversity,
+    /// The items of each column, as labels.
     pub columns: Vec<Vec<String>>,
-    /// `buckets[b][j][k]`: the `k`-th value of column `j` in bucket `b`.
-    pub buckets: Vec<Vec<Vec<Vec<String>>>>,
+    /// The buckets, in random order.
+    pub buckets: Vec<Bucket>,
 }
 
+/// One bucket of an [`AnatomizedTable`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bucket {
+    /// Its number of records.
+    pub size: usize,
+    /// `columns[j]`: the multiset of the bucket's values in column `j`.
+    pub columns: Vec<Vec<ValueCount>>,
+}
+
+/// A value and how many records of the bucket take it: `[count, [positions]]` in JSON, the
+/// positions indexing the column's item list, ascending.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ValueCount(pub usize, pub Vec<u32>);
+
 impl AnatomizedTable {
-    /// The table as pretty JSON.
+    /// The table as compact JSON.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a table serializes")
+        serde_json::to_string(self).expect("a table serializes")
     }
 
     /// Reads a table from JSON.
@@ -36,57 +70,68 @@ impl AnatomizedTable {
 
     /// Number of published records.
     pub fn records(&self) -> usize {
-        self.buckets.iter().map(|b| b.first().map_or(0, Vec::len)).sum()
+        self.buckets.iter().map(|b| b.size).sum()
     }
 }
 
-/// Publishes `buckets`: buckets in random order, and within each bucket every column's values
-/// permuted independently; the flattened form re-joins the `k`-th value of every column into
-/// record `k`, so its records are exactly the rows of the published table.
+/// Publishes `buckets`: buckets in random order, each column's multiset of values in canonical
+/// order; and the flattened records, bucket after bucket in the table's order, made by
+/// permuting every column's values of the bucket independently and joining the `k`-th values of
+/// all columns into record `k`.
 pub(crate) fn publish(
     db: &TransactionDb,
     columns: &ItemPartition,
     values: &ColumnValues,
     buckets: &[Vec<u32>],
-    l: usize,
+    (diversity, l): (Diversity, usize),
     rng: &mut impl Rng,
 ) -> (AnatomizedTable, TransactionDb) {
-    let label = |i: ItemId| db.label(i).to_string();
+    let mut position = vec![0u32; db.num_items()];
+    for column in columns {
+        for (k, &i) in column.iter().enumerate() {
+            position[i as usize] = k as u32;
+        }
+    }
+    // Every value of every column as positions, once.
+    let position_of = |j: usize, id: u32| -> Vec<u32> {
+        values.items(j, id).iter().map(|&i| position[i as usize]).collect()
+    };
     let mut order: Vec<usize> = (0..buckets.len()).collect();
     order.shuffle(rng);
     let mut table = AnatomizedTable {
+        format: TABLE_FORMAT.into(),
         l,
-        columns: columns.iter().map(|c| c.iter().map(|&i| label(i)).collect()).collect(),
+        diversity,
+        columns: columns
+            .iter()
+            .map(|c| c.iter().map(|&i| db.label(i).to_string()).collect())
+            .collect(),
         buckets: Vec::with_capacity(buckets.len()),
     };
-    let mut offsets = vec![0usize];
+    let mut offsets = Vec::with_capacity(db.len() + 1);
+    offsets.push(0usize);
     let mut items: Vec<ItemId> = Vec::new();
+    let mut ids: Vec<Vec<u32>> = vec![Vec::new(); columns.len()];
     for b in order {
         let members = &buckets[b];
-        let permuted: Vec<Vec<u32>> = (0..columns.len())
-            .map(|j| {
-                let mut v: Vec<u32> = members.iter().map(|&r| values.value(r, j)).collect();
-                v.shuffle(rng);
-                v
-            })
-            .collect();
-        table.buckets.push(
-            permuted
-                .iter()
-                .enumerate()
-                .map(|(j, v)| {
-                    v.iter()
-                        .map(|&id| {
-                            values.values[j][id as usize].iter().map(|&i| label(i)).collect()
-                        })
-                        .collect()
-                })
-                .collect(),
-        );
+        let mut multisets = Vec::with_capacity(columns.len());
+        for (j, column_ids) in ids.iter_mut().enumerate() {
+            column_ids.clear();
+            column_ids.extend(members.iter().map(|&r| values.value(r, j)));
+            column_ids.sort_unstable();
+            let mut multiset: Vec<ValueCount> = column_ids
+                .chunk_by(|a, b| a == b)
+                .map(|run| ValueCount(run.len(), position_of(j, run[0])))
+                .collect();
+            multiset.sort_unstable_by(|a, b| a.1.cmp(&b.1));
+            multisets.push(multiset);
+            column_ids.shuffle(rng);
+        }
+        table.buckets.push(Bucket { size: members.len(), columns: multisets });
         for k in 0..members.len() {
             let start = items.len();
-            for (j, v) in permuted.iter().enumerate() {
-                items.extend_from_slice(&values.values[j][v[k] as usize]);
+            for (j, column_ids) in ids.iter().enumerate() {
+                items.extend_from_slice(values.items(j, column_ids[k]));
             }
             items[start..].sort_unstable();
             offsets.push(items.len());

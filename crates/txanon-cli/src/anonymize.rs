@@ -4,9 +4,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use clap::ValueEnum;
 use clap::{Args, Subcommand};
 use serde::Serialize;
-use txanon_anatomy::{AnatomizedTable, AnatomyParams, Diversity, anatomize, audit};
+use txanon_anatomy::{
+    AnatomizedTable, AnatomyParams, Diversity, ItemPartitioning, anatomize, audit,
+};
 use txanon_data::{Format, write_atomic, write_db};
 
 use crate::exit::UsageError;
@@ -35,15 +38,56 @@ pub struct AnatomyArgs {
     /// Number of item columns p.
     #[arg(long, short = 'p')]
     columns: usize,
-    /// Diversity l: in every bucket and column no value is held by more than 1/l of the records.
+    /// Diversity l: in every bucket and column no value is held by more than 1/l of the records
+    /// (or, with --diversity distinct, at least l distinct values).
     #[arg(long, short = 'l')]
     l: usize,
+    /// Reading of l-diversity: `frequency` (the paper's Definition 5; bounds an attacker's
+    /// inference by 1/l) or `distinct` (at least l distinct values per bucket and column, the
+    /// paper's Example 4; weaker).
+    #[arg(long, value_enum, default_value_t = DiversityArg::Frequency)]
+    diversity: DiversityArg,
+    /// Item partition: `repaired` (k-medoids, then items moved until every column admits l) or
+    /// `clustered` (the paper's k-medoids alone, often infeasible on sparse data).
+    #[arg(long, value_enum, default_value_t = PartitioningArg::Repaired)]
+    partitioning: PartitioningArg,
+    /// With --partitioning repaired: aim every column's most frequent value at 1/(l·(1 + H))
+    /// of the records; more headroom gives smaller buckets and less correlated columns.
+    #[arg(long, value_name = "H", default_value_t = 0.25)]
+    headroom: f64,
     /// Seed of every random choice (only to reproduce a run; by default the OS seeds ChaCha20).
     #[arg(long)]
     seed: Option<u64>,
     /// Output directory: table.json, anonymized.dat (flattened, FIMI) and summary.json.
     #[arg(long, short = 'o', value_name = "DIR")]
     out: PathBuf,
+}
+
+/// `--diversity`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DiversityArg {
+    /// Most frequent value at most 1/l of every bucket and column (Definition 5).
+    Frequency,
+    /// At least l distinct values in every bucket and column.
+    Distinct,
+}
+
+impl From<DiversityArg> for Diversity {
+    fn from(d: DiversityArg) -> Self {
+        match d {
+            DiversityArg::Frequency => Diversity::Frequency,
+            DiversityArg::Distinct => Diversity::Distinct,
+        }
+    }
+}
+
+/// `--partitioning`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PartitioningArg {
+    /// k-medoids, then repaired so that every column admits l.
+    Repaired,
+    /// k-medoids alone (the paper).
+    Clustered,
 }
 
 /// Arguments of `txanon audit anatomy`.
@@ -54,10 +98,9 @@ pub struct AuditAnatomyArgs {
     /// The diversity to verify (default: the l the table claims).
     #[arg(long, short = 'l')]
     l: Option<usize>,
-    /// Verify at least l distinct values per bucket and column instead of the paper's
-    /// Definition 5 (most frequent value at most 1/l).
-    #[arg(long)]
-    distinct: bool,
+    /// The reading to verify (default: the one the table claims).
+    #[arg(long, value_enum)]
+    diversity: Option<DiversityArg>,
 }
 
 #[derive(Debug, Serialize)]
@@ -66,6 +109,8 @@ struct AnatomySummary {
     records: usize,
     columns: usize,
     l: usize,
+    diversity: Diversity,
+    items_moved: usize,
     buckets: usize,
     published_records: usize,
     leftovers_placed: usize,
@@ -86,12 +131,21 @@ pub fn run(cmd: AnonymizeCommand) -> Result<()> {
 fn anatomy(args: AnatomyArgs) -> Result<()> {
     let (db, _) = args.input.read()?;
     let started = Instant::now();
-    let params = AnatomyParams::new(args.columns, args.l).seed(args.seed).check()?;
+    let params = AnatomyParams::new(args.columns, args.l)
+        .seed(args.seed)
+        .diversity(args.diversity.into())
+        .partitioning(match args.partitioning {
+            PartitioningArg::Repaired => ItemPartitioning::Repaired,
+            PartitioningArg::Clustered => ItemPartitioning::Clustered,
+        })
+        .headroom(args.headroom)
+        .check()?;
     let result = anatomize(&db, &params)?;
     // The independent check, on the table exactly as it will be written: no output unless it
     // passes.
     let json = result.table.to_json();
-    let report = audit(&AnatomizedTable::from_json(&json)?, Some(args.l), Diversity::Frequency)
+    let published = AnatomizedTable::from_json(&json)?;
+    let report = audit(&published, Some(args.l), Some(params.diversity()))
         .context("the anatomized table failed its own audit; nothing written")?;
     let seconds = started.elapsed().as_secs_f64();
     let summary = AnatomySummary {
@@ -99,6 +153,8 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
         records: db.len(),
         columns: args.columns,
         l: args.l,
+        diversity: params.diversity(),
+        items_moved: result.items_moved.len(),
         buckets: result.buckets,
         published_records: report.records,
         leftovers_placed: result.leftovers_placed,
@@ -144,8 +200,7 @@ pub fn run_audit(cmd: AuditCommand) -> Result<()> {
                 .map_err(|e| UsageError(format!("{}: {e}", args.table.display())))?;
             let table = AnatomizedTable::from_json(&text)
                 .map_err(|e| UsageError(format!("{}: {e}", args.table.display())))?;
-            let diversity = if args.distinct { Diversity::Distinct } else { Diversity::Frequency };
-            let report = audit(&table, args.l, diversity)
+            let report = audit(&table, args.l, args.diversity.map(Diversity::from))
                 .map_err(|e| UsageError(format!("{}: {e}", args.table.display())))?;
             emit(&(serde_json::to_string_pretty(&report)? + "\n"))
         }

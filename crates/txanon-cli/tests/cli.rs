@@ -353,13 +353,12 @@ fn anonymize_anatomy_writes_a_verified_table_or_nothing() {
     let stats: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(stats["transactions"].as_u64(), Some(published));
 
-    // Tampering: make one bucket's first column uniform; the audit fails with exit 2.
+    // Tampering: make one bucket's first column a single value; the audit fails with exit 2.
     let mut t: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&table).unwrap()).unwrap();
-    let first = t["buckets"][0][0][0].clone();
-    for v in t["buckets"][0][0].as_array_mut().unwrap() {
-        *v = first.clone();
-    }
+    let size = t["buckets"][0]["size"].clone();
+    let value = t["buckets"][0]["columns"][0][0][1].clone();
+    t["buckets"][0]["columns"][0] = serde_json::json!([[size, value]]);
     let tampered = fixture(dir.path(), "tampered.json", serde_json::to_string(&t).unwrap());
     let o = txanon(&["audit", "anatomy", &tampered]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
@@ -381,4 +380,34 @@ fn anonymize_anatomy_writes_a_verified_table_or_nothing() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("no 50-diverse"), "{}", stderr(&o));
     assert!(!nothing.exists());
+
+    // The distinct reading is claimed in the table and audited by default; at l = 8 on these
+    // columns it is not Definition 5, which the audit says when asked.
+    let distinct = dir.path().join("distinct");
+    let o = txanon(&[
+        "anonymize",
+        "anatomy",
+        quest.to_str().unwrap(),
+        "-p",
+        "5",
+        "-l",
+        "8",
+        "--diversity",
+        "distinct",
+        "--partitioning",
+        "clustered",
+        "--seed",
+        "3",
+        "-o",
+        distinct.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = distinct.join("table.json");
+    let o = txanon(&["audit", "anatomy", table.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["diversity"], "distinct");
+    let o = txanon(&["audit", "anatomy", table.to_str().unwrap(), "--diversity", "frequency"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("more than 1/8"), "{}", stderr(&o));
 }

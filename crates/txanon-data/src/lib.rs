@@ -3,7 +3,8 @@
 //! Everything else in the workspace stands on this crate. It owns
 //! - [`TransactionDb`], a transaction database in compressed sparse rows over dense item ids,
 //!   with the dictionary back to the source's labels and optional annotations (sensitive items,
-//!   item categories, read with [`read_label_list`] and [`read_categories`]);
+//!   item categories, read with [`read_label_list`] and [`read_categories`]), and its
+//!   transpose [`ItemIndex`] (item → transactions);
 //! - strict, streaming readers ([`read_path`]) for FIMI, SPMF and basket CSV (long and wide),
 //!   plain or gzip, whose errors name file, line, column and reason; writers ([`write_db`],
 //!   [`write_path`]) that round-trip the labels, and [`write_atomic`] so that no failed run
@@ -32,6 +33,7 @@ pub mod datasets;
 mod db;
 mod error;
 mod fimi;
+mod index;
 mod labels;
 pub mod quest;
 mod read;
@@ -41,6 +43,7 @@ mod write;
 pub use annotations::{read_categories, read_label_list, resolve_labels};
 pub use db::{DbStats, ItemCategories, TransactionDb, Transactions};
 pub use error::{DataError, Location, ParamError, Result};
+pub use index::ItemIndex;
 pub use labels::{ItemId, ItemLabels, Label};
 pub use quest::{QuestParams, ValidQuestParams};
 pub use read::{

@@ -56,8 +56,8 @@ pub const EXPERIMENTS: &[Experiment] = &[
     },
     Experiment {
         name: "anatomy",
-        title: "Multi-dimension anatomy: feasibility, rules kept, faked records",
-        paper: "anatomy paper, Figures 3-7 (Connect p = 10; T40I10D100K p = 20)",
+        title: "Multi-dimension anatomy: reachable l, rules kept, AR, faked records, time, scaling",
+        paper: "anatomy paper, Figures 3-7 (Connect p = 10; T40I10D100K p = 20), both readings of its l-diversity",
         run: anatomy::run,
     },
 ];
