@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 2 bad input or parameters (the error on stderr), 1 internal failure.
 
 mod anonymize;
+mod band;
 mod compare;
 mod convert;
 mod exit;
@@ -40,6 +41,9 @@ enum Command {
     /// Verify a published output from the output alone.
     #[command(subcommand)]
     Audit(anonymize::AuditCommand),
+    /// Reorder the transactions into a band (reverse Cuthill-McKee): bandwidth and profile
+    /// before and after, and a picture with --plot.
+    Band(band::BandArgs),
     /// Compare an anonymized file with its original: every utility metric.
     Compare(compare::CompareArgs),
     /// Generate synthetic data.
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         Command::Generate(cmd) => generate::run(cmd),
         Command::Mine(args) => mine::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Band(args) => band::run(args),
         Command::Anonymize(cmd) => anonymize::run(cmd),
         Command::Audit(cmd) => anonymize::run_audit(cmd),
     };

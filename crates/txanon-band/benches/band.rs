@@ -1,0 +1,76 @@
+//! Band reordering: degrees and RCM on the implicit `A·Aᵀ` and on the padded `A + Aᵀ` of
+//! BMS-WebView-1 and -2 (when found) and of Quest data; and, on the first 10,000 transactions
+//! of BMS-WebView-1, the implicit graph against building `A·Aᵀ` with nalgebra-sparse and
+//! running the same RCM on the explicit pattern (what generality would cost).
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use nalgebra_sparse::pattern::SparsityPattern;
+use txanon_band::{Explicit, Pattern, SharedItems, reverse_cuthill_mckee};
+use txanon_data::{QuestParams, ReadOptions, TransactionDb, datasets, read_path};
+
+fn inputs() -> Vec<(String, TransactionDb)> {
+    let mut inputs = vec![(
+        "quest-T2.5I2D60K-N500".to_string(),
+        QuestParams::new(60_000, 2.5, 2.0, 500).seed(0).check().expect("valid").generate(),
+    )];
+    for name in ["bms1", "bms2"] {
+        match datasets::locate_verified(name) {
+            Ok(Some(path)) => inputs
+                .push((name.into(), read_path(&path, &ReadOptions::new()).expect("readable").0)),
+            _ => eprintln!("{name} not found: not benchmarked"),
+        }
+    }
+    inputs
+}
+
+fn explicit_aat(db: &TransactionDb) -> Explicit {
+    let mut offsets = vec![0];
+    let mut indices = Vec::new();
+    for t in db.iter() {
+        indices.extend(t.iter().map(|&i| i as usize));
+        offsets.push(indices.len());
+    }
+    let a =
+        SparsityPattern::try_from_offsets_and_indices(db.len(), db.num_items(), offsets, indices)
+            .expect("valid rows");
+    Explicit::from_pattern(&nalgebra_sparse::ops::serial::spmm_csr_pattern(&a, &a.transpose()))
+}
+
+fn band(c: &mut Criterion) {
+    let mut group = c.benchmark_group("band");
+    group.sample_size(10);
+    for (name, db) in inputs() {
+        let n = db.len();
+        let aat = SharedItems::all_items(&db);
+        group.bench_function(BenchmarkId::new("degrees-aat", format!("{name}/n={n}")), |b| {
+            b.iter(|| black_box(aat.degrees()))
+        });
+        group.bench_function(BenchmarkId::new("rcm-aat", format!("{name}/n={n}")), |b| {
+            b.iter(|| reverse_cuthill_mckee(black_box(&aat)))
+        });
+        let keep = vec![true; db.num_items()];
+        group.bench_function(BenchmarkId::new("rcm-sym-pad", format!("{name}/n={n}")), |b| {
+            b.iter(|| reverse_cuthill_mckee(&Explicit::symmetrized_padded(black_box(&db), &keep)))
+        });
+        if name == "bms1" {
+            let head = TransactionDb::from_parts(
+                db.offsets()[..10_001].to_vec(),
+                db.items()[..db.offsets()[10_000]].to_vec(),
+                db.labels().clone(),
+            );
+            let implicit = SharedItems::all_items(&head);
+            group.bench_function("rcm-aat-implicit/bms1-first-10000", |b| {
+                b.iter(|| reverse_cuthill_mckee(black_box(&implicit)))
+            });
+            group.bench_function("rcm-aat-explicit-built/bms1-first-10000", |b| {
+                b.iter(|| reverse_cuthill_mckee(&explicit_aat(black_box(&head))))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, band);
+criterion_main!(benches);

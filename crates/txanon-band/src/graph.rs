@@ -1,0 +1,418 @@
+//! The graphs over transactions that RCM reorders: the pattern of A·Aᵀ, walked through the items
+//! without being built, and explicit symmetric patterns such as A + Aᵀ of the padded matrix.
+
+use nalgebra_sparse::pattern::SparsityPattern;
+use rayon::prelude::*;
+use txanon_data::{ItemId, ItemIndex, TransactionDb};
+
+/// Bandwidth and profile of a symmetric pattern under an ordering.
+///
+/// With `π(v)` the position of vertex `v`: the bandwidth is the largest `|π(u) − π(v)|` over
+/// the edges; the profile (envelope size) is `Σ_v (π(v) − f_v)`, where `f_v` is the smallest
+/// position among `v` and its neighbours, the lower envelope of the symmetric matrix row by row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Envelope {
+    /// Largest distance in the ordering between two adjacent vertices.
+    pub bandwidth: u64,
+    /// Sum over rows of the distance from the first non-zero of the row to the diagonal.
+    pub profile: u64,
+}
+
+/// Scratch space of searches over a pattern: a vertex (or item) is marked when its stamp equals
+/// the search's epoch, so a new search costs no clearing; marked vertices and items can carry a
+/// value (a position, a span) for the same reason.
+#[derive(Debug, Clone)]
+pub struct SearchState {
+    epoch: u32,
+    vertices: Vec<u32>,
+    items: Vec<u32>,
+    values: Vec<u32>,
+    spans: Vec<(u32, u32)>,
+}
+
+impl SearchState {
+    /// Stamps for `vertices` vertices and `items` items (0 for explicit graphs).
+    pub fn new(vertices: usize, items: usize) -> Self {
+        Self {
+            epoch: 1,
+            vertices: vec![0; vertices],
+            items: vec![0; items],
+            values: vec![0; vertices],
+            spans: vec![(0, 0); items],
+        }
+    }
+
+    /// Marks `vertices` in a new search, each with its index in the slice as value.
+    fn number(&mut self, vertices: &[u32]) {
+        self.restart();
+        for (k, &v) in vertices.iter().enumerate() {
+            self.mark(v);
+            self.values[v as usize] = k as u32;
+        }
+    }
+
+    /// Starts a new search: nothing is marked.
+    pub fn restart(&mut self) {
+        self.epoch += 1;
+    }
+
+    /// Marks `v`; false if it was already marked in this search.
+    pub fn mark(&mut self, v: u32) -> bool {
+        let slot = &mut self.vertices[v as usize];
+        let fresh = *slot != self.epoch;
+        *slot = self.epoch;
+        fresh
+    }
+
+    /// True when `v` is marked in this search.
+    pub fn is_marked(&self, v: u32) -> bool {
+        self.vertices[v as usize] == self.epoch
+    }
+
+    fn mark_item(&mut self, i: ItemId) -> bool {
+        let slot = &mut self.items[i as usize];
+        let fresh = *slot != self.epoch;
+        *slot = self.epoch;
+        fresh
+    }
+}
+
+/// A symmetric sparsity pattern over vertices `0..order()`: what reverse Cuthill-McKee needs of
+/// a graph, and what bandwidth and profile are measured on.
+pub trait Pattern: Sync {
+    /// Number of vertices.
+    fn order(&self) -> usize;
+
+    /// The degree of every vertex: its neighbours other than itself.
+    fn degrees(&self) -> Vec<u32>;
+
+    /// Fresh search stamps sized for this pattern.
+    fn search_state(&self) -> SearchState;
+
+    /// Appends to `out`, and marks, every neighbour of `v` not yet marked in `state`. Within one
+    /// breadth-first search (every vertex expanded at most once, after being marked) the
+    /// appended vertices are exactly `v`'s unmarked neighbours.
+    fn expand(&self, v: u32, state: &mut SearchState, out: &mut Vec<u32>);
+
+    /// Bandwidth and profile of the subgraph on `vertices` (a union of connected components),
+    /// with `vertices[k]` at position `k`. `state` is scratch space (its marks are lost).
+    fn envelope_of(&self, vertices: &[u32], state: &mut SearchState) -> Envelope;
+
+    /// Bandwidth and profile when vertex `v` sits at `position[v]`.
+    ///
+    /// # Panics
+    /// When `position` is not as long as `order()`.
+    fn envelope(&self, position: &[u32]) -> Envelope;
+
+    /// The pattern under the ordering, downsampled to `cells × cells`: cell `(a, b)` counts
+    /// the edges `(u, v)` (both directions, with the diagonal) with `π(u)` in row block `a` and
+    /// `π(v)` in column block `b`; for [`SharedItems`] an edge counts once per shared item.
+    fn density(&self, position: &[u32], cells: usize) -> Vec<Vec<u64>>;
+}
+
+/// The transaction similarity graph of CAHD: two transactions are adjacent when they share an
+/// item of `keep` (the QID items), the pattern of `A·Aᵀ` with `A` restricted to those items.
+///
+/// The graph is never built: `A·Aᵀ` of BMS-WebView-1 has about 136 million non-zeros, and a
+/// transaction's neighbours are simply the transactions of its items. A breadth-first search
+/// scans each item's transactions once, when the first transaction holding the item is
+/// expanded (all of them become marked then), so a whole search costs `O(Σ|t|)`, not the
+/// `O(nnz(A·Aᵀ))` of an explicit graph.
+#[derive(Debug)]
+pub struct SharedItems<'a> {
+    db: &'a TransactionDb,
+    keep: Vec<bool>,
+    index: ItemIndex,
+}
+
+impl<'a> SharedItems<'a> {
+    /// The graph of `db` over the items with `keep[i]` true.
+    ///
+    /// # Panics
+    /// When `keep` is not one flag per item of `db`.
+    pub fn new(db: &'a TransactionDb, keep: Vec<bool>) -> Self {
+        assert_eq!(keep.len(), db.num_items(), "one flag per item");
+        Self { db, keep, index: ItemIndex::new(db) }
+    }
+
+    /// The graph over every item of `db`.
+    pub fn all_items(db: &'a TransactionDb) -> Self {
+        Self::new(db, vec![true; db.num_items()])
+    }
+
+    fn kept(&self, t: usize) -> impl Iterator<Item = ItemId> + '_ {
+        self.db.transaction(t).iter().copied().filter(|&i| self.keep[i as usize])
+    }
+
+    /// For every kept item, the smallest and largest position of its transactions.
+    fn item_spans(&self, position: &[u32]) -> Vec<(u32, u32)> {
+        (0..self.db.num_items() as ItemId)
+            .map(|i| {
+                let ts = self.index.transactions(i);
+                if !self.keep[i as usize] || ts.is_empty() {
+                    return (u32::MAX, 0);
+                }
+                ts.iter().fold((u32::MAX, 0), |(lo, hi), &t| {
+                    let p = position[t as usize];
+                    (lo.min(p), hi.max(p))
+                })
+            })
+            .collect()
+    }
+}
+
+impl Pattern for SharedItems<'_> {
+    fn order(&self) -> usize {
+        self.db.len()
+    }
+
+    /// `|∪_{i ∈ t} T(i)| − 1` for each transaction `t` with a kept item, by marking: each
+    /// transaction stamps its neighbours with its own id, so no clearing is needed between
+    /// transactions. `O(Σ_i sup(i)²)` time (the multiplicity count of `A·Aᵀ`), rayon over
+    /// transactions, `n` words per worker.
+    fn degrees(&self) -> Vec<u32> {
+        let n = self.db.len();
+        (0..n)
+            .into_par_iter()
+            .with_min_len(1024)
+            .map_init(
+                || vec![u32::MAX; n],
+                |stamp, t| {
+                    let mut count = 0u32;
+                    for i in self.kept(t) {
+                        for &u in self.index.transactions(i) {
+                            if stamp[u as usize] != t as u32 {
+                                stamp[u as usize] = t as u32;
+                                count += 1;
+                            }
+                        }
+                    }
+                    count.saturating_sub(1)
+                },
+            )
+            .collect()
+    }
+
+    fn search_state(&self) -> SearchState {
+        SearchState::new(self.db.len(), self.db.num_items())
+    }
+
+    fn expand(&self, v: u32, state: &mut SearchState, out: &mut Vec<u32>) {
+        for i in self.kept(v as usize) {
+            if state.mark_item(i) {
+                for &u in self.index.transactions(i) {
+                    if state.mark(u) {
+                        out.push(u);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `O(Σ|t| + m)`: the bandwidth is the widest span of one item's positions, and a row's
+    /// first non-zero is the smallest span start among its items.
+    fn envelope(&self, position: &[u32]) -> Envelope {
+        assert_eq!(position.len(), self.order(), "one position per transaction");
+        let spans = self.item_spans(position);
+        let bandwidth = spans.iter().map(|&(lo, hi)| hi.saturating_sub(lo) as u64).max();
+        let profile = (0..self.db.len())
+            .map(|t| {
+                let p = position[t];
+                let first = self.kept(t).map(|i| spans[i as usize].0).min().unwrap_or(p);
+                (p - first.min(p)) as u64
+            })
+            .sum();
+        Envelope { bandwidth: bandwidth.unwrap_or(0), profile }
+    }
+
+    fn envelope_of(&self, vertices: &[u32], state: &mut SearchState) -> Envelope {
+        state.number(vertices);
+        let mut touched = Vec::new();
+        for (k, &v) in vertices.iter().enumerate() {
+            let k = k as u32;
+            for i in self.kept(v as usize) {
+                if state.mark_item(i) {
+                    state.spans[i as usize] = (k, k);
+                    touched.push(i);
+                } else {
+                    let span = &mut state.spans[i as usize];
+                    span.0 = span.0.min(k);
+                    span.1 = span.1.max(k);
+                }
+            }
+        }
+        let bandwidth = touched
+            .iter()
+            .map(|&i| (state.spans[i as usize].1 - state.spans[i as usize].0) as u64)
+            .max()
+            .unwrap_or(0);
+        let profile = vertices
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| {
+                let first = self.kept(v as usize).map(|i| state.spans[i as usize].0).min();
+                (k as u32 - first.unwrap_or(k as u32).min(k as u32)) as u64
+            })
+            .sum();
+        Envelope { bandwidth, profile }
+    }
+
+    fn density(&self, position: &[u32], cells: usize) -> Vec<Vec<u64>> {
+        let n = self.order().max(1);
+        let block = |p: u32| (p as usize * cells / n).min(cells - 1);
+        let mut grid = vec![vec![0u64; cells]; cells];
+        let mut counts: Vec<(usize, u64)> = Vec::new();
+        for i in 0..self.db.num_items() as ItemId {
+            if !self.keep[i as usize] {
+                continue;
+            }
+            let mut blocks: Vec<usize> =
+                self.index.transactions(i).iter().map(|&t| block(position[t as usize])).collect();
+            blocks.sort_unstable();
+            counts.clear();
+            for run in blocks.chunk_by(|a, b| a == b) {
+                counts.push((run[0], run.len() as u64));
+            }
+            for &(a, ca) in &counts {
+                for &(b, cb) in &counts {
+                    grid[a][b] += ca * cb;
+                }
+            }
+        }
+        grid
+    }
+}
+
+/// An explicit symmetric pattern: CSR offsets and neighbour lists (a vertex's own entry, if
+/// stored, is ignored by degrees and searches).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Explicit {
+    offsets: Vec<usize>,
+    neighbours: Vec<u32>,
+}
+
+impl Explicit {
+    /// The pattern of a square [`SparsityPattern`] (rows as vertices).
+    ///
+    /// # Panics
+    /// When the pattern is not square or not symmetric (a contract of the caller).
+    pub fn from_pattern(pattern: &SparsityPattern) -> Self {
+        assert_eq!(pattern.major_dim(), pattern.minor_dim(), "a square pattern");
+        let explicit = Self {
+            offsets: pattern.major_offsets().to_vec(),
+            neighbours: pattern.minor_indices().iter().map(|&j| j as u32).collect(),
+        };
+        debug_assert!(explicit.is_symmetric(), "a symmetric pattern");
+        explicit
+    }
+
+    /// The reimplementation's cheaper graph: `A` (transactions × kept items) padded with empty
+    /// rows or columns to a square `N × N`, `N = max(n, m)`, then `B = A + Aᵀ`. Vertex `v` is
+    /// transaction `v` (when `v < n`) and item `v` (when `v < m`) at once: its neighbours are
+    /// the items of transaction `v` read as vertices, and the transactions holding item `v`.
+    /// This mixes the two index spaces, which is the variant's cost: it is a graph on
+    /// transactions only where `n ≥ m`, and then only loosely related to their similarity.
+    pub fn symmetrized_padded(db: &TransactionDb, keep: &[bool]) -> Self {
+        let (n, m) = (db.len(), db.num_items());
+        let size = n.max(m);
+        let mut offsets = Vec::with_capacity(size + 1);
+        offsets.push(0);
+        let mut indices = Vec::with_capacity(db.occurrences());
+        for t in 0..size {
+            if t < n {
+                indices.extend(
+                    db.transaction(t).iter().filter(|&&i| keep[i as usize]).map(|&i| i as usize),
+                );
+            }
+            offsets.push(indices.len());
+        }
+        let a = SparsityPattern::try_from_offsets_and_indices(size, size, offsets, indices)
+            .expect("rows of a TransactionDb are strictly ascending");
+        let b = nalgebra_sparse::ops::serial::spadd_pattern(&a, &a.transpose());
+        Self::from_pattern(&b)
+    }
+
+    /// Number of stored entries (both directions, with any diagonal entries).
+    pub fn entries(&self) -> usize {
+        self.neighbours.len()
+    }
+
+    /// The neighbours of `v` (possibly including `v` itself).
+    pub fn row(&self, v: u32) -> &[u32] {
+        &self.neighbours[self.offsets[v as usize]..self.offsets[v as usize + 1]]
+    }
+
+    fn is_symmetric(&self) -> bool {
+        (0..self.order() as u32)
+            .all(|v| self.row(v).iter().all(|&u| self.row(u).binary_search(&v).is_ok()))
+    }
+}
+
+impl Pattern for Explicit {
+    fn order(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn degrees(&self) -> Vec<u32> {
+        (0..self.order() as u32)
+            .map(|v| self.row(v).iter().filter(|&&u| u != v).count() as u32)
+            .collect()
+    }
+
+    fn search_state(&self) -> SearchState {
+        SearchState::new(self.order(), 0)
+    }
+
+    fn expand(&self, v: u32, state: &mut SearchState, out: &mut Vec<u32>) {
+        for &u in self.row(v) {
+            if state.mark(u) {
+                out.push(u);
+            }
+        }
+    }
+
+    fn envelope_of(&self, vertices: &[u32], state: &mut SearchState) -> Envelope {
+        state.number(vertices);
+        let (mut bandwidth, mut profile) = (0u64, 0u64);
+        for (p, &v) in vertices.iter().enumerate() {
+            let p = p as u32;
+            let mut first = p;
+            for &u in self.row(v) {
+                debug_assert!(state.is_marked(u), "vertices must be whole components");
+                let q = state.values[u as usize];
+                bandwidth = bandwidth.max(p.abs_diff(q) as u64);
+                first = first.min(q);
+            }
+            profile += (p - first) as u64;
+        }
+        Envelope { bandwidth, profile }
+    }
+
+    fn envelope(&self, position: &[u32]) -> Envelope {
+        assert_eq!(position.len(), self.order(), "one position per vertex");
+        let (mut bandwidth, mut profile) = (0u64, 0u64);
+        for v in 0..self.order() as u32 {
+            let p = position[v as usize];
+            let mut first = p;
+            for &u in self.row(v) {
+                let q = position[u as usize];
+                bandwidth = bandwidth.max(p.abs_diff(q) as u64);
+                first = first.min(q);
+            }
+            profile += (p - first) as u64;
+        }
+        Envelope { bandwidth, profile }
+    }
+
+    fn density(&self, position: &[u32], cells: usize) -> Vec<Vec<u64>> {
+        let n = self.order().max(1);
+        let block = |p: u32| (p as usize * cells / n).min(cells - 1);
+        let mut grid = vec![vec![0u64; cells]; cells];
+        for v in 0..self.order() as u32 {
+            for &u in self.row(v) {
+                grid[block(position[v as usize])][block(position[u as usize])] += 1;
+            }
+        }
+        grid
+    }
+}

@@ -1,0 +1,90 @@
+//! Band-matrix reordering of transaction data: the first step of CAHD (Ghinita, Tao, Kalnis,
+//! ICDE 2008), which orders transactions so that similar ones sit together.
+//!
+//! - [`SharedItems`]: the transaction similarity graph (two transactions adjacent when they
+//!   share an item), the pattern of `A·Aᵀ`, walked through the items and never built.
+//! - [`Explicit`]: an explicit symmetric pattern, such as [`Explicit::symmetrized_padded`], the
+//!   cheaper `A + Aᵀ` of the padded matrix that a reimplementation of CAHD used.
+//! - [`reverse_cuthill_mckee`]: RCM from the best of several peripheral starts per component
+//!   (the George-Liu pseudo-peripheral node first), by profile.
+//! - [`Pattern::envelope`]: bandwidth and profile under an ordering; [`sparsity_svg`]: the
+//!   picture of a pattern before and after.
+//!
+//! ```
+//! use txanon_band::{Ordering, Pattern, SharedItems, reverse_cuthill_mckee};
+//! use txanon_data::TransactionDb;
+//!
+//! // Transactions 0 and 3 share item 7; 1 and 2 share item 9; 0 and 2 share item 5.
+//! let db = TransactionDb::from_int_transactions([vec![5, 7], vec![9], vec![5, 9], vec![7]]);
+//! let graph = SharedItems::all_items(&db);
+//! let band = reverse_cuthill_mckee(&graph);
+//! let before = graph.envelope(Ordering::identity(db.len()).position());
+//! let after = graph.envelope(band.position());
+//! assert_eq!((before.bandwidth, after.bandwidth), (3, 1));
+//! assert!(after.profile < before.profile);
+//! ```
+#![deny(missing_docs)]
+
+mod graph;
+mod picture;
+mod rcm;
+
+pub use graph::{Envelope, Explicit, Pattern, SearchState, SharedItems};
+pub use picture::{CELLS, sparsity_svg};
+pub use rcm::{CANDIDATES, Ordering, Start, reverse_cuthill_mckee, reverse_cuthill_mckee_from};
+
+use txanon_data::TransactionDb;
+
+/// Which graph over the transactions to reorder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GraphKind {
+    /// The pattern of `A·Aᵀ`: transactions adjacent when they share a kept item (CAHD's).
+    SharedItems,
+    /// `A + Aᵀ` of `A` padded to a square (the reimplementation's cheaper variant).
+    SymmetrizedPadded,
+}
+
+/// The RCM ordering of the transactions of `db` over the items with `keep[i]` true, on the
+/// graph `kind`, and the bandwidth and profile of that graph before (input order) and after.
+/// For [`GraphKind::SymmetrizedPadded`] the padding vertices are dropped from the transaction
+/// order, and the envelopes are those of the padded matrix.
+///
+/// # Panics
+/// When `keep` is not one flag per item of `db`.
+pub fn band_order(
+    db: &TransactionDb,
+    keep: &[bool],
+    kind: GraphKind,
+) -> (Ordering, Envelope, Envelope) {
+    match kind {
+        GraphKind::SharedItems => {
+            let graph = SharedItems::new(db, keep.to_vec());
+            let ordering = reverse_cuthill_mckee(&graph);
+            let before = graph.envelope(Ordering::identity(db.len()).position());
+            let after = graph.envelope(ordering.position());
+            (ordering, before, after)
+        }
+        GraphKind::SymmetrizedPadded => {
+            let graph = Explicit::symmetrized_padded(db, keep);
+            let ordering = reverse_cuthill_mckee(&graph);
+            let before = graph.envelope(Ordering::identity(graph.order()).position());
+            let after = graph.envelope(ordering.position());
+            let n = db.len() as u32;
+            let transactions = ordering.order().iter().copied().filter(|&v| v < n).collect();
+            (Ordering::from_order(transactions), before, after)
+        }
+    }
+}
+
+#[cfg(test)]
+mod autotraits {
+    fn send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn public_types_are_send_and_sync() {
+        send_sync::<super::Ordering>();
+        send_sync::<super::Envelope>();
+        send_sync::<super::Explicit>();
+        send_sync::<super::SharedItems<'static>>();
+    }
+}

@@ -1,0 +1,180 @@
+//! `txanon band`: reverse Cuthill-McKee on the transactions, bandwidth and profile before and
+//! after, and the picture.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use txanon_band::{
+    CELLS, Envelope, Explicit, GraphKind, Ordering, Pattern, SharedItems, reverse_cuthill_mckee,
+    sparsity_svg,
+};
+use txanon_data::write_atomic;
+
+use crate::exit::UsageError;
+use crate::input::{InputArgs, emit};
+
+/// Arguments of `txanon band`.
+#[derive(Debug, Args)]
+pub struct BandArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The graph: `aat` (transactions adjacent when they share an item, the pattern of A·Aᵀ,
+    /// never built) or `sym-pad` (A padded to a square, then A + Aᵀ).
+    #[arg(long, value_enum, default_value_t = GraphArg::Aat)]
+    graph: GraphArg,
+    /// A file of sensitive item labels to leave out of the graph (CAHD reorders on the QID
+    /// items only).
+    #[arg(long, value_name = "FILE")]
+    sensitive: Option<PathBuf>,
+    /// Draw the pattern before and after (SVG, downsampled to a fixed size).
+    #[arg(long, value_name = "OUT.svg")]
+    plot: Option<PathBuf>,
+    /// Print the figures as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `--graph`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum GraphArg {
+    /// The pattern of A·Aᵀ (CAHD's transaction similarity graph).
+    Aat,
+    /// A + Aᵀ of A padded to a square.
+    SymPad,
+}
+
+impl From<GraphArg> for GraphKind {
+    fn from(g: GraphArg) -> Self {
+        match g {
+            GraphArg::Aat => GraphKind::SharedItems,
+            GraphArg::SymPad => GraphKind::SymmetrizedPadded,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct BandReport {
+    input: String,
+    graph: &'static str,
+    vertices: usize,
+    items_in_graph: usize,
+    bandwidth_before: u64,
+    bandwidth_after: u64,
+    profile_before: u64,
+    profile_after: u64,
+    profile_reduction_percent: f64,
+    bandwidth_reduction_percent: f64,
+    rcm_seconds: f64,
+}
+
+/// Runs `txanon band`.
+pub fn run(args: BandArgs) -> Result<()> {
+    let (db, _) = args.input.read()?;
+    let mut keep = vec![true; db.num_items()];
+    if let Some(path) = &args.sensitive {
+        let labels = txanon_data::read_label_list(path)?;
+        let (items, unknown) = txanon_data::resolve_labels(&db, &labels);
+        if !unknown.is_empty() {
+            return Err(UsageError(format!(
+                "{}: {} label(s) not in {}: {}",
+                path.display(),
+                unknown.len(),
+                args.input.input.display(),
+                unknown.join(" ")
+            ))
+            .into());
+        }
+        for i in items {
+            keep[i as usize] = false;
+        }
+    }
+    let (report, panels) = match GraphKind::from(args.graph) {
+        GraphKind::SharedItems => {
+            measure(&SharedItems::new(&db, keep.clone()), args.plot.is_some())
+        }
+        GraphKind::SymmetrizedPadded => {
+            measure(&Explicit::symmetrized_padded(&db, &keep), args.plot.is_some())
+        }
+    };
+    let (before, after, vertices, seconds) = report;
+    let percent =
+        |b: u64, a: u64| if b == 0 { 0.0 } else { 100.0 * (b as f64 - a as f64) / b as f64 };
+    let report = BandReport {
+        input: args.input.input.display().to_string(),
+        graph: match args.graph {
+            GraphArg::Aat => "aat",
+            GraphArg::SymPad => "sym-pad",
+        },
+        vertices,
+        items_in_graph: keep.iter().filter(|&&k| k).count(),
+        bandwidth_before: before.bandwidth,
+        bandwidth_after: after.bandwidth,
+        profile_before: before.profile,
+        profile_after: after.profile,
+        profile_reduction_percent: percent(before.profile, after.profile),
+        bandwidth_reduction_percent: percent(before.bandwidth, after.bandwidth),
+        rcm_seconds: seconds,
+    };
+    if let Some(path) = &args.plot {
+        let title = format!(
+            "{} ({}): input order and reverse Cuthill-McKee",
+            args.input.input.file_name().map_or_else(String::new, |n| n.to_string_lossy().into()),
+            report.graph
+        );
+        let svg = sparsity_svg(&title, &panels);
+        write_atomic(path, |file| -> Result<()> {
+            std::io::Write::write_all(file, svg.as_bytes())?;
+            Ok(())
+        })
+        .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if args.json {
+        return emit(&(serde_json::to_string_pretty(&report)? + "\n"));
+    }
+    emit(&format!(
+        "{} ({} graph): {} vertices over {} items\n\
+         bandwidth {} -> {} ({:.1}% less)\n\
+         profile   {} -> {} ({:.1}% less)\n\
+         RCM (degrees, ordering) in {:.3} s\n",
+        report.input,
+        report.graph,
+        report.vertices,
+        report.items_in_graph,
+        report.bandwidth_before,
+        report.bandwidth_after,
+        report.bandwidth_reduction_percent,
+        report.profile_before,
+        report.profile_after,
+        report.profile_reduction_percent,
+        report.rcm_seconds,
+    ))
+}
+
+type Measured = ((Envelope, Envelope, usize, f64), Vec<(String, Vec<Vec<u64>>)>);
+
+fn measure(graph: &impl Pattern, plot: bool) -> Measured {
+    let started = Instant::now();
+    let ordering = reverse_cuthill_mckee(graph);
+    let seconds = started.elapsed().as_secs_f64();
+    let identity = Ordering::identity(graph.order());
+    let before = graph.envelope(identity.position());
+    let after = graph.envelope(ordering.position());
+    let panels = if plot {
+        vec![
+            (
+                format!("input order: bandwidth {}, profile {}", before.bandwidth, before.profile),
+                graph.density(identity.position(), CELLS),
+            ),
+            (
+                format!("RCM: bandwidth {}, profile {}", after.bandwidth, after.profile),
+                graph.density(ordering.position(), CELLS),
+            ),
+        ]
+    } else {
+        Vec::new()
+    };
+    ((before, after, graph.order(), seconds), panels)
+}
