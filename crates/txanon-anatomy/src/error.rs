@@ -75,3 +75,11 @@ pub enum AnatomyError {
     #[error("unreadable anatomized table: {0}")]
     Json(#[from] serde_json::Error),
 }
+
+impl AnatomyError {
+    /// True when the error comes from the caller's data or parameters (a CLI exits 2), false
+    /// for a failure inside the run, such as a publication failing its own audit.
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, AnatomyError::Audit(_) | AnatomyError::Json(_))
+    }
+}

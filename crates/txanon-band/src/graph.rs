@@ -166,28 +166,63 @@ impl Pattern for SharedItems<'_> {
         self.db.len()
     }
 
-    /// `|∪_{i ∈ t} T(i)| − 1` for each transaction `t` with a kept item, by marking: each
-    /// transaction stamps its neighbours with its own id, so no clearing is needed between
-    /// transactions. `O(Σ_i sup(i)²)` time (the multiplicity count of `A·Aᵀ`), rayon over
-    /// transactions, `n` words per worker.
+    /// `|∪_{i ∈ t} T(i)| − 1` for each transaction `t` with a kept item, rayon over
+    /// transactions. Items held by at least `n/64` transactions (and 64) are kept as bitsets of
+    /// the transactions: a transaction holding one gets its neighbourhood as the OR of its
+    /// frequent items' bitsets, with its rarer items' transactions set bit by bit, and a
+    /// popcount. Other transactions mark their neighbours with their own id in a stamp array
+    /// (no clearing between transactions). Stamping alone costs `Σ_i sup(i)²` (the multiplicity
+    /// count of `A·Aᵀ`): 5.4·10⁹ on retail, whose most frequent item is in 57% of the
+    /// transactions; with the bitsets a transaction costs at most `n/64` words per frequent
+    /// item. Extra space: the bitsets, and `n` words (stamps) plus `n/64` words per worker.
     fn degrees(&self) -> Vec<u32> {
         let n = self.db.len();
+        let words = n.div_ceil(64);
+        let frequent_at = (n / 64).max(64);
+        let mut bitset_of: Vec<Option<usize>> = vec![None; self.db.num_items()];
+        let mut bitsets: Vec<Vec<u64>> = Vec::new();
+        for i in 0..self.db.num_items() as ItemId {
+            let ts = self.index.transactions(i);
+            if self.keep[i as usize] && ts.len() >= frequent_at {
+                let mut bits = vec![0u64; words];
+                for &u in ts {
+                    bits[u as usize / 64] |= 1 << (u % 64);
+                }
+                bitset_of[i as usize] = Some(bitsets.len());
+                bitsets.push(bits);
+            }
+        }
         (0..n)
             .into_par_iter()
             .with_min_len(1024)
             .map_init(
-                || vec![u32::MAX; n],
-                |stamp, t| {
-                    let mut count = 0u32;
-                    for i in self.kept(t) {
-                        for &u in self.index.transactions(i) {
-                            if stamp[u as usize] != t as u32 {
-                                stamp[u as usize] = t as u32;
-                                count += 1;
+                || (vec![u32::MAX; n], vec![0u64; words]),
+                |(stamp, union), t| {
+                    let mut frequent = self.kept(t).filter_map(|i| bitset_of[i as usize]);
+                    let Some(first) = frequent.next() else {
+                        let mut count = 0u32;
+                        for i in self.kept(t) {
+                            for &u in self.index.transactions(i) {
+                                if stamp[u as usize] != t as u32 {
+                                    stamp[u as usize] = t as u32;
+                                    count += 1;
+                                }
                             }
                         }
+                        return count.saturating_sub(1);
+                    };
+                    union.copy_from_slice(&bitsets[first]);
+                    for b in frequent {
+                        for (w, x) in union.iter_mut().zip(&bitsets[b]) {
+                            *w |= x;
+                        }
                     }
-                    count.saturating_sub(1)
+                    for i in self.kept(t).filter(|&i| bitset_of[i as usize].is_none()) {
+                        for &u in self.index.transactions(i) {
+                            union[u as usize / 64] |= 1 << (u % 64);
+                        }
+                    }
+                    union.iter().map(|w| w.count_ones()).sum::<u32>() - 1
                 },
             )
             .collect()

@@ -99,9 +99,8 @@ pub fn reverse_cuthill_mckee(graph: &impl Pattern) -> Ordering {
 ///
 /// Components are taken in increasing order of their lowest (degree, id) vertex. From the
 /// start, a breadth-first search appends each vertex's unvisited neighbours in increasing
-/// (degree, id) order; each component's sequence is reversed, and the components keep their
-/// order (so each one is contiguous). Every tie is broken by vertex id, so the result is
-/// deterministic.
+/// (degree, id) order; the whole sequence is reversed at the end (each component stays
+/// contiguous). Every tie is broken by vertex id, so the result is deterministic.
 ///
 /// # Complexity
 /// The degrees (whatever the pattern's [`Pattern::degrees`] costs), a sort of the vertices, and
@@ -120,6 +119,7 @@ pub fn reverse_cuthill_mckee_from(graph: &impl Pattern, start: Start) -> Orderin
     let mut order: Vec<u32> = Vec::with_capacity(n);
     let mut component: Vec<u32> = Vec::new();
     let mut best: Vec<u32> = Vec::new();
+    let mut ends: Vec<usize> = Vec::new();
     for &seed in &by_degree {
         if placed.is_marked(seed) {
             continue;
@@ -200,8 +200,17 @@ pub fn reverse_cuthill_mckee_from(graph: &impl Pattern, start: Start) -> Orderin
             placed.mark(v);
         }
         order.extend_from_slice(&best);
+        ends.push(order.len());
     }
-    Ordering::from_order(order)
+    // The reversal is of the whole Cuthill-McKee sequence, components included: the component
+    // found first (from the lowest-degree seed, isolated vertices first of all) ends up last.
+    let mut reversed = Vec::with_capacity(n);
+    let mut end = order.len();
+    for &start in ends.iter().rev().skip(1).chain(std::iter::once(&0)) {
+        reversed.extend_from_slice(&order[start..end]);
+        end = start;
+    }
+    Ordering::from_order(reversed)
 }
 
 /// The Cuthill-McKee sequence of the component of `first` (not reversed), into `out`.

@@ -104,9 +104,9 @@ fn textbook_rcm(graph: &UnGraphMap<u32, ()>, peripheral: bool) -> Vec<u32> {
                 queue.push_back(u);
             }
         }
-        component.reverse();
         order.extend(component);
     }
+    order.reverse();
     order
 }
 
@@ -195,6 +195,16 @@ proptest! {
         let profile = |o: &Ordering| explicit.envelope(o.position()).profile;
         prop_assert!(profile(&best) <= profile(&peripheral).min(profile(&lowest)));
     }
+}
+
+#[test]
+fn degrees_through_bitsets_are_exact() {
+    // Items in at least max(n/64, 64) transactions take the bitset path: many here.
+    let db = txanon_data::QuestParams::new(3000, 5.0, 3.0, 150).seed(8).check().unwrap().generate();
+    assert!(db.supports().iter().filter(|&&s| s >= 64).count() > 10);
+    let keep: Vec<bool> = (0..db.num_items()).map(|i| i % 7 != 0).collect();
+    let implicit = SharedItems::new(&db, keep.clone());
+    assert_eq!(implicit.degrees(), explicit_aat(&db, &keep).degrees());
 }
 
 #[test]

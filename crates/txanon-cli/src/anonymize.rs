@@ -21,6 +21,10 @@ pub enum AnonymizeCommand {
     /// Multi-dimension anatomy with l-diversity: items clustered into columns, records into
     /// l-diverse buckets, columns permuted within buckets.
     Anatomy(AnatomyArgs),
+    /// CAHD: transactions reordered into a band, grouped so that no sensitive item is linked
+    /// to a transaction with probability above 1/p; QID items published per group with the
+    /// group's sensitive-item counts.
+    Cahd(crate::cahd::CahdArgs),
 }
 
 /// Independent checkers of published outputs.
@@ -28,6 +32,8 @@ pub enum AnonymizeCommand {
 pub enum AuditCommand {
     /// Verify an anatomized table (table.json) from the table alone.
     Anatomy(AuditAnatomyArgs),
+    /// Verify CAHD's published groups (groups.json) from the groups alone.
+    Cahd(crate::cahd::AuditCahdArgs),
 }
 
 /// Arguments of `txanon anonymize anatomy`.
@@ -125,6 +131,7 @@ struct AnatomySummary {
 pub fn run(cmd: AnonymizeCommand) -> Result<()> {
     match cmd {
         AnonymizeCommand::Anatomy(args) => anatomy(args),
+        AnonymizeCommand::Cahd(args) => crate::cahd::run(args),
     }
 }
 
@@ -164,13 +171,7 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
         worst_share: report.worst_share,
         seconds,
     };
-    if args.out.exists() && !args.out.is_dir() {
-        return Err(
-            UsageError(format!("{}: exists and is not a directory", args.out.display())).into()
-        );
-    }
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
+    output_dir(&args.out)?;
     write_text(&args.out.join("table.json"), &json)?;
     write_atomic(&args.out.join("anonymized.dat"), |file| -> Result<()> {
         let mut w = std::io::BufWriter::new(file);
@@ -184,7 +185,17 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
     emit(&summary_json)
 }
 
-fn write_text(path: &Path, text: &str) -> Result<()> {
+/// Creates the output directory of a run (after every check has passed, so a failed run leaves
+/// nothing behind).
+pub(crate) fn output_dir(out: &Path) -> Result<()> {
+    if out.exists() && !out.is_dir() {
+        return Err(UsageError(format!("{}: exists and is not a directory", out.display())).into());
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))
+}
+
+/// Writes `text` to `path` atomically.
+pub(crate) fn write_text(path: &Path, text: &str) -> Result<()> {
     write_atomic(path, |file| -> Result<()> {
         std::io::Write::write_all(file, text.as_bytes())?;
         Ok(())
@@ -204,5 +215,6 @@ pub fn run_audit(cmd: AuditCommand) -> Result<()> {
                 .map_err(|e| UsageError(format!("{}: {e}", args.table.display())))?;
             emit(&(serde_json::to_string_pretty(&report)? + "\n"))
         }
+        AuditCommand::Cahd(args) => crate::cahd::run_audit(args),
     }
 }

@@ -19,7 +19,10 @@ pub fn report(error: &anyhow::Error) -> ExitCode {
             || cause.downcast_ref::<DataError>().is_some_and(DataError::is_bad_input)
             // Every mining error comes from the parameters: a limit, an impossible combination.
             || cause.downcast_ref::<MiningError>().is_some()
-            || cause.downcast_ref::<txanon_anatomy::AnatomyError>().is_some()
+            || cause
+                .downcast_ref::<txanon_anatomy::AnatomyError>()
+                .is_some_and(txanon_anatomy::AnatomyError::is_bad_input)
+            || cause.downcast_ref::<txanon_cahd::CahdError>().is_some_and(txanon_cahd::CahdError::is_bad_input)
             || cause.downcast_ref::<txanon_data::ParamError>().is_some()
     });
     ExitCode::from(if bad_input { 2 } else { 1 })

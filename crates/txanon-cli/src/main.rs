@@ -5,6 +5,7 @@
 
 mod anonymize;
 mod band;
+mod cahd;
 mod compare;
 mod convert;
 mod exit;

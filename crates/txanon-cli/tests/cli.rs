@@ -411,3 +411,108 @@ fn anonymize_anatomy_writes_a_verified_table_or_nothing() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("more than 1/8"), "{}", stderr(&o));
 }
+
+fn cahd_example() -> (String, String) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples");
+    (
+        dir.join("cahd-example.csv").to_str().unwrap().to_owned(),
+        dir.join("cahd-example.sensitive").to_str().unwrap().to_owned(),
+    )
+}
+
+#[test]
+fn band_prints_envelopes_and_draws() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, sensitive) = cahd_example();
+    let svg = dir.path().join("band.svg");
+    let o = txanon(&[
+        "band",
+        &data,
+        "--sensitive",
+        &sensitive,
+        "--plot",
+        svg.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["vertices"], 5);
+    assert_eq!(v["items_in_graph"], 4, "the two sensitive items are left out");
+    assert!(v["bandwidth_after"].as_u64() <= v["bandwidth_before"].as_u64());
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    let o = txanon(&["band", &data, "--graph", "sym-pad"]);
+    assert!(String::from_utf8(o.stdout).unwrap().contains("sym-pad graph"));
+    let unknown = fixture(dir.path(), "unknown.txt", "Aspirin\n");
+    let o = txanon(&["band", &data, "--sensitive", &unknown]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("Aspirin"), "{}", stderr(&o));
+}
+
+#[test]
+fn anonymize_cahd_writes_verified_groups_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, sensitive) = cahd_example();
+    let out = dir.path().join("published");
+    let args = ["anonymize", "cahd", &data, "--sensitive", &sensitive, "-p", "2", "--seed", "1"];
+    let o = txanon(&[&args[..], &["-o", out.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Text labels: the QID file is basket CSV, not FIMI.
+    assert_eq!(files_in(&out), ["groups.json", "qid.csv", "summary.json"]);
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["groups"], 3);
+    assert_eq!(summary["achieved_privacy"], 2.0);
+    let groups = out.join("groups.json");
+    let o = txanon(&["audit", "cahd", groups.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = txanon(&["audit", "cahd", groups.to_str().unwrap(), "-p", "3"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("more than 1/3"), "{}", stderr(&o));
+
+    // Tampering: a Viagra count of 2 in a group of 2.
+    let mut t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&groups).unwrap()).unwrap();
+    for g in t["groups"].as_array_mut().unwrap() {
+        if let Some(s) = g["sensitive"].as_array_mut().and_then(|s| s.first_mut()) {
+            s[1] = serde_json::json!(2);
+        }
+    }
+    let tampered = fixture(dir.path(), "tampered.json", serde_json::to_string(&t).unwrap());
+    let o = txanon(&["audit", "cahd", &tampered]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+
+    // Impossible: Meat (4 of 5 transactions) as a sensitive item; exit 2, nothing written.
+    let meat = fixture(dir.path(), "meat.txt", "Meat\n");
+    let nothing = dir.path().join("nothing");
+    let o = txanon(&[
+        "anonymize",
+        "cahd",
+        &data,
+        "--sensitive",
+        &meat,
+        "-p",
+        "2",
+        "-o",
+        nothing.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("Meat is in 4 of 5 transactions"), "{}", stderr(&o));
+    assert!(!nothing.exists());
+    // Both ways of naming sensitive items at once, or neither: a usage error.
+    let o = txanon(&[
+        "anonymize",
+        "cahd",
+        &data,
+        "--sensitive",
+        &meat,
+        "--sensitive-random",
+        "2",
+        "-p",
+        "2",
+        "-o",
+        nothing.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = txanon(&["anonymize", "cahd", &data, "-p", "2", "-o", nothing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!nothing.exists());
+}

@@ -12,6 +12,7 @@ mod alignment;
 mod error;
 mod frequency;
 mod patterns;
+mod risk;
 
 pub use alignment::ItemAlignment;
 pub use error::MetricError;
@@ -21,3 +22,4 @@ pub use frequency::{
 pub use patterns::{
     Ratio, itemset_accuracy, jaccard_itemsets, relative_support_error, rule_accuracy,
 };
+pub use risk::{Reidentification, reidentification};

@@ -5,6 +5,7 @@
 //! [`EXPERIMENTS`].
 
 mod anatomy;
+mod cahd;
 mod context;
 mod datasets;
 mod mining;
@@ -19,7 +20,7 @@ use anyhow::{Context as _, Result, bail};
 use clap::Args;
 
 pub use context::Context;
-pub use output::{Figure, FigureKind, Output, ResultTable, Series, Value};
+pub use output::{Figure, FigureKind, Output, Picture, ResultTable, Series, Value};
 
 /// One registered experiment.
 #[derive(Debug, Clone, Copy)]
@@ -59,6 +60,12 @@ pub const EXPERIMENTS: &[Experiment] = &[
         title: "Multi-dimension anatomy: reachable l, rules kept, AR, faked records, time, scaling",
         paper: "anatomy paper, Figures 3-7 (Connect p = 10; T40I10D100K p = 20), both readings of its l-diversity",
         run: anatomy::run,
+    },
+    Experiment {
+        name: "cahd",
+        title: "CAHD: band matrices, reconstruction error and time against p, re-identification risk, the reimplementation's timing",
+        paper: "CAHD (ICDE 2008) Figure 9 and Table II on BMS-WebView-1/2 (and retail); document 003's timing table",
+        run: cahd::run,
     },
 ];
 

@@ -190,6 +190,20 @@ pub struct Output {
     pub figures: Vec<Figure>,
     /// Remarks for the report: what the paper says beside ours, what was missing.
     pub notes: Vec<String>,
+    /// Pictures drawn by the libraries themselves (such as band matrices), written as-is.
+    pub pictures: Vec<Picture>,
+}
+
+/// An SVG drawn elsewhere, written as `results/<name>.svg`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Picture {
+    /// File stem.
+    pub name: String,
+    /// Caption.
+    pub title: String,
+    /// The SVG text (not repeated in the JSON).
+    #[serde(skip)]
+    pub svg: String,
 }
 
 /// Writes an experiment's tables (CSV and JSON) and figures (SVG).
@@ -202,6 +216,9 @@ pub fn write_experiment(out: &Path, exp: &Experiment, result: &Output) -> Result
     for f in &result.figures {
         let svg = plot::draw(f).with_context(|| format!("drawing {}", f.name))?;
         write(out.join(format!("{}.svg", f.name)), svg)?;
+    }
+    for p in &result.pictures {
+        write(out.join(format!("{}.svg", p.name)), p.svg.clone())?;
     }
     Ok(())
 }
@@ -270,6 +287,9 @@ pub fn write_report(
         }
         for f in &result.figures {
             let _ = writeln!(md, "![{}]({}.svg)\n", f.title, f.name);
+        }
+        for p in &result.pictures {
+            let _ = writeln!(md, "![{}]({}.svg)\n", p.title, p.name);
         }
         for n in &result.notes {
             let _ = writeln!(md, "- {n}");

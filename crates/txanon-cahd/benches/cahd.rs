@@ -1,0 +1,53 @@
+//! CAHD in memory (RCM on the QID items, grouping, shuffled publication) at the speed
+//! settings: BMS-WebView-1 with p = 4 and BMS-WebView-2 with p = 10, α = 3, ten sensitive items
+//! drawn at random; and the grouping alone. Quest data stands in when the files are missing.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use txanon_band::{SharedItems, reverse_cuthill_mckee};
+use txanon_cahd::{CahdParams, anonymize, form_groups, random_sensitive_items};
+use txanon_data::{QuestParams, ReadOptions, TransactionDb, datasets, read_path};
+
+fn inputs() -> Vec<(String, TransactionDb, usize)> {
+    let mut inputs = Vec::new();
+    for (name, p) in [("bms1", 4), ("bms2", 10)] {
+        match datasets::locate_verified(name) {
+            Ok(Some(path)) => inputs.push((
+                name.into(),
+                read_path(&path, &ReadOptions::new()).expect("readable").0,
+                p,
+            )),
+            _ => eprintln!("{name} not found: not benchmarked"),
+        }
+    }
+    if inputs.is_empty() {
+        let quest =
+            QuestParams::new(60_000, 2.5, 2.0, 500).seed(0).check().expect("valid").generate();
+        inputs.push(("quest-T2.5I2D60K".into(), quest, 4));
+    }
+    inputs
+}
+
+fn cahd(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cahd");
+    group.sample_size(10);
+    for (name, db, p) in inputs() {
+        let sensitive = random_sensitive_items(&db, 10, 20_081_212).expect("enough items");
+        let params = CahdParams::new(p).seed(Some(1)).check().expect("valid");
+        group.bench_function(BenchmarkId::new("anonymize", format!("{name}/p={p}/m=10")), |b| {
+            b.iter(|| anonymize(black_box(&db), &sensitive, &params).expect("feasible"))
+        });
+        let is_sensitive: Vec<bool> =
+            (0..db.num_items() as u32).map(|i| sensitive.contains(&i)).collect();
+        let keep = is_sensitive.iter().map(|s| !s).collect();
+        let band = reverse_cuthill_mckee(&SharedItems::new(&db, keep));
+        group.bench_function(BenchmarkId::new("form-groups", format!("{name}/p={p}/m=10")), |b| {
+            b.iter(|| form_groups(black_box(&db), &is_sensitive, band.order(), p, 3))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, cahd);
+criterion_main!(benches);

@@ -1,0 +1,257 @@
+//! The band order and the group formation heuristic (the CAHD paper's Figure 7).
+
+use std::time::Instant;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use txanon_band::{Envelope, Ordering, band_order};
+use txanon_data::{ItemId, TransactionDb};
+
+use crate::error::CahdError;
+use crate::params::{BandOrder, ValidCahdParams};
+use crate::publish::{PublishedGroups, publish};
+
+/// What group formation did, for the summary and the experiments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct GroupingStats {
+    /// Transactions holding at least one sensitive item.
+    pub sensitive_transactions: usize,
+    /// Groups of `p` formed around a sensitive transaction.
+    pub groups_formed: usize,
+    /// Groups formed and rolled back because the rest could no longer be made private (some
+    /// sensitive item would be in more than `1/p` of the remaining transactions).
+    pub rolled_back: usize,
+    /// Sensitive transactions without `p − 1` non-conflicting candidates in reach.
+    pub without_candidates: usize,
+    /// Size of the final group of all remaining transactions (0 if none remained).
+    pub final_group: usize,
+}
+
+/// Transactions grouped, as indices into the input, in band order of their group's first
+/// member; the last group holds the remaining transactions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grouping {
+    /// The groups.
+    pub groups: Vec<Vec<u32>>,
+    /// What happened.
+    pub stats: GroupingStats,
+}
+
+/// The anonymization: the published groups and what it took.
+#[derive(Debug)]
+pub struct Anonymized {
+    /// The published groups (shuffled; labels).
+    pub published: PublishedGroups,
+    /// The grouping before publication (input indices; not published).
+    pub grouping: Grouping,
+    /// Bandwidth and profile of the QID graph before and after reordering (RCM only).
+    pub band: Option<(Envelope, Envelope)>,
+    /// Seconds spent reordering.
+    pub band_seconds: f64,
+    /// Seconds spent forming groups.
+    pub grouping_seconds: f64,
+}
+
+/// Anonymizes `db` so that each item of `sensitive` is linked to any transaction with
+/// probability at most `1/p`: reorders the transactions into a band over the QID items (all
+/// items but the sensitive ones), forms groups ([`form_groups`]), and publishes each group's
+/// QID itemsets with its sensitive items' counts, shuffled ([`PublishedGroups`]).
+///
+/// # Errors
+/// [`CahdError::NoSensitiveItems`] for an empty `sensitive`; [`CahdError::Infeasible`] when a
+/// sensitive item is in more than `1/p` of the transactions (no grouping can then be private).
+///
+/// # Panics
+/// When a sensitive item id is not an item of `db`.
+pub fn anonymize(
+    db: &TransactionDb,
+    sensitive: &[ItemId],
+    params: &ValidCahdParams,
+) -> Result<Anonymized, CahdError> {
+    if sensitive.is_empty() {
+        return Err(CahdError::NoSensitiveItems);
+    }
+    let mut is_sensitive = vec![false; db.num_items()];
+    for &s in sensitive {
+        is_sensitive[s as usize] = true;
+    }
+    check_feasible(db, sensitive, params.p())?;
+    let started = Instant::now();
+    let (ordering, band) = match params.order() {
+        BandOrder::Rcm(kind) => {
+            let keep: Vec<bool> = is_sensitive.iter().map(|&s| !s).collect();
+            let (ordering, before, after) = band_order(db, &keep, kind);
+            (ordering, Some((before, after)))
+        }
+        BandOrder::Input => (Ordering::identity(db.len()), None),
+    };
+    let band_seconds = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let grouping = form_groups(db, &is_sensitive, ordering.order(), params.p(), params.alpha());
+    let grouping_seconds = started.elapsed().as_secs_f64();
+    let mut rng = match params.seed() {
+        Some(seed) => ChaCha20Rng::seed_from_u64(seed),
+        None => ChaCha20Rng::from_os_rng(),
+    };
+    let published = publish(db, &is_sensitive, &grouping.groups, params.p(), &mut rng);
+    Ok(Anonymized { published, grouping, band, band_seconds, grouping_seconds })
+}
+
+/// Fails when some sensitive item is in more than `1/p` of all transactions.
+fn check_feasible(db: &TransactionDb, sensitive: &[ItemId], p: usize) -> Result<(), CahdError> {
+    let n = db.len();
+    match sensitive.iter().map(|&s| (s, db.supports()[s as usize] as usize)).max_by_key(|x| x.1) {
+        Some((s, support)) if support * p > n => Err(CahdError::Infeasible {
+            item: db.label(s).to_string(),
+            support,
+            transactions: n,
+            p,
+            max_p: n / support,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Marker of "no position" in the linked list of ungrouped positions.
+const NONE: u32 = u32::MAX;
+
+/// The CAHD group formation heuristic (Ghinita, Tao, Kalnis, ICDE 2008, Figure 7), over the
+/// transactions listed in `order` (band order).
+///
+/// A histogram `H` counts each sensitive item over the transactions not yet grouped. The
+/// sensitive transactions are visited in band order; for each one `t` still ungrouped:
+/// 1. its candidates are the `α·p` nearest ungrouped predecessors and the `α·p` nearest
+///    ungrouped successors that share no sensitive item with `t` (conflicting ones are passed
+///    over and do not count);
+/// 2. they are ranked by the number of QID items they share with `t` (most first), then by
+///    their distance to `t` in the band, then predecessors before successors;
+/// 3. the group is `t` and the first `p − 1` ranked candidates that share no sensitive item
+///    with `t` or with a candidate already taken. The paper asks only that candidates not
+///    conflict with `t`; two candidates holding the same sensitive item would put it twice in a
+///    group of `p`, above `|G|/p`, so they are kept apart too. Without `p − 1` such candidates
+///    `t` is left for the final group;
+/// 4. if, without the group, some sensitive item `s` would have `H[s]·p` above the number of
+///    remaining transactions, the group is rolled back (`t` is left for the final group);
+///    otherwise it is kept.
+///
+/// Finally every transaction not grouped forms one group, which step 4 keeps private.
+///
+/// # Complexity
+/// `O(n)` for the walk; per sensitive transaction, the candidate scan (at least `2αp`
+/// positions, more where conflicting or grouped ones are passed over; grouped ones are
+/// unlinked, so never visited twice by a scan), a sort of the candidates by similarity (each a
+/// merge of two QID lists), and `O(|S|)` for the histogram check.
+pub fn form_groups(
+    db: &TransactionDb,
+    is_sensitive: &[bool],
+    order: &[u32],
+    p: usize,
+    alpha: usize,
+) -> Grouping {
+    let n = order.len();
+    let sensitive_of = |t: u32| -> Vec<ItemId> {
+        db.transaction(t as usize).iter().copied().filter(|&i| is_sensitive[i as usize]).collect()
+    };
+    let qid_of = |t: u32| db.transaction(t as usize).iter().filter(|&&i| !is_sensitive[i as usize]);
+    let sensitive_items: Vec<ItemId> =
+        (0..db.num_items() as ItemId).filter(|&i| is_sensitive[i as usize]).collect();
+    let mut histogram = vec![0usize; db.num_items()];
+    for &s in &sensitive_items {
+        histogram[s as usize] = db.supports()[s as usize] as usize;
+    }
+    let mut prev: Vec<u32> = (0..n as u32).map(|k| if k == 0 { NONE } else { k - 1 }).collect();
+    let mut next: Vec<u32> =
+        (0..n as u32).map(|k| if k as usize + 1 == n { NONE } else { k + 1 }).collect();
+    let mut grouped = vec![false; n];
+    let mut remaining = n;
+    let mut stats = GroupingStats::default();
+    let mut groups: Vec<Vec<u32>> = Vec::new();
+    let reach = alpha * p;
+    let conflicts = |a: &[ItemId], b: &[ItemId]| a.iter().any(|s| b.binary_search(s).is_ok());
+    let shared_qid = |a: u32, b: u32| {
+        let (mut x, mut y) = (qid_of(a).peekable(), qid_of(b).peekable());
+        let mut shared = 0;
+        while let (Some(&&i), Some(&&j)) = (x.peek(), y.peek()) {
+            match i.cmp(&j) {
+                std::cmp::Ordering::Less => _ = x.next(),
+                std::cmp::Ordering::Greater => _ = y.next(),
+                std::cmp::Ordering::Equal => {
+                    shared += 1;
+                    x.next();
+                    y.next();
+                }
+            }
+        }
+        shared
+    };
+    for pos in 0..n {
+        let t = order[pos];
+        let mine = sensitive_of(t);
+        if grouped[pos] || mine.is_empty() {
+            continue;
+        }
+        stats.sensitive_transactions += 1;
+        // (shared QID items, distance, position) of each candidate.
+        let mut candidates: Vec<(usize, usize, usize)> = Vec::with_capacity(2 * reach);
+        for links in [&prev, &next] {
+            let (mut k, mut taken) = (links[pos], 0);
+            while k != NONE && taken < reach {
+                let c = order[k as usize];
+                if !conflicts(&sensitive_of(c), &mine) {
+                    candidates.push((shared_qid(t, c), pos.abs_diff(k as usize), k as usize));
+                    taken += 1;
+                }
+                k = links[k as usize];
+            }
+        }
+        candidates.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let mut members = vec![pos];
+        let mut held = mine;
+        for &(_, _, k) in &candidates {
+            if members.len() == p {
+                break;
+            }
+            let theirs = sensitive_of(order[k]);
+            if !conflicts(&theirs, &held) {
+                members.push(k);
+                held.extend_from_slice(&theirs);
+                held.sort_unstable();
+            }
+        }
+        if members.len() < p {
+            stats.without_candidates += 1;
+            continue;
+        }
+        for &s in &held {
+            histogram[s as usize] -= 1;
+        }
+        let left = remaining - members.len();
+        if sensitive_items.iter().any(|&s| histogram[s as usize] * p > left) {
+            for &s in &held {
+                histogram[s as usize] += 1;
+            }
+            stats.rolled_back += 1;
+            continue;
+        }
+        remaining = left;
+        stats.groups_formed += 1;
+        for &k in &members {
+            grouped[k] = true;
+            let (a, b) = (prev[k], next[k]);
+            if a != NONE {
+                next[a as usize] = b;
+            }
+            if b != NONE {
+                prev[b as usize] = a;
+            }
+        }
+        members.sort_unstable();
+        groups.push(members.iter().map(|&k| order[k]).collect());
+    }
+    let rest: Vec<u32> = (0..n).filter(|&k| !grouped[k]).map(|k| order[k]).collect();
+    stats.final_group = rest.len();
+    if !rest.is_empty() {
+        groups.push(rest);
+    }
+    Grouping { groups, stats }
+}

@@ -1,0 +1,352 @@
+//! CAHD end to end: the document's worked example, the grouping against a slow reference, the
+//! audit against tampering, the reconstruction error by hand, and real data.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use txanon_band::{GraphKind, SharedItems, reverse_cuthill_mckee};
+use txanon_cahd::{
+    BandOrder, CahdError, CahdParams, GROUPS_FORMAT, PublishedGroup, PublishedGroups, Workload,
+    anonymize, audit, form_groups, random_sensitive_items, reconstruction_error,
+};
+use txanon_data::{ItemId, ReadOptions, TransactionDb, datasets, read_path};
+
+fn example() -> TransactionDb {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../datasets/examples/cahd-example.csv");
+    read_path(&path, &ReadOptions::new()).unwrap().0
+}
+
+fn ids(db: &TransactionDb, labels: &[&str]) -> Vec<ItemId> {
+    let mut v: Vec<ItemId> = labels.iter().map(|l| db.labels().find(l).unwrap()).collect();
+    v.sort_unstable();
+    v
+}
+
+fn mask(db: &TransactionDb, sensitive: &[ItemId]) -> Vec<bool> {
+    (0..db.num_items() as ItemId).map(|i| sensitive.contains(&i)).collect()
+}
+
+/// Bob, David, Claire, Andrea, Ellen are transactions 0..5 of the example file.
+const BOB: u32 = 0;
+const DAVID: u32 = 1;
+const CLAIRE: u32 = 2;
+const ANDREA: u32 = 3;
+const ELLEN: u32 = 4;
+
+#[test]
+fn worked_example_band_order_and_groups() {
+    let db = example();
+    let sensitive = ids(&db, &["PregnancyTest", "Viagra"]);
+    let keep: Vec<bool> = mask(&db, &sensitive).iter().map(|s| !s).collect();
+    let band = reverse_cuthill_mckee(&SharedItems::new(&db, keep));
+    // The document's band: Bob, David, Ellen, Andrea, Claire. Bob and David have the same QID
+    // items (rows equal in the matrix), so their order is a tie: ours puts David first.
+    assert_eq!(band.order(), &[DAVID, BOB, ELLEN, ANDREA, CLAIRE]);
+    let grouping = form_groups(&db, &mask(&db, &sensitive), band.order(), 2, 3);
+    // Bob takes David (two QID items shared, nearest, before Ellen who shares as many);
+    // Claire takes Andrea (one shared, nearer than Ellen); Ellen remains. The document draws
+    // Ellen, Andrea and Claire as one group; Figure 7 forms Claire's group with p = 2 members
+    // and leaves Ellen as the final group. Both are 2-private (checked below).
+    assert_eq!(grouping.groups, vec![vec![DAVID, BOB], vec![ANDREA, CLAIRE], vec![ELLEN]]);
+    assert_eq!(grouping.stats.groups_formed, 2);
+    assert_eq!(grouping.stats.final_group, 1);
+
+    let published =
+        anonymize(&db, &sensitive, &CahdParams::new(2).seed(Some(5)).check().unwrap()).unwrap();
+    let report = audit(&published.published, None).unwrap();
+    assert_eq!((report.groups, report.records, report.achieved), (3, 5, 2.0));
+    let viagra = published
+        .published
+        .groups
+        .iter()
+        .find(|g| g.sensitive == vec![("Viagra".to_string(), 1)])
+        .unwrap();
+    assert_eq!(viagra.qid, vec![vec!["Meat", "Wine"], vec!["Meat", "Wine"]]);
+
+    // The document's own publication passes the audit too.
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let document = PublishedGroups {
+        format: GROUPS_FORMAT.into(),
+        p: 2,
+        sensitive: s(&["PregnancyTest", "Viagra"]),
+        groups: vec![
+            PublishedGroup {
+                qid: vec![s(&["Wine", "Meat"]), s(&["Wine", "Meat"])],
+                sensitive: vec![("Viagra".into(), 1)],
+            },
+            PublishedGroup {
+                qid: vec![
+                    s(&["Wine", "Meat", "Cream"]),
+                    s(&["Meat", "Strawberries"]),
+                    s(&["Cream", "Strawberries"]),
+                ],
+                sensitive: vec![("PregnancyTest".into(), 1)],
+            },
+        ],
+    };
+    assert_eq!(audit(&document, None).unwrap().achieved, 2.0);
+}
+
+#[test]
+fn tampered_groups_fail_the_audit() {
+    let db = example();
+    let sensitive = ids(&db, &["PregnancyTest", "Viagra"]);
+    let good = anonymize(&db, &sensitive, &CahdParams::new(2).seed(Some(1)).check().unwrap())
+        .unwrap()
+        .published;
+    let fails = |t: &PublishedGroups, expected: &str| {
+        let err = audit(t, None).unwrap_err().to_string();
+        assert!(err.contains(expected), "expected {expected:?} in {err:?}");
+    };
+    let viagra = good.groups.iter().position(|g| !g.sensitive.is_empty()).unwrap();
+    let mut t = good.clone();
+    t.groups[viagra].qid.pop();
+    fails(&t, "more than 1/2");
+    let mut t = good.clone();
+    t.groups[viagra].sensitive[0].1 = 5;
+    fails(&t, "counted 5 times");
+    let mut t = good.clone();
+    t.groups[viagra].qid[0].push("Viagra".into());
+    fails(&t, "among the QID items");
+    let mut t = good.clone();
+    let twice = t.groups[viagra].sensitive[0].clone();
+    t.groups[viagra].sensitive.push(twice);
+    fails(&t, "listed twice");
+    let mut t = good.clone();
+    t.groups[viagra].sensitive[0].0 = "Aspirin".into();
+    fails(&t, "not a declared sensitive item");
+    let mut t = good.clone();
+    t.groups[0].qid.clear();
+    fails(&t, "empty");
+    let mut t = good.clone();
+    t.format = "other".into();
+    fails(&t, "format");
+    assert!(audit(&good, Some(3)).is_err(), "a 2-private table is not 3-private");
+}
+
+/// Figure 7 written as plainly as possible: arrays and full rescans, no linked lists.
+fn reference(
+    db: &TransactionDb,
+    sensitive: &[bool],
+    order: &[u32],
+    p: usize,
+    alpha: usize,
+) -> Vec<Vec<u32>> {
+    let n = order.len();
+    let s_of = |t: u32| -> Vec<ItemId> {
+        db.transaction(t as usize).iter().copied().filter(|&i| sensitive[i as usize]).collect()
+    };
+    let q_of = |t: u32| -> Vec<ItemId> {
+        db.transaction(t as usize).iter().copied().filter(|&i| !sensitive[i as usize]).collect()
+    };
+    let share = |a: &[ItemId], b: &[ItemId]| a.iter().filter(|x| b.contains(x)).count();
+    let mut grouped = vec![false; n];
+    let mut groups = Vec::new();
+    for pos in 0..n {
+        let t = order[pos];
+        let mine = s_of(t);
+        if grouped[pos] || mine.is_empty() {
+            continue;
+        }
+        let mut cands: Vec<(usize, usize, usize)> = Vec::new();
+        let before: Vec<usize> = (0..pos).rev().filter(|&k| !grouped[k]).collect();
+        let after: Vec<usize> = (pos + 1..n).filter(|&k| !grouped[k]).collect();
+        for side in [before, after] {
+            for k in
+                side.into_iter().filter(|&k| share(&s_of(order[k]), &mine) == 0).take(alpha * p)
+            {
+                cands.push((share(&q_of(t), &q_of(order[k])), pos.abs_diff(k), k));
+            }
+        }
+        cands.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let mut members = vec![pos];
+        let mut held = mine.clone();
+        for (_, _, k) in cands {
+            if members.len() < p && share(&s_of(order[k]), &held) == 0 {
+                members.push(k);
+                held.extend(s_of(order[k]));
+            }
+        }
+        if members.len() < p {
+            continue;
+        }
+        // Privacy of the rest: count each sensitive item over the ungrouped others.
+        let rest: Vec<usize> = (0..n).filter(|k| !grouped[*k] && !members.contains(k)).collect();
+        let ok = (0..db.num_items() as ItemId).filter(|&s| sensitive[s as usize]).all(|s| {
+            rest.iter().filter(|&&k| db.transaction(order[k] as usize).contains(&s)).count() * p
+                <= rest.len()
+        });
+        if !ok {
+            continue;
+        }
+        for &k in &members {
+            grouped[k] = true;
+        }
+        members.sort_unstable();
+        groups.push(members.iter().map(|&k| order[k]).collect());
+    }
+    let rest: Vec<u32> = (0..n).filter(|&k| !grouped[k]).map(|k| order[k]).collect();
+    if !rest.is_empty() {
+        groups.push(rest);
+    }
+    groups
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn grouping_matches_the_slow_reference_and_every_publication_is_private(
+        ts in prop::collection::vec(prop::collection::btree_set(0u32..14, 1..6), 4..60),
+        n_sensitive in 1usize..4,
+        p in 2usize..5,
+        alpha in 1usize..4,
+        band in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let db = TransactionDb::from_int_transactions(ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()));
+        let sensitive = random_sensitive_items(&db, n_sensitive.min(db.num_items()), seed).unwrap();
+        let order = if band { BandOrder::Rcm(GraphKind::SharedItems) } else { BandOrder::Input };
+        let params = CahdParams::new(p).alpha(alpha).order(order).seed(Some(seed)).check().unwrap();
+        let result = match anonymize(&db, &sensitive, &params) {
+            Err(CahdError::Infeasible { support, transactions, .. }) => {
+                prop_assert!(support * p > transactions);
+                return Ok(());
+            }
+            other => other.unwrap(),
+        };
+        // The grouping is the slow reference's, on the same band.
+        let is_sensitive = mask(&db, &sensitive);
+        let band_order: Vec<u32> = match order {
+            BandOrder::Input => (0..db.len() as u32).collect(),
+            BandOrder::Rcm(_) => {
+                let keep = is_sensitive.iter().map(|s| !s).collect();
+                reverse_cuthill_mckee(&SharedItems::new(&db, keep)).order().to_vec()
+            }
+        };
+        prop_assert_eq!(&result.grouping.groups, &reference(&db, &is_sensitive, &band_order, p, alpha));
+        // The publication is private, and holds every transaction once, faithfully.
+        let report = audit(&result.published, None).unwrap();
+        prop_assert_eq!(report.records, db.len());
+        let label_sets = |it: &mut dyn Iterator<Item = Vec<String>>| {
+            let mut m: BTreeMap<Vec<String>, usize> = BTreeMap::new();
+            for mut v in it { v.sort(); *m.entry(v).or_default() += 1; }
+            m
+        };
+        let original = label_sets(&mut db.iter().map(|t| {
+            t.iter().filter(|&&i| !is_sensitive[i as usize]).map(|&i| db.label(i).to_string()).collect()
+        }));
+        let published = label_sets(&mut result.published.groups.iter().flat_map(|g| g.qid.clone()));
+        prop_assert_eq!(original, published);
+        for &s in &sensitive {
+            let label = db.label(s).to_string();
+            let total: usize = result.published.groups.iter()
+                .flat_map(|g| g.sensitive.iter().filter(|(l, _)| *l == label).map(|(_, c)| *c))
+                .sum();
+            prop_assert_eq!(total, db.supports()[s as usize] as usize);
+        }
+    }
+}
+
+#[test]
+fn reconstruction_error_by_hand() {
+    // QID item q (label 1), sensitive s (label 9): t1 {q, s}, t2 {q}, t3 {}, t4 {s}.
+    let db = TransactionDb::from_int_transactions([vec![1, 9], vec![1], vec![], vec![9]]);
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let published = |groups: Vec<(Vec<Vec<String>>, usize)>| PublishedGroups {
+        format: GROUPS_FORMAT.into(),
+        p: 1,
+        sensitive: s(&["9"]),
+        groups: groups
+            .into_iter()
+            .map(|(qid, c)| PublishedGroup { qid, sensitive: vec![("9".into(), c)] })
+            .collect(),
+    };
+    let workload = Workload::new(1).queries(3).check().unwrap();
+    // Act: one s in the cell "q present" (t1), one in "q absent" (t4).
+    // {t1, t2} with s once and {t3, t4} with s once estimate (1, 1): exact.
+    let exact = published(vec![(vec![s(&["1"]), s(&["1"])], 1), (vec![s(&[]), s(&[])], 1)]);
+    assert_eq!(reconstruction_error(&db, &exact, &workload).unwrap().mean, 0.0);
+    // {t1, t2, t3} with s once and {t4} with s once: Est(q) = 2/3, Est(no q) = 1/3 + 1 = 4/3,
+    // normalized (1/3, 2/3) against (1/2, 1/2): KL = ½ ln(½ / ⅓) + ½ ln(½ / ⅔) = ½ ln(9/8).
+    let coarse = published(vec![(vec![s(&["1"]), s(&["1"]), s(&[])], 1), (vec![s(&[])], 1)]);
+    let kl = reconstruction_error(&db, &coarse, &workload).unwrap();
+    assert!((kl.mean - 0.5 * (9f64 / 8.0).ln()).abs() < 1e-12, "{kl:?}");
+    assert_eq!(kl.queries, 3);
+    // Labels the original does not have are a mismatch, not a number.
+    let foreign = published(vec![(vec![s(&["7"])], 1)]);
+    assert!(matches!(reconstruction_error(&db, &foreign, &workload), Err(CahdError::Mismatch(_))));
+    assert!(Workload::new(0).check().is_err());
+    assert!(Workload::new(17).check().is_err());
+    assert!(Workload::new(4).queries(0).check().is_err());
+}
+
+#[test]
+fn infeasible_degree_is_refused_with_the_item() {
+    let db = example();
+    // Meat is in 4 of 5 transactions: as a sensitive item it allows no p ≥ 2.
+    let err =
+        anonymize(&db, &ids(&db, &["Meat"]), &CahdParams::new(2).check().unwrap()).unwrap_err();
+    assert!(err.to_string().contains("Meat is in 4 of 5 transactions"), "{err}");
+    assert!(matches!(
+        anonymize(&db, &[], &CahdParams::new(2).check().unwrap()),
+        Err(CahdError::NoSensitiveItems)
+    ));
+}
+
+#[test]
+fn publication_order_is_random_and_seeded() {
+    let db = txanon_data::QuestParams::new(3000, 6.0, 3.0, 200).seed(4).check().unwrap().generate();
+    let sensitive = random_sensitive_items(&db, 8, 3).unwrap();
+    let run = |seed| {
+        let params = CahdParams::new(4).seed(seed).check().unwrap();
+        anonymize(&db, &sensitive, &params).unwrap()
+    };
+    let (a, b) = (run(Some(1)), run(Some(1)));
+    assert_eq!(a.published, b.published);
+    assert_eq!(a.grouping, run(Some(2)).grouping, "the grouping does not depend on the seed");
+    assert_ne!(a.published, run(Some(2)).published);
+    assert_ne!(run(None).published, run(None).published, "OS-seeded runs publish differently");
+    // Groups do not come out in band order: the first formed group (holding the first
+    // sensitive transaction of the band) is not the first published.
+    let first = &a.grouping.groups[0];
+    let labels = |t: u32| -> Vec<String> {
+        let mut v: Vec<String> = db
+            .transaction(t as usize)
+            .iter()
+            .filter(|i| !sensitive.contains(i))
+            .map(|&i| db.label(i).to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    let mut expected: Vec<Vec<String>> = first.iter().map(|&t| labels(t)).collect();
+    expected.sort();
+    let mut published_first = a.published.groups[0].qid.clone();
+    published_first.iter_mut().for_each(|v| v.sort());
+    published_first.sort();
+    assert_ne!(expected, published_first);
+}
+
+/// BMS-WebView-1 with ten random sensitive items, the paper's setting: every publication passes
+/// the audit and keeps every transaction, and the band has a smaller profile than the input.
+#[test]
+fn real_data_bms1() {
+    let Some(path) = datasets::for_test("bms1") else { return };
+    let db = read_path(&path, &ReadOptions::new()).unwrap().0;
+    let sensitive = random_sensitive_items(&db, 10, 20_081_212).unwrap();
+    for p in [4, 10] {
+        let params = CahdParams::new(p).seed(Some(1)).check().unwrap();
+        let result = anonymize(&db, &sensitive, &params).unwrap();
+        let report =
+            audit(&PublishedGroups::from_json(&result.published.to_json()).unwrap(), None).unwrap();
+        assert_eq!(report.records, db.len());
+        assert!(report.achieved >= p as f64);
+        let (before, after) = result.band.unwrap();
+        assert!(after.profile < before.profile);
+        let kl = reconstruction_error(&db, &result.published, &Workload::new(4).check().unwrap())
+            .unwrap();
+        assert!(kl.mean.is_finite() && kl.mean >= 0.0);
+    }
+}
