@@ -91,6 +91,34 @@ impl<'a> ItemsetClass<'a> {
         true
     }
 
+    /// Adds to `counts[i]` the number of members holding item `i`, for every item of the class:
+    /// an item of the base is in every member, `Σ_k C(m, k)`; a perfect extension in
+    /// `Σ_k C(m − 1, k − 1)` of them (`m` perfect extensions, `k` over the sizes within the
+    /// length bounds). `false` on overflow.
+    ///
+    /// # Panics
+    /// When an item of the class is not below `counts.len()`.
+    pub fn add_item_counts(&self, counts: &mut [u128]) -> bool {
+        let Some((lo, hi)) = self.extension_sizes() else { return true };
+        let m = self.perfect.len();
+        let sum = |n: usize, from: usize, to: usize| -> Option<u128> {
+            (from..=to).try_fold(0u128, |s, k| s.checked_add(binomial(n, k)?))
+        };
+        let Some(every) = sum(m, lo, hi) else { return false };
+        let with_extension =
+            if m == 0 || hi == 0 { Some(0) } else { sum(m - 1, lo.max(1) - 1, hi - 1) };
+        let Some(with_extension) = with_extension else { return false };
+        for (items, add) in [(self.base, every), (self.perfect, with_extension)] {
+            for &i in items {
+                match counts[i as usize].checked_add(add) {
+                    Some(c) => counts[i as usize] = c,
+                    None => return false,
+                }
+            }
+        }
+        true
+    }
+
     /// Calls `f` with every member, its items sorted ascending; stops at the first `Break`.
     pub fn for_each_member(
         &self,
@@ -222,6 +250,51 @@ impl ItemsetVisitor for PatternSpectrum {
             }
         }
         self.classes += later.classes;
+        self.overflow |= later.overflow;
+    }
+}
+
+/// For every item, the number of frequent itemsets holding it, without listing any (the
+/// coherence family's nugget counts `|N(v)|`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemCounts {
+    /// `counts[i]`: frequent itemsets holding item `i`.
+    pub counts: Vec<u128>,
+    overflow: bool,
+}
+
+impl ItemCounts {
+    /// Counters for `items` items.
+    pub fn new(items: usize) -> Self {
+        Self { counts: vec![0; items], overflow: false }
+    }
+
+    pub(crate) fn into_result(self) -> Result<Vec<u128>, MiningError> {
+        if self.overflow { Err(MiningError::CountOverflow) } else { Ok(self.counts) }
+    }
+}
+
+impl ItemsetVisitor for ItemCounts {
+    fn visit(&mut self, class: &ItemsetClass<'_>) -> ControlFlow<()> {
+        if class.add_item_counts(&mut self.counts) {
+            ControlFlow::Continue(())
+        } else {
+            self.overflow = true;
+            ControlFlow::Break(())
+        }
+    }
+
+    fn fork(&self) -> Self {
+        Self::new(self.counts.len())
+    }
+
+    fn merge(&mut self, later: Self) {
+        for (mine, theirs) in self.counts.iter_mut().zip(&later.counts) {
+            match mine.checked_add(*theirs) {
+                Some(sum) => *mine = sum,
+                None => self.overflow = true,
+            }
+        }
         self.overflow |= later.overflow;
     }
 }

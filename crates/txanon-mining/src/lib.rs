@@ -36,7 +36,7 @@ pub mod rules;
 use std::str::FromStr;
 
 pub use class::{
-    FrequentItemsets, ItemsetClass, ItemsetCollector, ItemsetVisitor, PatternSpectrum,
+    FrequentItemsets, ItemCounts, ItemsetClass, ItemsetCollector, ItemsetVisitor, PatternSpectrum,
 };
 pub use error::MiningError;
 pub use params::{
@@ -143,6 +143,20 @@ pub fn count_itemsets(
     let mut spectrum = PatternSpectrum::default();
     mine(db, Algorithm::FpGrowth, params, &mut spectrum)?;
     spectrum.into_result()
+}
+
+/// For every item of `db`, the number of frequent itemsets holding it (within the length
+/// bounds), counted with FP-Growth and perfect-extension pruning, none listed.
+///
+/// # Errors
+/// [`MiningError::CountOverflow`] when a count exceeds 2¹²⁸.
+pub fn count_per_item(
+    db: &TransactionDb,
+    params: &ValidMiningParams,
+) -> Result<Vec<u128>, MiningError> {
+    let mut counts = ItemCounts::new(db.num_items());
+    mine(db, Algorithm::FpGrowth, params, &mut counts)?;
+    counts.into_result()
 }
 
 /// The maximal frequent itemsets (no frequent proper superset), canonical order.

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use txanon_data::TransactionDb;
 use txanon_mining::{
     Algorithm, MinSupport, MiningParams, RuleParams, closed_itemsets, count_itemsets,
-    frequent_itemsets, maximal_itemsets, rules,
+    count_per_item, frequent_itemsets, maximal_itemsets, rules,
 };
 
 type Itemsets = BTreeMap<Vec<u32>, u32>;
@@ -78,6 +78,11 @@ proptest! {
         }
         let spectrum = count_itemsets(&db, &params).unwrap();
         prop_assert_eq!(spectrum.total(), Some(expected.len() as u128));
+        let per_item = count_per_item(&db, &params).unwrap();
+        for (item, &count) in per_item.iter().enumerate() {
+            let holding = expected.keys().filter(|s| s.contains(&(item as u32))).count();
+            prop_assert_eq!(count, holding as u128, "item {}", item);
+        }
         for (len, &count) in spectrum.by_len.iter().enumerate() {
             prop_assert_eq!(count as usize, expected.keys().filter(|s| s.len() == len).count());
         }

@@ -1,0 +1,251 @@
+//! Edges of a border, the counting function W, edge intersection (Theorem 2) and edge difference
+//! (Theorem 3).
+
+use txanon_data::ItemId;
+
+/// A set of items, sorted ascending without repeats.
+pub type Itemset = Vec<ItemId>;
+
+/// An edge `⟨α, β⟩` of a border, `α ⊆ β`: it covers every itemset `γ` with `α ⊆ γ ⊆ β`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Edge {
+    low: Itemset,
+    high: Itemset,
+}
+
+/// `a ⊆ b` for sorted sets.
+pub fn is_subset(a: &[ItemId], b: &[ItemId]) -> bool {
+    let mut j = 0;
+    for &x in a {
+        while j < b.len() && b[j] < x {
+            j += 1;
+        }
+        if j == b.len() || b[j] != x {
+            return false;
+        }
+        j += 1;
+    }
+    true
+}
+
+/// `a ∪ b` for sorted sets.
+pub fn union(a: &[ItemId], b: &[ItemId]) -> Itemset {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+/// `a ∩ b` for sorted sets.
+pub fn intersection(a: &[ItemId], b: &[ItemId]) -> Itemset {
+    let mut out = Vec::with_capacity(a.len().min(b.len()));
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out
+}
+
+/// `a − b` for sorted sets.
+pub fn difference(a: &[ItemId], b: &[ItemId]) -> Itemset {
+    a.iter().copied().filter(|x| b.binary_search(x).is_err()).collect()
+}
+
+/// `|a ∪ b|` for sorted sets, without building the union.
+pub fn union_len(a: &[ItemId], b: &[ItemId]) -> usize {
+    a.len() + b.len() - intersection_len(a, b)
+}
+
+fn intersection_len(a: &[ItemId], b: &[ItemId]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+/// `C(n, k)` in 128 bits, `None` when an intermediate product overflows.
+pub fn binomial(n: usize, k: usize) -> Option<u128> {
+    if k > n {
+        return Some(0);
+    }
+    let k = k.min(n - k);
+    let mut c: u128 = 1;
+    for i in 0..k {
+        // c · (n − i) / (i + 1) stays an integer: it is C(n, i + 1).
+        c = c.checked_mul((n - i) as u128)? / (i as u128 + 1);
+    }
+    Some(c)
+}
+
+/// `Σ_{i=0..m} C(r, i)` with `m = min(r, room)`: the itemsets made by adding at most `room`
+/// of `r` free items to a fixed part. `None` beyond 2¹²⁸.
+pub fn free_choices(r: usize, room: usize) -> Option<u128> {
+    if room >= r {
+        return if r < 128 { Some(1u128 << r) } else { None };
+    }
+    (0..=room).try_fold(0u128, |s, i| s.checked_add(binomial(r, i)?))
+}
+
+impl Edge {
+    /// The edge `⟨low, high⟩`.
+    ///
+    /// # Panics
+    /// When either set is not sorted without repeats, or `low ⊄ high`.
+    pub fn new(low: Itemset, high: Itemset) -> Self {
+        assert!(low.windows(2).all(|w| w[0] < w[1]), "low must be sorted without repeats");
+        assert!(high.windows(2).all(|w| w[0] < w[1]), "high must be sorted without repeats");
+        assert!(is_subset(&low, &high), "an edge needs low ⊆ high");
+        Self { low, high }
+    }
+
+    /// `α`, the smallest itemset covered.
+    pub fn low(&self) -> &[ItemId] {
+        &self.low
+    }
+
+    /// `β`, the largest itemset covered.
+    pub fn high(&self) -> &[ItemId] {
+        &self.high
+    }
+
+    /// True when `α ⊆ γ ⊆ β`.
+    pub fn covers(&self, gamma: &[ItemId]) -> bool {
+        is_subset(&self.low, gamma) && is_subset(gamma, &self.high)
+    }
+
+    /// True when the edge covers some itemset holding `x` of length at most `len`:
+    /// `x ⊆ β` and `|α ∪ x| ≤ len`.
+    pub fn is_relevant(&self, x: &[ItemId], len: usize) -> bool {
+        is_subset(x, &self.high) && union_len(&self.low, x) <= len
+    }
+
+    /// The paper's `W_{X,len}(⟨α, β⟩)`: the covered itemsets holding `x` of length at most
+    /// `len`. Each is `α ∪ X` plus up to `m = min(|β − (α ∪ X)|, len − |α ∪ X|)` of the
+    /// `|β − (α ∪ X)|` other items: `Σ_{i=0..m} C(|β − (α ∪ X)|, i)`. `None` beyond 2¹²⁸
+    /// (only possible without a length bound, above 127 free items).
+    pub fn w(&self, x: &[ItemId], len: usize) -> Option<u128> {
+        if !self.is_relevant(x, len) {
+            return Some(0);
+        }
+        let fixed = union_len(&self.low, x);
+        free_choices(self.high.len() - fixed, len - fixed)
+    }
+
+    /// Theorem 2: `⟨α₁, β₁⟩ ∩ ⟨α₂, β₂⟩ = ⟨α₁ ∪ α₂, β₁ ∩ β₂⟩`, empty unless
+    /// `α₁ ∪ α₂ ⊆ β₁ ∩ β₂`.
+    pub fn intersection(&self, other: &Edge) -> Option<Edge> {
+        let low = union(&self.low, &other.low);
+        let high = intersection(&self.high, &other.high);
+        is_subset(&low, &high).then_some(Edge { low, high })
+    }
+
+    /// Theorem 3: the itemsets covered by `self` and not by `other` (which overlaps it), as
+    /// edges: with `x = α₁ ∪ α₂` and `y = β₁ ∩ β₂`, `{⟨α₁, β₁ − {v}⟩ : v ∈ x − α₁}` (missing an
+    /// item of `α₂`) and `{⟨α₁ ∪ {v}, β₁⟩ : v ∈ β₁ − y}` (holding an item outside `β₂`). The
+    /// resulting edges overlap each other; their union is the difference.
+    pub fn difference(&self, other: &Edge) -> Vec<Edge> {
+        let x = union(&self.low, &other.low);
+        let y = intersection(&self.high, &other.high);
+        let mut out = Vec::new();
+        for v in difference(&x, &self.low) {
+            let high = self.high.iter().copied().filter(|&i| i != v).collect();
+            out.push(Edge { low: self.low.clone(), high });
+        }
+        for v in difference(&self.high, &y) {
+            out.push(Edge { low: union(&self.low, &[v]), high: self.high.clone() });
+        }
+        out
+    }
+
+    /// True when the edges share a covered itemset holding `x` of length at most `len`.
+    pub fn overlaps(&self, other: &Edge, x: &[ItemId], len: usize) -> bool {
+        let low = union(&self.low, &other.low);
+        if union_len(&low, x) > len {
+            return false;
+        }
+        let high = intersection(&self.high, &other.high);
+        is_subset(&low, &high) && is_subset(x, &high)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(low: &[u32], high: &[u32]) -> Edge {
+        Edge::new(low.to_vec(), high.to_vec())
+    }
+
+    #[test]
+    fn the_papers_example_4() {
+        // ⟨ae, adefg⟩ − ⟨ae, ade⟩ = {⟨aef, adefg⟩, ⟨aeg, adefg⟩} (a=0 d=3 e=4 f=5 g=6).
+        let d = e(&[0, 4], &[0, 3, 4, 5, 6]).difference(&e(&[0, 4], &[0, 3, 4]));
+        assert_eq!(d, vec![e(&[0, 4, 5], &[0, 3, 4, 5, 6]), e(&[0, 4, 6], &[0, 3, 4, 5, 6])]);
+    }
+
+    #[test]
+    fn w_by_hand() {
+        // ⟨ag, abfg⟩, X = ag, len 3: ag, abg, afg → 3 (the paper's Example 3, one edge).
+        assert_eq!(e(&[0, 6], &[0, 1, 5, 6]).w(&[0, 6], 3), Some(3));
+        // Without a length bound: 2² = 4 (ag, abg, afg, abfg).
+        assert_eq!(e(&[0, 6], &[0, 1, 5, 6]).w(&[0, 6], usize::MAX), Some(4));
+        // X outside β, or too long for len: nothing.
+        assert_eq!(e(&[0], &[0, 1]).w(&[2], 3), Some(0));
+        assert_eq!(e(&[0, 1], &[0, 1, 2]).w(&[2], 2), Some(0));
+        // 2¹²⁸ does not fit.
+        let wide: Vec<u32> = (0..128).collect();
+        assert_eq!(e(&[], &wide).w(&[], usize::MAX), None);
+        assert_eq!(binomial(200, 100), None);
+        assert_eq!(binomial(267, 3), Some(3_136_805)); // 267·266·265/6
+    }
+
+    #[test]
+    fn intersection_is_theorem_2() {
+        assert_eq!(
+            e(&[0], &[0, 1, 2]).intersection(&e(&[1], &[0, 1, 3])),
+            Some(e(&[0, 1], &[0, 1]))
+        );
+        assert_eq!(e(&[0], &[0, 1]).intersection(&e(&[2], &[0, 2])), None);
+    }
+
+    #[test]
+    #[should_panic(expected = "low ⊆ high")]
+    fn low_must_be_inside_high() {
+        e(&[3], &[0, 1]);
+    }
+}
