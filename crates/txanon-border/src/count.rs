@@ -3,7 +3,7 @@
 
 use txanon_data::ItemId;
 
-use crate::edge::{Edge, Itemset, free_choices, intersection, is_subset, union};
+use crate::edge::{Edge, Itemset, free_choices, intersection, is_subset, union, union_len};
 use crate::error::BorderError;
 
 /// What is counted among the itemsets an edge covers.
@@ -238,6 +238,21 @@ pub fn compute_delta(
     count_per_item(with_v, &[v], len, measure, delta)
 }
 
+/// [`compute_delta`] with the overlaps found through an index by low set
+/// ([`count_per_item_indexed`]).
+///
+/// # Errors
+/// [`BorderError::Overflow`] beyond 2¹²⁷.
+pub fn compute_delta_indexed(
+    with_v: &[Edge],
+    v: ItemId,
+    len: usize,
+    measure: &dyn Measure,
+    delta: &mut [i128],
+) -> Result<(), BorderError> {
+    count_per_item_indexed(with_v, &[v], len, measure, delta)
+}
+
 /// The union of the intervals `[x, β]` over `blocks`, per item: `out[u]` receives
 /// `sign ×` the counted itemsets holding `x` and `u`, of length at most `len`, that lie below
 /// some block. Each block is counted whole and the union of its intersections with the blocks
@@ -322,17 +337,158 @@ pub fn count_blocks(
     u128::try_from(total).map_err(|_| BorderError::Overflow)
 }
 
-/// The sets of `sets` that are not subsets of another (duplicates kept once).
+/// The sets of `sets` that are not subsets of another (duplicates kept once), longest first.
+///
+/// # Complexity
+/// Each set is checked against the kept sets holding its least common item only (an inverted
+/// index), `O(Σ_S |kept sets with S's rarest item| · |S|)`.
 pub fn maximal_only(mut sets: Vec<Itemset>) -> Vec<Itemset> {
     sets.sort_unstable_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     sets.dedup();
+    let mut frequency: std::collections::HashMap<ItemId, usize> = std::collections::HashMap::new();
+    for s in &sets {
+        for &i in s {
+            *frequency.entry(i).or_default() += 1;
+        }
+    }
+    let mut holding: std::collections::HashMap<ItemId, Vec<usize>> =
+        std::collections::HashMap::new();
     let mut kept: Vec<Itemset> = Vec::with_capacity(sets.len());
     for s in sets {
-        if !kept.iter().any(|k| is_subset(&s, k)) {
+        let covered = match s.iter().min_by_key(|i| frequency[i]) {
+            // The empty set is below any kept set.
+            None => !kept.is_empty(),
+            Some(rarest) => {
+                holding.get(rarest).is_some_and(|ids| ids.iter().any(|&k| is_subset(&s, &kept[k])))
+            }
+        };
+        if !covered {
+            for &i in &s {
+                holding.entry(i).or_default().push(kept.len());
+            }
             kept.push(s);
         }
     }
     kept
+}
+
+/// Edges examined so far, by low set, for finding those that overlap a new edge without
+/// comparing it with all of them.
+#[derive(Debug, Default)]
+struct LowIndex {
+    by_low: std::collections::HashMap<Itemset, Vec<usize>>,
+}
+
+impl LowIndex {
+    /// The indexed edges (ids into `edges`) that overlap `edge` for itemsets holding `x` of
+    /// length at most `len`. An overlapping edge has `α' ⊆ β` and `|α ∪ α' ∪ x| ≤ len`, so
+    /// `α'` is a subset of `F = α ∪ x` plus at most `len − |F|` other items of `β`: those
+    /// candidates are looked up, unless there are more of them than indexed low sets, which
+    /// are then scanned instead.
+    fn overlapping(&self, edges: &[Edge], edge: &Edge, x: &[ItemId], len: usize) -> Vec<usize> {
+        let fixed = union(edge.low(), x);
+        let room = len.saturating_sub(fixed.len());
+        let others: Vec<ItemId> =
+            edge.high().iter().copied().filter(|i| fixed.binary_search(i).is_err()).collect();
+        let mut candidates: u128 = 1 << fixed.len().min(100);
+        candidates =
+            candidates.saturating_mul(free_choices(others.len(), room).unwrap_or(u128::MAX));
+        let mut out = Vec::new();
+        let mut take = |ids: &Vec<usize>| {
+            for &id in ids {
+                if edge.overlaps(&edges[id], x, len) {
+                    out.push(id);
+                }
+            }
+        };
+        if candidates > self.by_low.len() as u128 {
+            for (low, ids) in &self.by_low {
+                if is_subset(low, edge.high()) && union_len(&union(edge.low(), low), x) <= len {
+                    take(ids);
+                }
+            }
+        } else {
+            let mut low = Vec::new();
+            for_each_candidate(&fixed, &others, room, &mut low, &mut |low| {
+                if let Some(ids) = self.by_low.get(low) {
+                    take(ids);
+                }
+            });
+        }
+        out.sort_unstable();
+        out
+    }
+
+    fn insert(&mut self, low: &[ItemId], id: usize) {
+        self.by_low.entry(low.to_vec()).or_default().push(id);
+    }
+}
+
+/// Calls `f` with every set `A ∪ R`, `A ⊆ fixed`, `R ⊆ others`, `|R| ≤ room`, sorted.
+fn for_each_candidate(
+    fixed: &[ItemId],
+    others: &[ItemId],
+    room: usize,
+    scratch: &mut Vec<ItemId>,
+    f: &mut dyn FnMut(&[ItemId]),
+) {
+    fn extras(
+        others: &[ItemId],
+        from: usize,
+        room: usize,
+        base: &[ItemId],
+        chosen: &mut Vec<ItemId>,
+        f: &mut dyn FnMut(&[ItemId]),
+    ) {
+        let set = union(base, chosen);
+        f(&set);
+        if room == 0 {
+            return;
+        }
+        for j in from..others.len() {
+            chosen.push(others[j]);
+            extras(others, j + 1, room - 1, base, chosen, f);
+            chosen.pop();
+        }
+    }
+    for mask in 0u64..(1u64 << fixed.len().min(63)) {
+        scratch.clear();
+        scratch.extend(
+            fixed.iter().enumerate().filter(|(k, _)| mask & (1 << k) != 0).map(|(_, &i)| i),
+        );
+        let base = scratch.clone();
+        extras(others, 0, room, &base, &mut Vec::new(), f);
+    }
+}
+
+/// [`count_per_item`] for many edges: the overlaps of each edge with those before it are found
+/// through an index by low set instead of by comparing it with all of them (the recursion below
+/// each edge is the same). The order of the edges does not change the result.
+///
+/// # Errors
+/// [`BorderError::Overflow`] beyond 2¹²⁷.
+pub fn count_per_item_indexed(
+    edges: &[Edge],
+    x: &[ItemId],
+    len: usize,
+    measure: &dyn Measure,
+    out: &mut [i128],
+) -> Result<(), BorderError> {
+    let mut index = LowIndex::default();
+    let mut acc = PerItem(out);
+    for (j, edge) in edges.iter().enumerate() {
+        if !edge.is_relevant(x, len) {
+            continue;
+        }
+        let overlapping: Vec<Edge> = index
+            .overlapping(edges, edge, x, len)
+            .into_iter()
+            .map(|id| edges[id].clone())
+            .collect();
+        uncovered(edge, &overlapping, x, len, measure, &mut acc)?;
+        index.insert(edge.low(), j);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -143,6 +143,17 @@ impl Edge {
         &self.high
     }
 
+    /// Removes `item` from `β` (the edge after the item is suppressed).
+    ///
+    /// # Panics
+    /// When `item` is in `α` (the edge would be empty: drop it instead).
+    pub fn remove_from_high(&mut self, item: ItemId) {
+        assert!(self.low.binary_search(&item).is_err(), "an item of α cannot leave β");
+        if let Ok(at) = self.high.binary_search(&item) {
+            self.high.remove(at);
+        }
+    }
+
     /// True when `α ⊆ γ ⊆ β`.
     pub fn covers(&self, gamma: &[ItemId]) -> bool {
         is_subset(&self.low, gamma) && is_subset(gamma, &self.high)

@@ -44,8 +44,8 @@ mod error;
 
 pub use border::Border;
 pub use count::{
-    AllItemsets, Measure, add, compute_delta, count, count_blocks, count_blocks_per_item,
-    count_per_item, maximal_only,
+    AllItemsets, Measure, add, compute_delta, compute_delta_indexed, count, count_blocks,
+    count_blocks_per_item, count_per_item, count_per_item_indexed, maximal_only,
 };
 pub use edge::{
     Edge, Itemset, binomial, difference, free_choices, intersection, is_subset, union, union_len,

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 use txanon_border::{
     AllItemsets, Border, Edge, Itemset, Measure, compute_delta, count, count_blocks,
-    count_blocks_per_item, count_per_item, is_subset, maximal_only,
+    count_blocks_per_item, count_per_item, count_per_item_indexed, is_subset, maximal_only,
 };
 
 const ITEMS: u32 = 9;
@@ -77,9 +77,12 @@ proptest! {
         prop_assert_eq!(count(b.edges(), &x, len, &AllItemsets).unwrap(), expected.len() as u128);
         let mut per_item = vec![0i128; ITEMS as usize];
         count_per_item(b.edges(), &x, len, &AllItemsets, &mut per_item).unwrap();
+        let mut indexed = vec![0i128; ITEMS as usize];
+        count_per_item_indexed(b.edges(), &x, len, &AllItemsets, &mut indexed).unwrap();
         for u in 0..ITEMS {
             let holding = expected.iter().filter(|g| g.contains(&u)).count() as i128;
             prop_assert_eq!(per_item[u as usize], holding, "item {}", u);
+            prop_assert_eq!(indexed[u as usize], holding, "indexed, item {}", u);
         }
     }
 

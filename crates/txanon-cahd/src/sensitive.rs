@@ -1,7 +1,5 @@
 //! Choosing sensitive items the way the CAHD paper's experiments did.
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use txanon_data::{ItemId, ParamError, TransactionDb};
 
 /// `m` distinct items of `db` drawn uniformly at random from the seed, as the CAHD paper's
@@ -16,20 +14,7 @@ pub fn random_sensitive_items(
     m: usize,
     seed: u64,
 ) -> Result<Vec<ItemId>, ParamError> {
-    if m == 0 || m > db.num_items() {
-        return Err(ParamError::OutOfRange {
-            name: "sensitive-random",
-            value: m.to_string(),
-            reason: "choose between 1 and the number of items",
-        });
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut items: Vec<ItemId> = rand::seq::index::sample(&mut rng, db.num_items(), m)
-        .into_iter()
-        .map(|i| i as ItemId)
-        .collect();
-    items.sort_unstable();
-    Ok(items)
+    txanon_data::random_items(db, m, seed)
 }
 
 #[cfg(test)]

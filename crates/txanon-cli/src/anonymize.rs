@@ -25,6 +25,13 @@ pub enum AnonymizeCommand {
     /// to a transaction with probability above 1/p; QID items published per group with the
     /// group's sensitive-item counts.
     Cahd(crate::cahd::CahdArgs),
+    /// (h,k,p)-coherence: public items suppressed until no attacker knowing p of them narrows
+    /// a person to fewer than k transactions or infers a private item above h, keeping as many
+    /// frequent itemsets as it can.
+    Coherence(crate::coherence::CoherenceArgs),
+    /// Hiding personal tendency: each record's dominant category swapped with a dissimilar
+    /// record's (or a baseline: random swapping, partial suppression, split personality).
+    Swap(crate::swap::SwapArgs),
 }
 
 /// Independent checkers of published outputs.
@@ -34,6 +41,10 @@ pub enum AuditCommand {
     Anatomy(AuditAnatomyArgs),
     /// Verify CAHD's published groups (groups.json) from the groups alone.
     Cahd(crate::cahd::AuditCahdArgs),
+    /// Verify (h,k,p)-coherence of a transaction file, given its private items.
+    Coherence(crate::coherence::AuditCoherenceArgs),
+    /// Verify a swap publication against the original: items, true swaps, exposed tendencies.
+    Swap(crate::swap::AuditSwapArgs),
 }
 
 /// Arguments of `txanon anonymize anatomy`.
@@ -132,6 +143,8 @@ pub fn run(cmd: AnonymizeCommand) -> Result<()> {
     match cmd {
         AnonymizeCommand::Anatomy(args) => anatomy(args),
         AnonymizeCommand::Cahd(args) => crate::cahd::run(args),
+        AnonymizeCommand::Coherence(args) => crate::coherence::run(args),
+        AnonymizeCommand::Swap(args) => crate::swap::run(args),
     }
 }
 
@@ -194,6 +207,27 @@ pub(crate) fn output_dir(out: &Path) -> Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))
 }
 
+/// Writes `db` atomically as `dir/stem.dat` (FIMI) when every label is an integer, else as
+/// `dir/stem.csv` (basket CSV, wide form); returns the path.
+pub(crate) fn write_transactions(
+    dir: &Path,
+    stem: &str,
+    db: &txanon_data::TransactionDb,
+) -> Result<PathBuf> {
+    let ints =
+        (0..db.num_items() as u32).all(|i| matches!(db.label(i), txanon_data::Label::Int(_)));
+    let (ext, format) = if ints { ("dat", Format::Fimi) } else { ("csv", Format::BasketWide) };
+    let path = dir.join(format!("{stem}.{ext}"));
+    write_atomic(&path, |file| -> Result<()> {
+        let mut w = std::io::BufWriter::new(file);
+        write_db(db, format, &mut w)?;
+        std::io::Write::flush(&mut w)?;
+        Ok(())
+    })
+    .with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
+
 /// Writes `text` to `path` atomically.
 pub(crate) fn write_text(path: &Path, text: &str) -> Result<()> {
     write_atomic(path, |file| -> Result<()> {
@@ -216,5 +250,7 @@ pub fn run_audit(cmd: AuditCommand) -> Result<()> {
             emit(&(serde_json::to_string_pretty(&report)? + "\n"))
         }
         AuditCommand::Cahd(args) => crate::cahd::run_audit(args),
+        AuditCommand::Coherence(args) => crate::coherence::run_audit(args),
+        AuditCommand::Swap(args) => crate::swap::run_audit(args),
     }
 }

@@ -110,7 +110,7 @@ pub fn run(args: CahdArgs) -> Result<()> {
             }
             items
         }
-        (None, Some(m)) => random_sensitive_items(&db, m, args.seed.unwrap_or_else(rand_seed))?,
+        (None, Some(m)) => random_sensitive_items(&db, m, args.seed.unwrap_or_else(os_seed))?,
         (None, None) => unreachable!("clap requires one"),
     };
     let params = CahdParams::new(args.p)
@@ -180,7 +180,7 @@ fn write_qid(qid: &TransactionDb, out: &std::path::Path) -> Result<()> {
 }
 
 /// A seed from the operating system, for runs that give none.
-fn rand_seed() -> u64 {
+pub(crate) fn os_seed() -> u64 {
     use rand::TryRngCore;
     rand::rngs::OsRng.try_next_u64().expect("the operating system's random source")
 }

@@ -23,6 +23,12 @@ pub fn report(error: &anyhow::Error) -> ExitCode {
                 .downcast_ref::<txanon_anatomy::AnatomyError>()
                 .is_some_and(txanon_anatomy::AnatomyError::is_bad_input)
             || cause.downcast_ref::<txanon_cahd::CahdError>().is_some_and(txanon_cahd::CahdError::is_bad_input)
+            || cause
+                .downcast_ref::<txanon_coherence::CoherenceError>()
+                .is_some_and(txanon_coherence::CoherenceError::is_bad_input)
+            || cause
+                .downcast_ref::<txanon_swap::SwapError>()
+                .is_some_and(txanon_swap::SwapError::is_bad_input)
             || cause.downcast_ref::<txanon_data::ParamError>().is_some()
     });
     ExitCode::from(if bad_input { 2 } else { 1 })

@@ -6,6 +6,7 @@
 mod anonymize;
 mod band;
 mod cahd;
+mod coherence;
 mod compare;
 mod convert;
 mod exit;
@@ -14,6 +15,7 @@ mod input;
 mod mine;
 mod progress;
 mod stats;
+mod swap;
 
 use std::process::ExitCode;
 

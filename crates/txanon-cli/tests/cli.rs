@@ -516,3 +516,201 @@ fn anonymize_cahd_writes_verified_groups_or_nothing() {
     assert_eq!(o.status.code(), Some(2));
     assert!(!nothing.exists());
 }
+
+#[test]
+fn anonymize_coherence_writes_a_verified_publication_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples");
+    let data = examples.join("coherence-figure1.csv").to_str().unwrap().to_owned();
+    let private = examples.join("coherence-figure1.private").to_str().unwrap().to_owned();
+    let out = dir.path().join("published");
+    let setting = ["--h", "0.5", "--k", "3", "--p", "3"];
+    let o = txanon(
+        &[
+            &["anonymize", "coherence", &data, "--private", &private][..],
+            &setting,
+            &["--nugget-support", "4", "--seed", "1", "-o", out.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(files_in(&out), ["published.csv", "summary.json", "suppressed.json"]);
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // The paper's Example 3: c and d by the pre-step, then a and b; 9 nuggets become 5.
+    assert_eq!(summary["suppressed_infrequent"], 2);
+    assert_eq!(summary["suppressed_greedy"], 2);
+    assert_eq!(summary["moles"], "12");
+    assert_eq!(
+        (summary["nuggets_before"].as_str(), summary["nuggets_after"].as_str()),
+        (Some("9"), Some("5"))
+    );
+    let steps: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("suppressed.json")).unwrap())
+            .unwrap();
+    let order: Vec<&str> =
+        steps.as_array().unwrap().iter().map(|s| s["item"].as_str().unwrap()).collect();
+    assert_eq!(order, ["c", "d", "a", "b"]);
+
+    let published = out.join("published.csv").to_str().unwrap().to_owned();
+    let audit = |file: &str, k: &str| {
+        txanon(&[
+            "audit",
+            "coherence",
+            file,
+            "--private",
+            &private,
+            "--h",
+            "0.5",
+            "--k",
+            k,
+            "--p",
+            "3",
+        ])
+    };
+    let o = audit(&published, "3");
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The input itself is not coherent, nor is the publication for a larger k.
+    let o = audit(&data, "3");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = audit(&published, "5");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+
+    // s1 is in 3 of 7 transactions: with h = 0.4 the empty itemset is a mole. Exit 2, nothing.
+    let nothing = dir.path().join("nothing");
+    let o = txanon(&[
+        "anonymize",
+        "coherence",
+        &data,
+        "--private",
+        &private,
+        "--h",
+        "0.4",
+        "--k",
+        "3",
+        "--p",
+        "3",
+        "--nugget-support",
+        "4",
+        "-o",
+        nothing.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no (h,k,p)-cohesion"), "{}", stderr(&o));
+    assert!(!nothing.exists());
+    // Unknown private labels, impossible parameters, and no private items at all: exit 2.
+    let unknown = fixture(dir.path(), "unknown.txt", "s9\n");
+    for args in [
+        vec!["--private", unknown.as_str(), "--h", "0.5", "--k", "3", "--p", "3"],
+        vec!["--private", private.as_str(), "--h", "1.5", "--k", "3", "--p", "3"],
+        vec!["--private", private.as_str(), "--h", "0.5", "--k", "3", "--p", "0"],
+        vec!["--h", "0.5", "--k", "3", "--p", "3"],
+    ] {
+        let o = txanon(
+            &[
+                &["anonymize", "coherence", &data][..],
+                &args,
+                &["--nugget-support", "4", "-o", nothing.to_str().unwrap()],
+            ]
+            .concat(),
+        );
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(!nothing.exists());
+    }
+}
+
+#[test]
+fn anonymize_swap_writes_a_verified_publication_and_a_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples");
+    let data = examples.join("swap-table1.csv").to_str().unwrap().to_owned();
+    let categories = examples.join("swap-table1.categories").to_str().unwrap().to_owned();
+    let out = dir.path().join("published");
+    let o = txanon(&[
+        "anonymize",
+        "swap",
+        &data,
+        "--categories",
+        &categories,
+        "--seed",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(files_in(&out), ["key.txt", "published.dat", "summary.json"]);
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["method"], "partswap");
+    assert_eq!(summary["with_tendency"], 10);
+    assert_eq!(summary["audit"]["occurrences_lost"], 0);
+    assert_eq!(summary["audit"]["records_checked"]["false_swaps"], 0);
+    let published = out.join("published.dat").to_str().unwrap().to_owned();
+    let key = out.join("key.txt").to_str().unwrap().to_owned();
+    let audit = |file: &str, key: &str, method: &str| {
+        txanon(&[
+            "audit",
+            "swap",
+            &data,
+            file,
+            "--categories",
+            &categories,
+            "--key",
+            key,
+            "--method",
+            method,
+        ])
+    };
+    let o = audit(&published, &key, "partswap");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["records_checked"]["changed"], 2 * summary["pairs"].as_u64().unwrap());
+
+    // The original itself, under the identity key: nothing changed, nothing wrong.
+    let identity =
+        fixture(dir.path(), "identity.txt", (1..=10).map(|i| format!("{i}\n")).collect::<String>());
+    let o = audit(&data, &identity, "partswap");
+    assert!(o.status.success(), "{}", stderr(&o));
+    // An item that is not in the original: exit 2.
+    let forged = fixture(
+        dir.path(),
+        "forged.dat",
+        std::fs::read_to_string(&published).unwrap().replacen('\n', " 99\n", 1),
+    );
+    let o = audit(&forged, &key, "partswap");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // A key that is not a list of record numbers: exit 2 naming the line.
+    let bad_key = fixture(dir.path(), "bad.txt", "1\nx\n");
+    let o = audit(&published, &bad_key, "partswap");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.txt:2"), "{}", stderr(&o));
+
+    // Random swapping under the partswap audit: false swaps or losses are caught; random
+    // categories are written beside the publication.
+    let rand_out = dir.path().join("rand");
+    let o = txanon(&[
+        "anonymize",
+        "swap",
+        &data,
+        "--method",
+        "randswap",
+        "--random-categories",
+        "3",
+        "--seed",
+        "5",
+        "-o",
+        rand_out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(files_in(&rand_out), ["categories.txt", "key.txt", "published.dat", "summary.json"]);
+
+    // Categories that miss items, or none at all: exit 2, nothing written.
+    let partial = fixture(dir.path(), "partial.txt", "1 a\n2 b\n");
+    let nothing = dir.path().join("nothing");
+    for args in [vec!["--categories", partial.as_str()], vec![]] {
+        let o = txanon(
+            &[&["anonymize", "swap", &data][..], &args, &["-o", nothing.to_str().unwrap()]]
+                .concat(),
+        );
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(!nothing.exists());
+    }
+}

@@ -165,3 +165,84 @@ mod tests {
         assert_eq!(unknown, vec!["7".to_string()]);
     }
 }
+
+/// `count` distinct items of `db` drawn uniformly at random with ChaCha8 from `seed`, sorted:
+/// how the papers' experiments choose sensitive or private items ("m items at random", not by
+/// support).
+///
+/// # Errors
+/// [`ParamError::OutOfRange`](crate::ParamError::OutOfRange) when `count` is 0 or more than the
+/// items of `db`.
+pub fn random_items(
+    db: &TransactionDb,
+    count: usize,
+    seed: u64,
+) -> std::result::Result<Vec<ItemId>, crate::ParamError> {
+    use rand::SeedableRng;
+    if count == 0 || count > db.num_items() {
+        return Err(crate::ParamError::OutOfRange {
+            name: "random items",
+            value: count.to_string(),
+            reason: "choose between 1 and the number of items",
+        });
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut items: Vec<ItemId> = rand::seq::index::sample(&mut rng, db.num_items(), count)
+        .into_iter()
+        .map(|i| i as ItemId)
+        .collect();
+    items.sort_unstable();
+    Ok(items)
+}
+
+/// The swap paper's artificial categorization (its Section 5.1): `count` categories, named `1`
+/// to `count`, sharing the items of `db` in equal shares (sizes differ by at most one) at random
+/// (ChaCha8 from `seed`), without overlap.
+///
+/// # Errors
+/// [`ParamError::OutOfRange`](crate::ParamError::OutOfRange) when `count` is 0 or more than the
+/// items of `db`.
+pub fn random_categories(
+    db: &TransactionDb,
+    count: usize,
+    seed: u64,
+) -> std::result::Result<crate::ItemCategories, crate::ParamError> {
+    use rand::SeedableRng;
+    use rand::seq::SliceRandom;
+    if count == 0 || count > db.num_items() {
+        return Err(crate::ParamError::OutOfRange {
+            name: "random categories",
+            value: count.to_string(),
+            reason: "choose between 1 and the number of items",
+        });
+    }
+    let mut items: Vec<usize> = (0..db.num_items()).collect();
+    items.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+    let mut category_of = vec![0u32; db.num_items()];
+    for (position, item) in items.into_iter().enumerate() {
+        category_of[item] = (position % count) as u32;
+    }
+    let names = (1..=count).map(|c| c.to_string()).collect();
+    Ok(crate::ItemCategories::new(category_of, names))
+}
+
+#[cfg(test)]
+mod random_category_tests {
+    use super::*;
+
+    #[test]
+    fn random_categories_share_items_equally_and_depend_on_the_seed() {
+        let db = TransactionDb::from_int_transactions([(0..103).collect::<Vec<u32>>()]);
+        let cats = random_categories(&db, 10, 1).unwrap();
+        let mut sizes = vec![0; 10];
+        for &c in cats.categories() {
+            sizes[c as usize] += 1;
+        }
+        assert!(sizes.iter().all(|&s| s == 10 || s == 11), "{sizes:?}");
+        assert_eq!(sizes.iter().sum::<usize>(), 103);
+        assert_eq!(cats, random_categories(&db, 10, 1).unwrap());
+        assert_ne!(cats, random_categories(&db, 10, 2).unwrap());
+        assert!(random_categories(&db, 0, 1).is_err());
+        assert!(random_categories(&db, 104, 1).is_err());
+    }
+}

@@ -40,7 +40,9 @@ mod read;
 mod table;
 mod write;
 
-pub use annotations::{read_categories, read_label_list, resolve_labels};
+pub use annotations::{
+    random_categories, random_items, read_categories, read_label_list, resolve_labels,
+};
 pub use db::{DbStats, ItemCategories, TransactionDb, Transactions};
 pub use error::{DataError, Location, ParamError, Result};
 pub use index::ItemIndex;

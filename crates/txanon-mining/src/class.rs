@@ -260,23 +260,25 @@ impl ItemsetVisitor for PatternSpectrum {
 pub struct ItemCounts {
     /// `counts[i]`: frequent itemsets holding item `i`.
     pub counts: Vec<u128>,
+    /// `by_len[l]`: frequent itemsets of `l` items.
+    pub by_len: Vec<u128>,
     overflow: bool,
 }
 
 impl ItemCounts {
     /// Counters for `items` items.
     pub fn new(items: usize) -> Self {
-        Self { counts: vec![0; items], overflow: false }
+        Self { counts: vec![0; items], by_len: Vec::new(), overflow: false }
     }
 
-    pub(crate) fn into_result(self) -> Result<Vec<u128>, MiningError> {
-        if self.overflow { Err(MiningError::CountOverflow) } else { Ok(self.counts) }
+    pub(crate) fn into_result(self) -> Result<(Vec<u128>, Vec<u128>), MiningError> {
+        if self.overflow { Err(MiningError::CountOverflow) } else { Ok((self.counts, self.by_len)) }
     }
 }
 
 impl ItemsetVisitor for ItemCounts {
     fn visit(&mut self, class: &ItemsetClass<'_>) -> ControlFlow<()> {
-        if class.add_item_counts(&mut self.counts) {
+        if class.add_item_counts(&mut self.counts) && class.add_counts_by_len(&mut self.by_len) {
             ControlFlow::Continue(())
         } else {
             self.overflow = true;
@@ -289,7 +291,15 @@ impl ItemsetVisitor for ItemCounts {
     }
 
     fn merge(&mut self, later: Self) {
-        for (mine, theirs) in self.counts.iter_mut().zip(&later.counts) {
+        if self.by_len.len() < later.by_len.len() {
+            self.by_len.resize(later.by_len.len(), 0);
+        }
+        for (mine, theirs) in self
+            .counts
+            .iter_mut()
+            .zip(&later.counts)
+            .chain(self.by_len.iter_mut().zip(&later.by_len))
+        {
             match mine.checked_add(*theirs) {
                 Some(sum) => *mine = sum,
                 None => self.overflow = true,

@@ -154,6 +154,18 @@ pub fn count_per_item(
     db: &TransactionDb,
     params: &ValidMiningParams,
 ) -> Result<Vec<u128>, MiningError> {
+    Ok(count_per_item_and_length(db, params)?.0)
+}
+
+/// [`count_per_item`] and, from the same search, the number of frequent itemsets of each
+/// length (as [`count_itemsets`]'s `by_len`).
+///
+/// # Errors
+/// [`MiningError::CountOverflow`] when a count exceeds 2¹²⁸.
+pub fn count_per_item_and_length(
+    db: &TransactionDb,
+    params: &ValidMiningParams,
+) -> Result<(Vec<u128>, Vec<u128>), MiningError> {
     let mut counts = ItemCounts::new(db.num_items());
     mine(db, Algorithm::FpGrowth, params, &mut counts)?;
     counts.into_result()

@@ -6,12 +6,14 @@
 
 mod anatomy;
 mod cahd;
+mod coherence;
 mod context;
 mod datasets;
 mod mining;
 mod output;
 mod plot;
 mod quest;
+mod swap;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -66,6 +68,18 @@ pub const EXPERIMENTS: &[Experiment] = &[
         title: "CAHD: band matrices, reconstruction error and time against p, re-identification risk, the reimplementation's timing",
         paper: "CAHD (ICDE 2008) Figure 9 and Table II on BMS-WebView-1/2 (and retail); document 003's timing table",
         run: cahd::run,
+    },
+    Experiment {
+        name: "coherence",
+        title: "(h,k,p)-coherence: items suppressed, nuggets retained and time against p, k and h; counting beside enumeration",
+        paper: "coherence paper (ICDM 2008) Section 7 settings on BMS-WebView-1/2 and retail (p = 3, k = 10, h = 40%, k′ = 0.1%)",
+        run: coherence::run,
+    },
+    Experiment {
+        name: "swap",
+        title: "Hiding personal tendency: frequent itemsets, their similarity U, Diss and time per method; PartSwap against n",
+        paper: "swap paper (Future Internet 2019) Figures 3-6 on BMS-WebView-1/2, retail in place of WarpDrive",
+        run: swap::run,
     },
 ];
 

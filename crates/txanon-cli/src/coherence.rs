@@ -1,0 +1,199 @@
+//! `txanon anonymize coherence` and `txanon audit coherence`.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use serde::Serialize;
+use txanon_coherence::{CoherenceParams, Engine, Reason, anonymize, audit};
+use txanon_data::{ItemId, TransactionDb, random_items};
+
+use crate::anonymize::{output_dir, write_text, write_transactions};
+use crate::exit::UsageError;
+use crate::input::{InputArgs, emit};
+
+/// Arguments of `txanon anonymize coherence`.
+#[derive(Debug, Args)]
+pub struct CoherenceArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// A file of private item labels (blank- or comma-separated, `#` comments); every other
+    /// item is public.
+    #[arg(long, value_name = "FILE", conflicts_with = "private_random")]
+    private: Option<PathBuf>,
+    /// Make N items private, drawn uniformly at random (from --seed when given, else from the
+    /// operating system; the summary lists them).
+    #[arg(long, value_name = "N", required_unless_present = "private")]
+    private_random: Option<usize>,
+    /// Seed of --private-random and of the ChaCha20 shuffle of the published transactions
+    /// (default: from the operating system).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Breach bound h: no private item inferred with probability above h.
+    #[arg(long)]
+    h: f64,
+    /// Cohort size k: every known itemset must match at least k transactions.
+    #[arg(long)]
+    k: u32,
+    /// Attacker's power p: at most p public items known.
+    #[arg(long)]
+    p: usize,
+    /// Nugget support k′: itemsets in at least this many transactions are the utility kept.
+    #[arg(long, value_name = "K2")]
+    nugget_support: u32,
+    /// Count with the enumeration reference (every mole and nugget listed) instead of FP-Growth
+    /// through the border.
+    #[arg(long, conflicts_with = "edges")]
+    reference: bool,
+    /// Count with the paper's border edges and Compute-δ.
+    #[arg(long)]
+    edges: bool,
+    /// Output directory: published.dat (or .csv), suppressed.json and summary.json.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    out: PathBuf,
+}
+
+/// Arguments of `txanon audit coherence`.
+#[derive(Debug, Args)]
+pub struct AuditCoherenceArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The private item labels.
+    #[arg(long, value_name = "FILE")]
+    private: PathBuf,
+    /// Breach bound h.
+    #[arg(long)]
+    h: f64,
+    /// Cohort size k.
+    #[arg(long)]
+    k: u32,
+    /// Attacker's power p.
+    #[arg(long)]
+    p: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct Step {
+    item: String,
+    #[serde(flatten)]
+    reason: Reason,
+    score: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+struct Summary {
+    input: String,
+    transactions: usize,
+    private_items: Vec<String>,
+    h: f64,
+    k: u32,
+    p: usize,
+    nugget_support: u32,
+    engine: &'static str,
+    minimal_moles: usize,
+    maximal_public_itemsets: usize,
+    moles: String,
+    suppressed_infrequent: usize,
+    suppressed_greedy: usize,
+    nuggets_before: String,
+    nuggets_after: String,
+    nuggets_kept_percent: f64,
+    occurrences_suppressed_percent: f64,
+    setup_seconds: f64,
+    greedy_seconds: f64,
+    seconds: f64,
+}
+
+/// The private items named in `path`, as ids of `db`.
+fn private_items(db: &TransactionDb, path: &Path, input: &Path) -> Result<Vec<ItemId>> {
+    let labels = txanon_data::read_label_list(path)?;
+    let (items, unknown) = txanon_data::resolve_labels(db, &labels);
+    if !unknown.is_empty() {
+        return Err(UsageError(format!(
+            "{}: {} label(s) not in {}: {}",
+            path.display(),
+            unknown.len(),
+            input.display(),
+            unknown.join(" ")
+        ))
+        .into());
+    }
+    Ok(items)
+}
+
+/// Runs `txanon anonymize coherence`.
+pub fn run(args: CoherenceArgs) -> Result<()> {
+    let (db, _) = args.input.read()?;
+    let started = Instant::now();
+    let private = match (&args.private, args.private_random) {
+        (Some(path), _) => private_items(&db, path, &args.input.input)?,
+        (None, Some(n)) => random_items(&db, n, args.seed.unwrap_or_else(crate::cahd::os_seed))?,
+        (None, None) => unreachable!("clap requires one"),
+    };
+    let engine = if args.reference {
+        Engine::Enumerate
+    } else if args.edges {
+        Engine::BorderEdges
+    } else {
+        Engine::Counting
+    };
+    let params = CoherenceParams::new(args.h, args.k, args.p, args.nugget_support)
+        .engine(engine)
+        .seed(args.seed)
+        .check()?;
+    let result = anonymize(&db, &private, &params)?;
+    audit(&result.published, &private, args.h, args.k, args.p)
+        .context("the published data failed its own audit; nothing written")?;
+    let seconds = started.elapsed().as_secs_f64();
+    let label = |i: ItemId| db.label(i).to_string();
+    let steps: Vec<Step> = result
+        .suppressed
+        .iter()
+        .map(|s| Step { item: label(s.item), reason: s.reason, score: s.score() })
+        .collect();
+    let greedy = steps.iter().filter(|s| matches!(s.reason, Reason::Greedy { .. })).count();
+    let summary = Summary {
+        input: args.input.input.display().to_string(),
+        transactions: db.len(),
+        private_items: private.iter().map(|&i| label(i)).collect(),
+        h: args.h,
+        k: args.k,
+        p: args.p,
+        nugget_support: args.nugget_support,
+        engine: match engine {
+            Engine::Counting => "counting",
+            Engine::BorderEdges => "border-edges",
+            Engine::Enumerate => "enumerate",
+        },
+        minimal_moles: result.minimal_moles,
+        maximal_public_itemsets: result.maximal_public,
+        moles: result.moles.to_string(),
+        suppressed_infrequent: steps.len() - greedy,
+        suppressed_greedy: greedy,
+        nuggets_before: result.nuggets_before.to_string(),
+        nuggets_after: result.nuggets_after.to_string(),
+        nuggets_kept_percent: 100.0 * result.nuggets_after as f64
+            / (result.nuggets_before as f64).max(1.0),
+        occurrences_suppressed_percent: 100.0 * result.occurrences_suppressed as f64
+            / (result.occurrences as f64).max(1.0),
+        setup_seconds: result.setup_seconds,
+        greedy_seconds: result.greedy_seconds,
+        seconds,
+    };
+    output_dir(&args.out)?;
+    write_transactions(&args.out, "published", &result.published)?;
+    write_text(&args.out.join("suppressed.json"), &(serde_json::to_string_pretty(&steps)? + "\n"))?;
+    let summary_json = serde_json::to_string_pretty(&summary)? + "\n";
+    write_text(&args.out.join("summary.json"), &summary_json)?;
+    emit(&summary_json)
+}
+
+/// Runs `txanon audit coherence`.
+pub fn run_audit(args: AuditCoherenceArgs) -> Result<()> {
+    let (db, _) = args.input.read()?;
+    let private = private_items(&db, &args.private, &args.input.input)?;
+    let report = audit(&db, &private, args.h, args.k, args.p)
+        .map_err(|e| UsageError(format!("{}: {e}", args.input.input.display())))?;
+    emit(&(serde_json::to_string_pretty(&report)? + "\n"))
+}

@@ -1,0 +1,57 @@
+//! (h,k,p)-coherence in memory at the paper's default setting (h = 40%, k = 10, p = 3,
+//! k′ = 0.1%, a random 10% of the items private): the counting engine end to end on
+//! BMS-WebView-1 and -2, the paper's border-edge engine at p = 2 on BMS-WebView-1, and the
+//! audit of the publication. Quest data stands in when the files are missing.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use txanon_coherence::{CoherenceParams, Engine, anonymize, audit};
+use txanon_data::{QuestParams, ReadOptions, TransactionDb, datasets, random_items, read_path};
+
+fn inputs() -> Vec<(String, TransactionDb)> {
+    let mut inputs = Vec::new();
+    for name in ["bms1", "bms2"] {
+        match datasets::locate_verified(name) {
+            Ok(Some(path)) => inputs
+                .push((name.into(), read_path(&path, &ReadOptions::new()).expect("readable").0)),
+            _ => eprintln!("{name} not found: not benchmarked"),
+        }
+    }
+    if inputs.is_empty() {
+        let quest =
+            QuestParams::new(60_000, 2.5, 2.0, 500).seed(0).check().expect("valid").generate();
+        inputs.push(("quest-T2.5I2D60K".into(), quest));
+    }
+    inputs
+}
+
+fn coherence(c: &mut Criterion) {
+    let mut group = c.benchmark_group("coherence");
+    group.sample_size(10);
+    for (name, db) in inputs() {
+        let private = random_items(&db, db.num_items() / 10, 1).expect("enough items");
+        let k2 = (db.len() as f64 * 0.001).ceil() as u32;
+        let params = |p, engine| {
+            CoherenceParams::new(0.4, 10, p, k2).engine(engine).seed(Some(1)).check().unwrap()
+        };
+        let counting = params(3, Engine::Counting);
+        group.bench_function(BenchmarkId::new("counting", format!("{name}/p=3")), |b| {
+            b.iter(|| anonymize(black_box(&db), &private, &counting).expect("coherent"))
+        });
+        if name == "bms1" {
+            let edges = params(2, Engine::BorderEdges);
+            group.bench_function(BenchmarkId::new("border-edges", format!("{name}/p=2")), |b| {
+                b.iter(|| anonymize(black_box(&db), &private, &edges).expect("coherent"))
+            });
+        }
+        let published = anonymize(&db, &private, &counting).expect("coherent").published;
+        group.bench_function(BenchmarkId::new("audit", format!("{name}/p=3")), |b| {
+            b.iter(|| audit(black_box(&published), &private, 0.4, 10, 3).expect("coherent"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, coherence);
+criterion_main!(benches);

@@ -1,0 +1,323 @@
+//! The greedy suppression of the paper's Figure 2.
+
+use std::cmp::Ordering;
+use std::time::Instant;
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha20Rng;
+use serde::Serialize;
+use txanon_border::maximal_only;
+use txanon_data::{ItemId, TransactionDb};
+use txanon_mining::{MinSupport, MiningParams, count_itemsets};
+
+use crate::engines::{
+    CountedMoles, Counter, EdgeMoles, ListedMoles, ListedNuggets, MinedNuggets, occurring,
+};
+use crate::error::CoherenceError;
+use crate::nonmoles::NonMoles;
+use crate::params::{Engine, ValidCoherenceParams};
+use crate::working::{Role, Working, breaches};
+
+/// Why an item was suppressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "step")]
+pub enum Reason {
+    /// The pre-step (Observation 2): a public item in fewer than `max(k, k′)` transactions is
+    /// a mole by itself or in no nugget, so every cohesion loses it or loses nothing by it.
+    Infrequent {
+        /// Its support.
+        support: u32,
+    },
+    /// Chosen by the greedy algorithm with the largest `Score = |M(v)| / |N(v)|`.
+    Greedy {
+        /// `|M(v)|`: moles holding it when it was chosen.
+        moles: u128,
+        /// `|N(v)|`: nuggets holding it when it was chosen.
+        nuggets: u128,
+    },
+}
+
+/// A suppressed public item.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Suppressed {
+    /// The item (an id of the input database).
+    pub item: ItemId,
+    /// Why.
+    pub reason: Reason,
+}
+
+impl Suppressed {
+    /// `moles / nuggets` at suppression (infinite without nuggets), for greedy steps.
+    pub fn score(&self) -> Option<f64> {
+        match self.reason {
+            Reason::Greedy { moles, nuggets } => {
+                Some(if nuggets == 0 { f64::INFINITY } else { moles as f64 / nuggets as f64 })
+            }
+            Reason::Infrequent { .. } => None,
+        }
+    }
+}
+
+/// The outcome of [`anonymize`].
+#[derive(Debug)]
+pub struct Coherent {
+    /// The input without the suppressed items (private items untouched), over the input's
+    /// dictionary, its transactions in a ChaCha20-shuffled order so that the publication does
+    /// not reveal the input's order.
+    pub published: TransactionDb,
+    /// The suppressed items: the pre-step's (by item id), then the greedy algorithm's in order.
+    pub suppressed: Vec<Suppressed>,
+    /// Moles of length at most `p` after the pre-step, before the greedy algorithm.
+    pub moles: u128,
+    /// `|U|`: minimal moles (the mole border's minimal side).
+    pub minimal_moles: usize,
+    /// `|L|`: maximal public itemsets that occur (the mole border's maximal side).
+    pub maximal_public: usize,
+    /// Nuggets of the input (frequent itemsets at `k′`).
+    pub nuggets_before: u128,
+    /// Nuggets of the published data.
+    pub nuggets_after: u128,
+    /// Item occurrences of the input.
+    pub occurrences: usize,
+    /// Item occurrences suppressed.
+    pub occurrences_suppressed: usize,
+    /// Seconds for the pre-step, the borders and the counts.
+    pub setup_seconds: f64,
+    /// Seconds for the greedy loop.
+    pub greedy_seconds: f64,
+}
+
+/// The mole border `[U, L]` of a database after the pre-step, in the input's item ids.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MoleBorder {
+    /// `U`: the minimal moles of length at most `p`, each ascending, shortest first.
+    pub minimal: Vec<Vec<ItemId>>,
+    /// `L`: the maximal public itemsets that occur, each ascending, sorted.
+    pub maximal: Vec<Vec<ItemId>>,
+}
+
+/// The mole border of `db` with private items `private` after the pre-step (public items in
+/// fewer than `max(k, k′)` transactions removed): the paper's Figure 3 for its running example.
+///
+/// # Errors
+/// [`CoherenceError::NoCohesion`] as [`anonymize`].
+pub fn mole_border(
+    db: &TransactionDb,
+    private: &[ItemId],
+    params: &ValidCoherenceParams,
+) -> Result<MoleBorder, CoherenceError> {
+    let (w, _) = prepare(db, private, params)?;
+    let nonmoles = NonMoles::find(&w, params.h(), params.k(), params.p());
+    let back = |s: &Vec<u32>| -> Vec<ItemId> {
+        let mut v: Vec<ItemId> = s.iter().map(|&j| w.public_ids[j as usize]).collect();
+        v.sort_unstable();
+        v
+    };
+    let minimal = nonmoles.minimal.iter().map(back).collect();
+    let mut maximal: Vec<Vec<ItemId>> =
+        maximal_only(w.public.iter().filter(|t| !t.is_empty()).cloned().collect())
+            .iter()
+            .map(back)
+            .collect();
+    maximal.sort();
+    Ok(MoleBorder { minimal, maximal })
+}
+
+/// The cohesion check and the pre-step: the working data and the items the pre-step drops.
+fn prepare(
+    db: &TransactionDb,
+    private: &[ItemId],
+    params: &ValidCoherenceParams,
+) -> Result<(Working, Vec<Suppressed>), CoherenceError> {
+    let (h, k, k2) = (params.h(), params.k(), params.nugget_support());
+    let n = db.len();
+    if n < k as usize {
+        return Err(CoherenceError::NoCohesion(format!(
+            "{n} transactions, fewer than k = {k}: the empty itemset is a mole"
+        )));
+    }
+    let mut is_private = vec![false; db.num_items()];
+    for &s in private {
+        is_private[s as usize] = true;
+    }
+    if let Some(s) =
+        private.iter().copied().find(|&s| breaches(db.supports()[s as usize], n as u32, h))
+    {
+        return Err(CoherenceError::NoCohesion(format!(
+            "private item {} is in {} of {n} transactions, more than h = {h}: the empty itemset is a mole",
+            db.label(s),
+            db.supports()[s as usize]
+        )));
+    }
+    let threshold = k.max(k2);
+    let mut dropped = Vec::new();
+    let (mut public, mut private_next) = (0u32, 0u32);
+    let roles: Vec<Role> = (0..db.num_items())
+        .map(|i| {
+            let support = db.supports()[i];
+            if is_private[i] {
+                private_next += 1;
+                Role::Private(private_next - 1)
+            } else if support < threshold {
+                dropped
+                    .push(Suppressed { item: i as ItemId, reason: Reason::Infrequent { support } });
+                Role::Dropped
+            } else {
+                public += 1;
+                Role::Public(public - 1)
+            }
+        })
+        .collect();
+    Ok((Working::new(db, &roles), dropped))
+}
+
+/// `a · b` as a 256-bit number `(high, low)`.
+fn mul_wide(a: u128, b: u128) -> (u128, u128) {
+    let (a1, a0) = (a >> 64, a & u64::MAX as u128);
+    let (b1, b0) = (b >> 64, b & u64::MAX as u128);
+    let (lo, mid1, mid2, hi) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    let (mid, carry_mid) = mid1.overflowing_add(mid2);
+    let (low, carry_low) = lo.overflowing_add(mid << 64);
+    let high = hi + (mid >> 64) + ((carry_mid as u128) << 64) + carry_low as u128;
+    (high, low)
+}
+
+/// Compares `Score(a) = ma / na` with `Score(b) = mb / nb` exactly (infinite when the
+/// denominator is 0).
+fn compare_scores((ma, na): (u128, u128), (mb, nb): (u128, u128)) -> Ordering {
+    match (na, nb) {
+        (0, 0) => Ordering::Equal,
+        (0, _) => Ordering::Greater,
+        (_, 0) => Ordering::Less,
+        _ => mul_wide(ma, nb).cmp(&mul_wide(mb, na)),
+    }
+}
+
+/// Makes `db` (h,k,p)-coherent by suppressing public items (Xu, Fung, Wang, Fu, Pei, ICDM 2008):
+/// items of `private` are never suppressed; every other item is public.
+///
+/// 1. The empty itemset must not be a mole: at least `k` transactions, and no private item in
+///    more than `h` of them; otherwise no suppression helps ([`CoherenceError::NoCohesion`]).
+/// 2. The pre-step (Observation 2) suppresses the public items in fewer than `max(k, k′)`
+///    transactions.
+/// 3. While some mole remains, the remaining public item with the largest
+///    `Score(v) = |M(v)| / |N(v)|` (moles and nuggets holding it; infinite when no nugget does)
+///    is suppressed and the counts of the others updated. Ties go to the item holding more
+///    moles, then to the smaller item id. Items holding no mole are never chosen.
+///
+/// A mole is a public itemset of 1 to `p` items that occurs, with support below `k` or a
+/// breach probability above `h` (the largest `Pr(s|β)` over private items `s` and subsets `β`
+/// of it, the empty one included); a nugget, any itemset in at least `k′` transactions.
+/// The counts are kept by the engine of the parameters; every engine gives the same counts and
+/// so the same suppressions.
+///
+/// # Errors
+/// [`CoherenceError::NoCohesion`]; [`CoherenceError::TooLarge`] for the enumeration engine on
+/// too large an input; [`CoherenceError::Border`] or [`CoherenceError::Mining`] when a count
+/// exceeds 128 bits.
+///
+/// # Panics
+/// When a private item id is not an item of `db`.
+pub fn anonymize(
+    db: &TransactionDb,
+    private: &[ItemId],
+    params: &ValidCoherenceParams,
+) -> Result<Coherent, CoherenceError> {
+    let started = Instant::now();
+    let (h, k, p, k2) = (params.h(), params.k(), params.p(), params.nugget_support());
+    let (mut w, mut suppressed) = prepare(db, private, params)?;
+    let nonmoles = NonMoles::find(&w, h, k, p);
+    let minimal_moles = nonmoles.minimal.len();
+    // Public itemsets of length 1..=p that occur, per item and in all (one FP-Growth search at
+    // support 1); the moles are those less the non-moles.
+    let (occurring, occurring_total) = occurring(&w, p)?;
+    let mole_total = occurring_total - nonmoles.sets.len() as u128;
+    let maximal_public =
+        maximal_only(w.public.iter().filter(|t| !t.is_empty()).cloned().collect()).len();
+    let (mut moles, mut nuggets): (Box<dyn Counter>, Box<dyn Counter>) = match params.engine() {
+        Engine::Counting => (
+            Box::new(CountedMoles::new(&w, occurring, nonmoles, p)),
+            Box::new(MinedNuggets::new(&w, k2)?),
+        ),
+        Engine::BorderEdges => (
+            Box::new(EdgeMoles::new(&w, &nonmoles.minimal, p)?),
+            Box::new(MinedNuggets::new(&w, k2)?),
+        ),
+        Engine::Enumerate => (
+            Box::new(ListedMoles::new(&w, h, k, p, params.enumeration_limit())?),
+            Box::new(ListedNuggets::new(&w, k2)?),
+        ),
+    };
+    let setup_seconds = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let mut alive = vec![true; w.public_items()];
+    loop {
+        let (m, nu) = (moles.counts(), nuggets.counts());
+        let best = (0..w.public_items()).filter(|&u| alive[u] && m[u] > 0).max_by(|&a, &b| {
+            compare_scores((m[a], nu[a]), (m[b], nu[b]))
+                .then(m[a].cmp(&m[b]))
+                .then(w.public_ids[b].cmp(&w.public_ids[a]))
+        });
+        let Some(v) = best else { break };
+        suppressed.push(Suppressed {
+            item: w.public_ids[v],
+            reason: Reason::Greedy { moles: m[v], nuggets: nu[v] },
+        });
+        moles.suppress(&w, v as u32)?;
+        nuggets.suppress(&w, v as u32)?;
+        w.suppress(v as u32);
+        alive[v] = false;
+    }
+    let greedy_seconds = started.elapsed().as_secs_f64();
+    let mut gone = vec![false; db.num_items()];
+    for s in &suppressed {
+        gone[s.item as usize] = true;
+    }
+    let mut order: Vec<usize> = (0..db.len()).collect();
+    let mut rng = match params.seed() {
+        Some(seed) => ChaCha20Rng::seed_from_u64(seed),
+        None => ChaCha20Rng::from_os_rng(),
+    };
+    order.shuffle(&mut rng);
+    let mut offsets = vec![0];
+    let mut items = Vec::with_capacity(db.occurrences());
+    for t in order.into_iter().map(|t| db.transaction(t)) {
+        items.extend(t.iter().copied().filter(|&i| !gone[i as usize]));
+        offsets.push(items.len());
+    }
+    let occurrences_suppressed = db.occurrences() - items.len();
+    let published = TransactionDb::from_parts(offsets, items, db.labels().clone());
+    let nuggets_of = |d: &TransactionDb| -> Result<u128, CoherenceError> {
+        let params = MiningParams::new(MinSupport::Count(k2)).check()?;
+        Ok(count_itemsets(d, &params)?.total().expect("checked by count_itemsets"))
+    };
+    Ok(Coherent {
+        nuggets_before: nuggets_of(db)?,
+        nuggets_after: nuggets_of(&published)?,
+        published,
+        suppressed,
+        moles: mole_total,
+        minimal_moles,
+        maximal_public,
+        occurrences: db.occurrences(),
+        occurrences_suppressed,
+        setup_seconds,
+        greedy_seconds,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_products_compare_exactly() {
+        assert_eq!(mul_wide(u128::MAX, 2), (1, u128::MAX - 1));
+        assert_eq!(mul_wide(1 << 64, 1 << 64), (1, 0));
+        let big = u128::MAX / 3;
+        assert_eq!(compare_scores((big, big - 1), (big - 1, big - 2)), Ordering::Less);
+        assert_eq!(compare_scores((8, 2), (4, 1)), Ordering::Equal);
+        assert_eq!(compare_scores((1, 0), (u128::MAX, 1)), Ordering::Greater);
+    }
+}

@@ -1,0 +1,135 @@
+//! [`Engine::Counting`](crate::Engine::Counting): moles and nuggets counted per item by
+//! FP-Growth, never listed.
+
+use txanon_data::TransactionDb;
+use txanon_mining::{MinSupport, MiningParams, count_per_item, count_per_item_and_length};
+
+use crate::engines::Counter;
+use crate::engines::bitsets::Bitsets;
+use crate::error::CoherenceError;
+use crate::nonmoles::NonMoles;
+use crate::working::{Working, by_public_index};
+
+/// Per public index, the frequent itemsets of `db` (support at least `min`, length at most
+/// `max_len`) that hold it.
+fn per_item(
+    db: &TransactionDb,
+    min: u32,
+    max_len: Option<usize>,
+    public_items: usize,
+) -> Result<Vec<u128>, CoherenceError> {
+    if db.is_empty() {
+        return Ok(vec![0; public_items]);
+    }
+    let params = MiningParams::new(MinSupport::Count(min)).max_len(max_len).check()?;
+    Ok(by_public_index(db, &count_per_item(db, &params)?, public_items))
+}
+
+/// The public itemsets of length `1..=p` that occur (support at least 1): per public index,
+/// those holding it, and their number.
+///
+/// # Errors
+/// [`CoherenceError::Mining`] beyond 128 bits.
+pub(crate) fn occurring(w: &Working, p: usize) -> Result<(Vec<u128>, u128), CoherenceError> {
+    if p <= 3
+        && let Some(bits) = Bitsets::new(w, p)
+    {
+        return Ok(bits.occurring(w, p));
+    }
+    let db = w.public_db();
+    if db.is_empty() {
+        return Ok((vec![0; w.public_items()], 0));
+    }
+    let params = MiningParams::new(MinSupport::Count(1)).max_len(Some(p)).check()?;
+    let (per_item, by_len) = count_per_item_and_length(&db, &params)?;
+    Ok((by_public_index(&db, &per_item, w.public_items()), by_len.iter().skip(1).sum()))
+}
+
+/// Moles of length at most `p` holding each public item: the itemsets that occur (support at
+/// least 1, below the mole border's maximal side), counted by FP-Growth at support 1, less the
+/// non-moles among them.
+#[derive(Debug)]
+pub(crate) struct CountedMoles {
+    counts: Vec<u128>,
+    nonmoles: NonMoles,
+    p: usize,
+    /// For `p ≤ 3` when they fit: the losers by co-occurrence bitsets instead of FP-Growth.
+    bits: Option<Bitsets>,
+}
+
+impl CountedMoles {
+    /// From the occurring itemsets holding each public index ([`occurring`]).
+    pub fn new(w: &Working, occurring: Vec<u128>, nonmoles: NonMoles, p: usize) -> Self {
+        let non = nonmoles.per_item(occurring.len());
+        let counts = occurring.iter().zip(&non).map(|(o, n)| o - n).collect();
+        let bits = if p <= 3 { Bitsets::new(w, p) } else { None };
+        Self { counts, nonmoles, p, bits }
+    }
+}
+
+impl Counter for CountedMoles {
+    fn counts(&self) -> &[u128] {
+        &self.counts
+    }
+
+    /// The losers holding `v` and `u` are the itemsets of length at most `p − 1` occurring in
+    /// the transactions that hold `v` (with `v` taken out) and holding `u`, less the non-moles
+    /// holding both.
+    fn suppress(&mut self, w: &Working, v: u32) -> Result<(), CoherenceError> {
+        let items = w.public_items();
+        let occurring = match &mut self.bits {
+            Some(bits) => {
+                let with = bits.with(w, v, self.p);
+                bits.suppress(w, v);
+                with
+            }
+            None if self.p >= 2 => per_item(&w.conditional(v, false), 1, Some(self.p - 1), items)?,
+            None => vec![0; items],
+        };
+        let mut non = vec![0u128; items];
+        self.nonmoles.remove(v, &mut non);
+        for u in 0..items {
+            if u != v as usize {
+                self.counts[u] -= occurring[u] - non[u];
+            }
+        }
+        self.counts[v as usize] = 0;
+        Ok(())
+    }
+}
+
+/// Nuggets (itemsets of any length, public or private, in at least `k′` transactions) holding
+/// each public item, counted by FP-Growth; after suppressing `v`, the frequent itemsets of the
+/// transactions holding `v` are the lost nuggets.
+#[derive(Debug)]
+pub(crate) struct MinedNuggets {
+    counts: Vec<u128>,
+    support: u32,
+}
+
+impl MinedNuggets {
+    pub fn new(w: &Working, support: u32) -> Result<Self, CoherenceError> {
+        Ok(Self { counts: per_item(&w.full_db(), support, None, w.public_items())?, support })
+    }
+}
+
+impl Counter for MinedNuggets {
+    fn counts(&self) -> &[u128] {
+        &self.counts
+    }
+
+    /// An item in no nugget loses none: no mining then (late in a run, most items are).
+    fn suppress(&mut self, w: &Working, v: u32) -> Result<(), CoherenceError> {
+        if self.counts[v as usize] == 0 {
+            return Ok(());
+        }
+        let lost = per_item(&w.conditional(v, true), self.support, None, w.public_items())?;
+        for (u, l) in lost.iter().enumerate() {
+            if u != v as usize {
+                self.counts[u] -= l;
+            }
+        }
+        self.counts[v as usize] = 0;
+        Ok(())
+    }
+}

@@ -1,0 +1,24 @@
+//! The three ways of counting moles and nuggets per item (see [`Engine`](crate::Engine)).
+
+mod bitsets;
+mod counting;
+mod edges;
+mod enumerate;
+
+pub(crate) use counting::{CountedMoles, MinedNuggets, occurring};
+pub(crate) use edges::EdgeMoles;
+pub(crate) use enumerate::{ListedMoles, ListedNuggets};
+
+use crate::error::CoherenceError;
+use crate::working::Working;
+
+/// Per public item, how many moles (or nuggets) hold it, kept up to date as items are
+/// suppressed.
+pub(crate) trait Counter: std::fmt::Debug {
+    /// The current count of each public index.
+    fn counts(&self) -> &[u128];
+
+    /// Public item `v` is being suppressed (`w` still holds it): subtract from every other
+    /// item's count the moles (nuggets) holding both, and zero `v`'s.
+    fn suppress(&mut self, w: &Working, v: u32) -> Result<(), CoherenceError>;
+}

@@ -1,0 +1,43 @@
+//! Errors of the coherence family.
+
+use txanon_border::BorderError;
+use txanon_data::ParamError;
+use txanon_mining::MiningError;
+
+/// Errors of anonymization and audit.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CoherenceError {
+    /// A parameter outside its valid range.
+    #[error(transparent)]
+    Params(#[from] ParamError),
+    /// The empty itemset is a mole: no suppression of public items can make the data coherent.
+    #[error("no (h,k,p)-cohesion exists: {0}")]
+    NoCohesion(String),
+    /// The enumeration reference would list too many itemsets.
+    #[error(
+        "the enumeration reference would list {subsets} public itemsets (with repeats), over its limit of {limit}: use the counting engine"
+    )]
+    TooLarge {
+        /// Itemsets that would be listed.
+        subsets: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// A count beyond 128 bits.
+    #[error(transparent)]
+    Border(#[from] BorderError),
+    /// Mining failed (a count beyond 128 bits, or a listing over its limit).
+    #[error(transparent)]
+    Mining(#[from] MiningError),
+    /// Published data that is not coherent.
+    #[error("audit failed: {0}")]
+    Audit(String),
+}
+
+impl CoherenceError {
+    /// True when the error comes from the caller's data or parameters (a CLI exits 2).
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, CoherenceError::Audit(_))
+    }
+}

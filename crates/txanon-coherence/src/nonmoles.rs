@@ -1,0 +1,225 @@
+//! Non-moles and minimal moles of length at most `p`, level by level.
+
+use rayon::prelude::*;
+use rustc_hash::FxHashSet;
+
+use crate::working::{Working, breaches};
+
+/// The public itemsets of length `1..=p` that are not moles (support at least `k`, breach
+/// probability at most `h`), and the minimal moles, the mole border's `U`.
+///
+/// Non-moles are closed downwards (a subset of a non-mole has at least its support, and its
+/// breach probability is a maximum over fewer subsets), so a level-wise search finds them all
+/// from the single items up, the way Apriori finds frequent itemsets: each candidate extends a
+/// non-mole by a larger item that co-occurs with it, and needs every other subset to be a
+/// non-mole. A candidate that fails is a mole whose proper subsets all are not: a minimal mole.
+#[derive(Debug, Clone)]
+pub(crate) struct NonMoles {
+    /// The non-moles, each ascending, shortest first.
+    pub sets: Vec<Vec<u32>>,
+    /// The minimal moles, each ascending, shortest first.
+    pub minimal: Vec<Vec<u32>>,
+    /// Per public index, the non-moles holding it (ids into `sets`).
+    pub by_item: Vec<Vec<u32>>,
+    /// False once a non-mole holds a suppressed item.
+    pub alive: Vec<bool>,
+}
+
+impl NonMoles {
+    /// Searches `w` (no item suppressed yet beyond the pre-step).
+    ///
+    /// # Complexity
+    /// Per non-mole `γ` with transactions `T(γ)`: `Σ_{t ∈ T(γ)} |t|` to count its extensions,
+    /// and per surviving candidate a filter of `T(γ)` and a pass over those transactions'
+    /// private items. Non-moles are frequent at support `k`, hence few.
+    pub fn find(w: &Working, h: f64, k: u32, p: usize) -> Self {
+        let private_count = w.private_ids.len();
+        let mut private_counts = vec![0u32; private_count];
+        let mut breach = |tids: &[u32]| -> bool {
+            let mut touched = Vec::new();
+            let mut worst = 0;
+            for &t in tids {
+                for &s in &w.private[t as usize] {
+                    if private_counts[s as usize] == 0 {
+                        touched.push(s);
+                    }
+                    private_counts[s as usize] += 1;
+                    worst = worst.max(private_counts[s as usize]);
+                }
+            }
+            for s in touched {
+                private_counts[s as usize] = 0;
+            }
+            breaches(worst, tids.len() as u32, h)
+        };
+        let mut sets = Vec::new();
+        let mut minimal = Vec::new();
+        let mut known: FxHashSet<Vec<u32>> = FxHashSet::default();
+        let mut level: Vec<(Vec<u32>, Vec<u32>)> = Vec::new();
+        for (j, tids) in w.tids.iter().enumerate() {
+            let itemset = vec![j as u32];
+            if tids.len() < k as usize || breach(tids) {
+                minimal.push(itemset);
+            } else {
+                known.insert(itemset.clone());
+                level.push((itemset, tids.clone()));
+            }
+        }
+        for depth in 1..p {
+            let last_level = depth + 1 == p;
+            // Each non-mole of the level extends independently (rayon); results are merged in
+            // the level's order, so the outcome does not depend on scheduling.
+            let found: Vec<Vec<(Vec<u32>, Outcome)>> = level
+                .par_iter()
+                .map_init(
+                    || (vec![0u32; w.public_items()], Vec::new(), Vec::with_capacity(p)),
+                    |(extensions, pairs, subset), (gamma, tids)| {
+                        extend(
+                            w,
+                            gamma,
+                            tids,
+                            &known,
+                            (h, k, last_level),
+                            extensions,
+                            pairs,
+                            subset,
+                        )
+                    },
+                )
+                .collect();
+            let mut next = Vec::new();
+            for (candidate, outcome) in found.into_iter().flatten() {
+                match outcome {
+                    Outcome::Mole => minimal.push(candidate),
+                    Outcome::NonMole(within) => next.push((candidate, within)),
+                }
+            }
+            sets.extend(level.iter().map(|(s, _)| s.clone()));
+            for (s, _) in &next {
+                known.insert(s.clone());
+            }
+            level = next;
+        }
+        sets.extend(level.into_iter().map(|(s, _)| s));
+        let mut by_item = vec![Vec::new(); w.public_items()];
+        for (id, s) in sets.iter().enumerate() {
+            for &i in s {
+                by_item[i as usize].push(id as u32);
+            }
+        }
+        let alive = vec![true; sets.len()];
+        Self { sets, minimal, by_item, alive }
+    }
+
+    /// For every public index, the live non-moles holding it and `v` (for `u = v`: holding
+    /// `v`); then marks those holding `v` dead.
+    pub fn remove(&mut self, v: u32, out: &mut [u128]) {
+        for &id in &self.by_item[v as usize] {
+            if !std::mem::replace(&mut self.alive[id as usize], false) {
+                continue;
+            }
+            for &u in &self.sets[id as usize] {
+                out[u as usize] += 1;
+            }
+        }
+    }
+
+    /// Live non-moles holding each public index.
+    pub fn per_item(&self, items: usize) -> Vec<u128> {
+        let mut out = vec![0u128; items];
+        for (id, s) in self.sets.iter().enumerate() {
+            if self.alive[id] {
+                for &u in s {
+                    out[u as usize] += 1;
+                }
+            }
+        }
+        out
+    }
+}
+
+/// What a candidate turned out to be.
+enum Outcome {
+    /// A minimal mole.
+    Mole,
+    /// A non-mole, with its transactions when another level follows.
+    NonMole(Vec<u32>),
+}
+
+/// The candidates extending non-mole `gamma` (transactions `tids`) by a larger co-occurring
+/// item: one pass over `gamma`'s transactions gives every extension's support and every
+/// (extension, private item) co-occurrence, so the breach test needs no second pass; the
+/// transactions of a non-mole are intersected only if another level will extend it.
+#[allow(clippy::too_many_arguments)] // scratch buffers of the caller's workers
+fn extend(
+    w: &Working,
+    gamma: &[u32],
+    tids: &[u32],
+    known: &FxHashSet<Vec<u32>>,
+    (h, k, last_level): (f64, u32, bool),
+    extensions: &mut [u32],
+    pairs: &mut Vec<(u32, u32)>,
+    subset: &mut Vec<u32>,
+) -> Vec<(Vec<u32>, Outcome)> {
+    let last = *gamma.last().expect("non-empty");
+    let mut touched = Vec::new();
+    pairs.clear();
+    for &t in tids {
+        let private = &w.private[t as usize];
+        for &x in &w.public[t as usize] {
+            if x > last {
+                if extensions[x as usize] == 0 {
+                    touched.push(x);
+                }
+                extensions[x as usize] += 1;
+                pairs.extend(private.iter().map(|&s| (x, s)));
+            }
+        }
+    }
+    touched.sort_unstable();
+    pairs.sort_unstable();
+    let worst_private = |x: u32| -> u32 {
+        let from = pairs.partition_point(|&(y, _)| y < x);
+        let to = pairs.partition_point(|&(y, _)| y <= x);
+        pairs[from..to].chunk_by(|a, b| a == b).map(|run| run.len() as u32).max().unwrap_or(0)
+    };
+    let mut out = Vec::new();
+    for x in touched {
+        let support = std::mem::take(&mut extensions[x as usize]);
+        // Every subset but the prefix itself must be a non-mole.
+        let all_non_moles = (0..gamma.len()).all(|drop| {
+            subset.clear();
+            subset.extend(gamma.iter().enumerate().filter(|&(j, _)| j != drop).map(|(_, &i)| i));
+            subset.push(x);
+            known.contains(subset.as_slice())
+        });
+        if !all_non_moles {
+            continue;
+        }
+        let mut candidate = gamma.to_vec();
+        candidate.push(x);
+        let outcome = if support < k || breaches(worst_private(x), support, h) {
+            Outcome::Mole
+        } else if last_level {
+            Outcome::NonMole(Vec::new())
+        } else {
+            Outcome::NonMole(intersect(tids, &w.tids[x as usize]))
+        };
+        out.push((candidate, outcome));
+    }
+    out
+}
+
+/// `a ∩ b` for ascending transaction lists, by galloping through the longer one.
+fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let mut out = Vec::with_capacity(short.len());
+    let mut from = 0;
+    for &t in short {
+        from += long[from..].partition_point(|&u| u < t);
+        if from < long.len() && long[from] == t {
+            out.push(t);
+        }
+    }
+    out
+}

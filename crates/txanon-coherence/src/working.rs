@@ -1,0 +1,140 @@
+//! The data the greedy algorithm works on: public and private parts of every transaction, over
+//! dense indices, with the suppressed public items removed as it goes.
+
+use txanon_data::{ItemId, Label, TransactionDb};
+
+/// Transactions split into public items (dense indices `0..P`, only those kept by the
+/// pre-step) and private items (dense indices `0..S`).
+#[derive(Debug, Clone)]
+pub(crate) struct Working {
+    /// Original item id of each public index.
+    pub public_ids: Vec<ItemId>,
+    /// Original item id of each private index.
+    pub private_ids: Vec<ItemId>,
+    /// Per transaction, its public indices, ascending; suppressed items are removed.
+    pub public: Vec<Vec<u32>>,
+    /// Per transaction, its private indices, ascending.
+    pub private: Vec<Vec<u32>>,
+    /// Per public index, the transactions that held it before any suppression, ascending.
+    pub tids: Vec<Vec<u32>>,
+}
+
+/// Whether an item ends up public, private, or was dropped by the pre-step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    Public(u32),
+    Private(u32),
+    Dropped,
+}
+
+impl Working {
+    /// Splits `db`: `roles[i]` says what item `i` becomes.
+    pub fn new(db: &TransactionDb, roles: &[Role]) -> Self {
+        let public_count = roles.iter().filter(|r| matches!(r, Role::Public(_))).count();
+        let private_count = roles.iter().filter(|r| matches!(r, Role::Private(_))).count();
+        let mut public_ids = vec![0; public_count];
+        let mut private_ids = vec![0; private_count];
+        for (i, r) in roles.iter().enumerate() {
+            match *r {
+                Role::Public(j) => public_ids[j as usize] = i as ItemId,
+                Role::Private(j) => private_ids[j as usize] = i as ItemId,
+                Role::Dropped => {}
+            }
+        }
+        let mut public = Vec::with_capacity(db.len());
+        let mut private = Vec::with_capacity(db.len());
+        let mut tids = vec![Vec::new(); public_count];
+        for (t, items) in db.iter().enumerate() {
+            let (mut pu, mut pr) = (Vec::new(), Vec::new());
+            for &i in items {
+                match roles[i as usize] {
+                    Role::Public(j) => {
+                        pu.push(j);
+                        tids[j as usize].push(t as u32);
+                    }
+                    Role::Private(j) => pr.push(j),
+                    Role::Dropped => {}
+                }
+            }
+            pu.sort_unstable();
+            pr.sort_unstable();
+            public.push(pu);
+            private.push(pr);
+        }
+        Self { public_ids, private_ids, public, private, tids }
+    }
+
+    /// Number of public indices.
+    pub fn public_items(&self) -> usize {
+        self.public_ids.len()
+    }
+
+    /// Removes public item `v` from every transaction.
+    pub fn suppress(&mut self, v: u32) {
+        for &t in &self.tids[v as usize] {
+            let list = &mut self.public[t as usize];
+            if let Ok(at) = list.binary_search(&v) {
+                list.remove(at);
+            }
+        }
+    }
+
+    /// The public parts as a database whose item labels are the public indices.
+    pub fn public_db(&self) -> TransactionDb {
+        TransactionDb::from_int_transactions(self.public.iter())
+    }
+
+    /// Public and private parts as one database: public index `j` is label `j`, private index
+    /// `j` is label `P + j`.
+    pub fn full_db(&self) -> TransactionDb {
+        let p = self.public_items() as u32;
+        TransactionDb::from_int_transactions(self.public.iter().zip(&self.private).map(
+            |(pu, pr)| pu.iter().copied().chain(pr.iter().map(|&s| s + p)).collect::<Vec<_>>(),
+        ))
+    }
+
+    /// The transactions now holding public item `v`, without `v`: public parts only, or with
+    /// the private parts (labels as in [`full_db`](Self::full_db)).
+    pub fn conditional(&self, v: u32, with_private: bool) -> TransactionDb {
+        let p = self.public_items() as u32;
+        TransactionDb::from_int_transactions(
+            self.tids[v as usize]
+                .iter()
+                .filter(|&&t| self.public[t as usize].binary_search(&v).is_ok())
+                .map(|&t| {
+                    let t = t as usize;
+                    let mut items: Vec<u32> =
+                        self.public[t].iter().copied().filter(|&x| x != v).collect();
+                    if with_private {
+                        items.extend(self.private[t].iter().map(|&s| s + p));
+                    }
+                    items
+                }),
+        )
+    }
+}
+
+/// Counts reported per item of a database built by this module, moved to the public indices
+/// (labels `≥ public_items` are private and dropped).
+pub(crate) fn by_public_index(
+    db: &TransactionDb,
+    counts: &[u128],
+    public_items: usize,
+) -> Vec<u128> {
+    let mut out = vec![0u128; public_items];
+    for (i, &c) in counts.iter().enumerate() {
+        if let Label::Int(label) = db.label(i as ItemId)
+            && (label as usize) < public_items
+        {
+            out[label as usize] = c;
+        }
+    }
+    out
+}
+
+/// `count / support > h`: a private item inferred above the bound. The quotient of two integers
+/// is rounded to the nearest double as `h`'s decimal is, so a quotient equal to `h` is not
+/// above it.
+pub(crate) fn breaches(count: u32, support: u32, h: f64) -> bool {
+    count as f64 / support as f64 > h
+}

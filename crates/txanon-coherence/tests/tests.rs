@@ -1,0 +1,211 @@
+//! (h,k,p)-coherence: every fact of the paper's running example, the three engines against
+//! each other on random data (the enumeration engine is the reference), the audit on every
+//! publication and against tampering, and real data.
+
+use std::collections::BTreeSet;
+
+use proptest::prelude::*;
+use txanon_border::{AllItemsets, Border, count};
+use txanon_coherence::{
+    CoherenceError, CoherenceParams, Engine, Reason, anonymize, audit, mole_border,
+};
+use txanon_data::{ItemId, ReadOptions, TransactionDb, datasets, random_items, read_path};
+use txanon_mining::{Algorithm, MinSupport, MiningParams, frequent_itemsets};
+
+fn figure1() -> (TransactionDb, Vec<ItemId>) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples");
+    let db = read_path(&dir.join("coherence-figure1.csv"), &ReadOptions::new()).unwrap().0;
+    let labels = txanon_data::read_label_list(&dir.join("coherence-figure1.private")).unwrap();
+    let (private, unknown) = txanon_data::resolve_labels(&db, &labels);
+    assert!(unknown.is_empty());
+    (db, private)
+}
+
+fn labels(db: &TransactionDb, sets: &[Vec<ItemId>]) -> Vec<String> {
+    sets.iter().map(|s| s.iter().map(|&i| db.label(i).to_string()).collect::<String>()).collect()
+}
+
+const ENGINES: [Engine; 3] = [Engine::Counting, Engine::BorderEdges, Engine::Enumerate];
+
+#[test]
+fn the_papers_running_example() {
+    let (db, private) = figure1();
+    let params = |engine| CoherenceParams::new(0.5, 3, 3, 4).engine(engine).check().unwrap();
+    // Figure 3: c and d go first; U = {ae, af, ag, be, bfg}, L = {abef, abfg, befg}.
+    let border = mole_border(&db, &private, &params(Engine::Counting)).unwrap();
+    let mut minimal = labels(&db, &border.minimal);
+    minimal.sort();
+    assert_eq!(minimal, ["ae", "af", "ag", "be", "bfg"]);
+    assert_eq!(labels(&db, &border.maximal), ["abef", "abfg", "befg"]);
+    // 12 moles (ae, af, ag, be, abe, abf, abg, aef, afg, bef, beg, bfg); W_{ag,3} = 3.
+    let b = Border::new(border.minimal.clone(), border.maximal.clone()).unwrap();
+    assert_eq!(count(b.edges(), &[], 3, &AllItemsets).unwrap(), 12);
+    let (a, g) = (db.labels().find("a").unwrap(), db.labels().find("g").unwrap());
+    let ag = if a < g { vec![a, g] } else { vec![g, a] };
+    assert_eq!(count(b.edges(), &ag, 3, &AllItemsets).unwrap(), 3);
+    // 9 nuggets: a, b, e, f, g, ab, bg, ef, fg.
+    let nuggets = frequent_itemsets(
+        &db,
+        Algorithm::FpGrowth,
+        &MiningParams::new(MinSupport::Count(4)).check().unwrap(),
+    )
+    .unwrap();
+    let mut found: Vec<String> =
+        nuggets.iter().map(|(s, _)| s.iter().map(|&i| db.label(i).to_string()).collect()).collect();
+    found.sort();
+    assert_eq!(found, ["a", "ab", "b", "bg", "e", "ef", "f", "fg", "g"]);
+    for engine in ENGINES {
+        let result = anonymize(&db, &private, &params(engine)).unwrap();
+        assert_eq!(result.moles, 12, "{engine:?}");
+        assert_eq!(result.minimal_moles, 5);
+        assert_eq!(result.maximal_public, 3);
+        let steps: Vec<(String, Reason)> =
+            result.suppressed.iter().map(|s| (db.label(s.item).to_string(), s.reason)).collect();
+        assert_eq!(
+            steps,
+            [
+                ("c".to_string(), Reason::Infrequent { support: 1 }),
+                ("d".to_string(), Reason::Infrequent { support: 1 }),
+                ("a".to_string(), Reason::Greedy { moles: 8, nuggets: 2 }),
+                ("b".to_string(), Reason::Greedy { moles: 4, nuggets: 2 }),
+            ],
+            "{engine:?}"
+        );
+        // e, f, g, ef, fg remain.
+        assert_eq!((result.nuggets_before, result.nuggets_after), (9, 5), "{engine:?}");
+        audit(&result.published, &private, 0.5, 3, 3).unwrap();
+    }
+    // The original is not coherent: ae is in one transaction.
+    let err = audit(&db, &private, 0.5, 3, 3).unwrap_err().to_string();
+    assert!(err.contains("occur in fewer than k = 3"), "{err}");
+}
+
+#[test]
+fn the_audit_finds_each_kind_of_mole() {
+    // A breach: item 1 in four transactions, three of them with private 9.
+    let db = TransactionDb::from_int_transactions([
+        vec![1, 9],
+        vec![1, 9],
+        vec![1, 9],
+        vec![1],
+        vec![2],
+        vec![2],
+        vec![2],
+        vec![2],
+    ]);
+    let nine = db.labels().find("9").unwrap();
+    let err = audit(&db, &[nine], 0.5, 2, 2).unwrap_err().to_string();
+    assert!(err.contains("Pr(9 | {1}) = 0.7500, more than h = 0.5"), "{err}");
+    assert!(audit(&db, &[nine], 0.75, 2, 2).is_ok());
+    // A private item in more than h of all transactions: the empty itemset is a mole.
+    let err = audit(&db, &[nine], 0.3, 2, 2).unwrap_err().to_string();
+    assert!(err.contains("private item 9 is in 3 of 8 transactions"), "{err}");
+    // Too few transactions.
+    assert!(audit(&db, &[nine], 0.5, 9, 2).is_err());
+    // Anonymization refuses the same impossible settings, before any suppression.
+    let refused = anonymize(&db, &[nine], &CoherenceParams::new(0.3, 2, 2, 2).check().unwrap());
+    assert!(matches!(refused, Err(CoherenceError::NoCohesion(_))));
+}
+
+fn db_of(ts: &[BTreeSet<u32>]) -> TransactionDb {
+    TransactionDb::from_int_transactions(ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// The three engines suppress the same items in the same order with the same scores, the
+    /// result passes the audit, and it keeps every transaction and every private item.
+    #[test]
+    fn engines_agree_and_every_result_is_coherent(
+        ts in prop::collection::vec(prop::collection::btree_set(0u32..12, 1..7), 8..50),
+        n_private in 1usize..4,
+        h in prop::sample::select(vec![0.3, 0.5, 0.7, 1.0]),
+        k in 1u32..4,
+        p in 1usize..5,
+        k2 in 1u32..6,
+        seed in any::<u64>(),
+    ) {
+        let db = db_of(&ts);
+        let private = random_items(&db, n_private.min(db.num_items()), seed).unwrap();
+        let mut runs = Vec::new();
+        for engine in ENGINES {
+            let params =
+                CoherenceParams::new(h, k, p, k2).engine(engine).seed(Some(7)).check().unwrap();
+            match anonymize(&db, &private, &params) {
+                Ok(r) => runs.push(Some(r)),
+                Err(CoherenceError::NoCohesion(_)) => runs.push(None),
+                Err(e) => panic!("{engine:?}: {e}"),
+            }
+        }
+        let reference = runs.pop().unwrap();
+        for other in &runs {
+            match (other, &reference) {
+                (Some(a), Some(b)) => {
+                    prop_assert_eq!(&a.suppressed, &b.suppressed);
+                    prop_assert_eq!(a.moles, b.moles);
+                    prop_assert_eq!(&a.published, &b.published);
+                }
+                (None, None) => {}
+                _ => prop_assert!(false, "one engine refused, another did not"),
+            }
+        }
+        if let Some(r) = reference {
+            audit(&r.published, &private, h, k, p).unwrap();
+            prop_assert_eq!(r.published.len(), db.len());
+            for &s in &private {
+                prop_assert_eq!(r.published.supports()[s as usize], db.supports()[s as usize]);
+            }
+            prop_assert_eq!(
+                r.occurrences_suppressed,
+                r.suppressed.iter().map(|s| db.supports()[s.item as usize] as usize).sum::<usize>()
+            );
+        }
+    }
+}
+
+/// BMS-WebView-1 with a random 10% of items private: the counting engine and the enumeration
+/// reference suppress the same items in the same order, and the result passes the audit.
+#[test]
+fn real_data_bms1_engines_agree() {
+    let Some(path) = datasets::for_test("bms1") else { return };
+    let db = read_path(&path, &ReadOptions::new()).unwrap().0;
+    let private = random_items(&db, db.num_items() / 10, 20_081_212).unwrap();
+    let k2 = (db.len() as f64 * 0.001).ceil() as u32;
+    let run = |engine| {
+        let params = CoherenceParams::new(0.4, 10, 2, k2).engine(engine).check().unwrap();
+        anonymize(&db, &private, &params).unwrap()
+    };
+    let (counted, listed) = (run(Engine::Counting), run(Engine::Enumerate));
+    assert_eq!(counted.suppressed, listed.suppressed);
+    assert!(counted.suppressed.iter().any(|s| matches!(s.reason, Reason::Greedy { .. })));
+    audit(&counted.published, &private, 0.4, 10, 2).unwrap();
+}
+
+/// The publication is the input less the suppressed items, as a multiset of transactions, in
+/// an order drawn by the seed: not the input's, and the same for the same seed.
+#[test]
+fn publication_is_the_input_less_suppressions_in_a_shuffled_order() {
+    let ts: Vec<Vec<u32>> = (0..200u32).map(|t| vec![t % 7, 7 + t % 5, 12 + t % 3]).collect();
+    let db = TransactionDb::from_int_transactions(ts);
+    let private = vec![db.labels().find("13").unwrap()];
+    let run = |seed| {
+        let params = CoherenceParams::new(0.6, 5, 2, 10).seed(seed).check().unwrap();
+        anonymize(&db, &private, &params).unwrap()
+    };
+    let (a, b, c) = (run(Some(1)), run(Some(1)), run(Some(2)));
+    assert_eq!(a.published, b.published);
+    assert_ne!(a.published, c.published);
+    let gone: BTreeSet<ItemId> = a.suppressed.iter().map(|s| s.item).collect();
+    let expected: Vec<Vec<ItemId>> = db
+        .iter()
+        .map(|t| t.iter().copied().filter(|i| !gone.contains(i)).collect::<Vec<_>>())
+        .collect();
+    let published: Vec<Vec<ItemId>> = a.published.iter().map(<[ItemId]>::to_vec).collect();
+    assert_ne!(published, expected, "published in the input's order");
+    let sorted = |mut v: Vec<Vec<ItemId>>| {
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(published), sorted(expected));
+}

@@ -1,0 +1,59 @@
+//! Swapping in memory on BMS-WebView-2 (77,512 records) with 50 random categories: PartSwap
+//! with the indexed search (the target: under 5 s end to end), the baselines, and the
+//! paper's exhaustive search on the first 5,000 records (the size the paper used). Quest data
+//! stands in when the file is missing.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use txanon_data::{
+    QuestParams, ReadOptions, TransactionDb, datasets, random_categories, read_path,
+};
+use txanon_swap::{Method, Search, SwapParams, anonymize};
+
+fn input() -> (String, TransactionDb) {
+    match datasets::locate_verified("bms2") {
+        Ok(Some(path)) => {
+            ("bms2".into(), read_path(&path, &ReadOptions::new()).expect("readable").0)
+        }
+        _ => {
+            eprintln!("bms2 not found: Quest data instead");
+            let quest =
+                QuestParams::new(77_512, 4.6, 2.0, 3340).seed(0).check().expect("valid").generate();
+            ("quest-T4.6I2D77K".into(), quest)
+        }
+    }
+}
+
+fn head(db: &TransactionDb, n: usize) -> TransactionDb {
+    TransactionDb::from_str_transactions(
+        db.iter().take(n).map(|t| t.iter().map(|&i| db.label(i).to_string()).collect::<Vec<_>>()),
+    )
+}
+
+fn swap(c: &mut Criterion) {
+    let mut group = c.benchmark_group("swap");
+    group.sample_size(10);
+    let (name, db) = input();
+    let categories = random_categories(&db, 50, 1).expect("enough items");
+    for method in [Method::PartSwap, Method::RandSwap, Method::PartSupp, Method::SplitPerson] {
+        let params = SwapParams::new(method).seed(Some(1)).check().expect("valid");
+        group.bench_function(BenchmarkId::new(method.name(), &name), |b| {
+            b.iter(|| anonymize(black_box(&db), &categories, &params).expect("audited"))
+        });
+    }
+    let small = head(&db, 5000);
+    let categories = random_categories(&small, 50, 1).expect("enough items");
+    for (search, label) in [(Search::Indexed, "indexed"), (Search::Exhaustive, "exhaustive")] {
+        let params =
+            SwapParams::new(Method::PartSwap).search(search).seed(Some(1)).check().expect("valid");
+        group.bench_function(
+            BenchmarkId::new(format!("partswap-{label}"), format!("{name}/5000")),
+            |b| b.iter(|| anonymize(black_box(&small), &categories, &params).expect("audited")),
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, swap);
+criterion_main!(benches);

@@ -1,0 +1,33 @@
+//! Errors of the swap family.
+
+use txanon_data::ParamError;
+
+/// Errors of anonymization and audit.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SwapError {
+    /// A parameter outside its valid range.
+    #[error(transparent)]
+    Params(#[from] ParamError),
+    /// The categorization does not fit the database.
+    #[error("the categorization covers {categorized} items, the data has {items}")]
+    Categories {
+        /// Items with a category.
+        categorized: usize,
+        /// Items of the database.
+        items: usize,
+    },
+    /// The published data and the key do not fit the original.
+    #[error("the publication does not match the original: {0}")]
+    Mismatch(String),
+    /// A guarantee of the method does not hold.
+    #[error("audit failed: {0}")]
+    Audit(String),
+}
+
+impl SwapError {
+    /// True when the error comes from the caller's data or parameters (a CLI exits 2).
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, SwapError::Audit(_))
+    }
+}

@@ -1,0 +1,358 @@
+//! Who swaps with whom: the destination selections of Algorithm 2 (partial swapping) and
+//! Algorithm 4 (full swapping), and the random partners of RandSwap.
+//!
+//! A record takes part in at most one swap, as source or as destination: the paper does not
+//! say, and a record swapped twice could get its own tendency back. Sources are taken in a
+//! seeded order (see [`crate::anonymize`]) and a destination is chosen among the records not
+//! yet paired; among equally dissimilar destinations, the first in the same order.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::BTreeSet;
+
+use rand::Rng;
+use rand_chacha::ChaCha20Rng;
+use txanon_data::{ItemId, TransactionDb};
+
+use crate::params::Search;
+use crate::tendency::Tendency;
+
+/// The items of `t` in category `g`.
+pub(crate) fn items_in(t: &[ItemId], category_of: &[u32], g: u32) -> Vec<ItemId> {
+    t.iter().copied().filter(|&i| category_of[i as usize] == g).collect()
+}
+
+/// Items the two ascending slices share.
+fn shared(a: &[ItemId], b: &[ItemId]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            Ordering::Less => i += 1,
+            Ordering::Greater => j += 1,
+            Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+/// `shared / union` as an exact fraction, so that equal similarities compare equal.
+#[derive(Debug, Clone, Copy)]
+struct Jaccard {
+    shared: u64,
+    union: u64,
+}
+
+impl Jaccard {
+    fn of(shared: usize, a: usize, b: usize) -> Self {
+        Self { shared: shared as u64, union: (a + b - shared).max(1) as u64 }
+    }
+
+    fn less_than(self, other: Jaccard) -> bool {
+        self.shared * other.union < other.shared * self.union
+    }
+}
+
+/// Records of the unpaired set examined for a Jaccard-0 destination before the index is asked.
+const QUICK_LOOK: usize = 64;
+
+/// A candidate destination ordered by similarity, then by its place in the seeded order.
+#[derive(Debug, Clone, Copy)]
+struct Ranked {
+    jaccard: Jaccard,
+    rank: u32,
+    record: usize,
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.jaccard.shared * other.jaccard.union)
+            .cmp(&(other.jaccard.shared * self.jaccard.union))
+            .then(self.rank.cmp(&other.rank))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Ranked {}
+
+/// What partial swapping knows of every record.
+pub(crate) struct Records<'a> {
+    pub db: &'a TransactionDb,
+    pub category_of: &'a [u32],
+    pub tendency: &'a [Tendency],
+    /// Position of each record in the seeded order.
+    pub rank: &'a [u32],
+    /// The records in the seeded order.
+    pub order: &'a [u32],
+}
+
+impl Records<'_> {
+    fn category(&self, r: usize) -> Option<u32> {
+        match self.tendency[r] {
+            Tendency::Category(g) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// Whether `c` may take `t`'s tendency items (category `g`, `moving`) and give its own:
+    /// another tendency, and no item of either side already present on the other.
+    fn eligible(&self, t: usize, g: u32, moving: &[ItemId], c: usize) -> bool {
+        let Some(h) = self.category(c) else { return false };
+        if c == t || h == g {
+            return false;
+        }
+        let tc = self.db.transaction(c);
+        if shared(moving, tc) > 0 {
+            return false;
+        }
+        let back = items_in(tc, self.category_of, h);
+        shared(&back, self.db.transaction(t)) == 0
+    }
+}
+
+/// Partial swapping's pairs `(source, destination)`, in the order they were made.
+pub(crate) fn partial_pairs(records: &Records<'_>, search: Search) -> Vec<(u32, u32)> {
+    match search {
+        Search::Exhaustive => partial_exhaustive(records),
+        Search::Indexed => partial_indexed(records),
+    }
+}
+
+/// The paper's search: Jaccard against every record.
+fn partial_exhaustive(r: &Records<'_>) -> Vec<(u32, u32)> {
+    let mut paired = vec![false; r.db.len()];
+    let mut pairs = Vec::new();
+    for &t in r.order {
+        let t = t as usize;
+        let Some(g) = r.category(t) else { continue };
+        if paired[t] {
+            continue;
+        }
+        let tt = r.db.transaction(t);
+        let moving = items_in(tt, r.category_of, g);
+        let mut best: Option<(Jaccard, usize)> = None;
+        for &c in r.order {
+            let c = c as usize;
+            if paired[c] || !r.eligible(t, g, &moving, c) {
+                continue;
+            }
+            let tc = r.db.transaction(c);
+            let j = Jaccard::of(shared(tt, tc), tt.len(), tc.len());
+            if best.is_none_or(|(b, _)| j.less_than(b)) {
+                best = Some((j, c));
+            }
+        }
+        if let Some((_, c)) = best {
+            paired[t] = true;
+            paired[c] = true;
+            pairs.push((t as u32, c as u32));
+        }
+    }
+    pairs
+}
+
+/// The same answer without comparing every pair. A destination sharing no item with `t` has
+/// Jaccard 0, the minimum, and is eligible as soon as its tendency differs (no item of either
+/// side can collide); the first such record in the seeded order is the answer. Only when every
+/// candidate shares an item are the sharing records, found through an inverted index, compared.
+fn partial_indexed(r: &Records<'_>) -> Vec<(u32, u32)> {
+    let n = r.db.len();
+    let categories = r.category_of.iter().copied().max().map_or(0, |m| m as usize + 1);
+    // Unpaired records with a tendency, by rank; and how many per category.
+    let mut unpaired: BTreeSet<u32> = BTreeSet::new();
+    let mut unpaired_in = vec![0usize; categories];
+    for rec in 0..n {
+        if let Some(g) = r.category(rec) {
+            unpaired.insert(r.rank[rec]);
+            unpaired_in[g as usize] += 1;
+        }
+    }
+    // Inverted index over the records with a tendency (only they can be destinations).
+    let mut index: Vec<Vec<u32>> = vec![Vec::new(); r.db.num_items()];
+    for rec in 0..n {
+        if r.category(rec).is_some() {
+            for &i in r.db.transaction(rec) {
+                index[i as usize].push(rec as u32);
+            }
+        }
+    }
+    let mut in_t = vec![false; r.db.num_items()];
+    let mut overlap = vec![0u32; n];
+    let mut touched: Vec<u32> = Vec::new();
+    let mut paired = vec![false; n];
+    let mut pairs = Vec::new();
+    for &t in r.order {
+        let t = t as usize;
+        let Some(g) = r.category(t) else { continue };
+        if paired[t] {
+            continue;
+        }
+        let others = unpaired.len() - unpaired_in[g as usize];
+        if others == 0 {
+            continue;
+        }
+        let tt = r.db.transaction(t);
+        for &i in tt {
+            in_t[i as usize] = true;
+        }
+        // Jaccard 0: the first record in the seeded order of another tendency sharing nothing.
+        // It is usually among the first few; a bounded look, then the index says whether one
+        // exists at all before the whole set is walked.
+        let sharing_nothing = |c: usize| r.db.transaction(c).iter().all(|&i| !in_t[i as usize]);
+        let mut found = unpaired
+            .iter()
+            .take(QUICK_LOOK)
+            .map(|&rank| r.order[rank as usize] as usize)
+            .find(|&c| r.category(c) != Some(g) && sharing_nothing(c));
+        if found.is_none() {
+            // Overlaps through the index: every unpaired candidate sharing an item with t.
+            for &i in tt {
+                // Paired records leave the lists as they are met, so each is dropped once.
+                let list = &mut index[i as usize];
+                list.retain(|&c| !paired[c as usize]);
+                for &c in list.iter() {
+                    let c = c as usize;
+                    if c != t {
+                        if overlap[c] == 0 {
+                            touched.push(c as u32);
+                        }
+                        overlap[c] += 1;
+                    }
+                }
+            }
+            let sharing_others =
+                touched.iter().filter(|&&c| r.category(c as usize).is_some_and(|h| h != g)).count();
+            if sharing_others < others {
+                found = unpaired
+                    .iter()
+                    .map(|&rank| r.order[rank as usize] as usize)
+                    .find(|&c| r.category(c) != Some(g) && overlap[c] == 0);
+                debug_assert!(found.is_some(), "counted: a candidate shares nothing");
+            } else {
+                // Least similar first (ties by rank); the first eligible one is the answer, so
+                // the collision checks run on few candidates.
+                let moving = items_in(tt, r.category_of, g);
+                let mut ranked: std::collections::BinaryHeap<Reverse<Ranked>> = touched
+                    .iter()
+                    .map(|&c| c as usize)
+                    .filter(|&c| r.category(c).is_some_and(|h| h != g))
+                    .map(|c| {
+                        let j =
+                            Jaccard::of(overlap[c] as usize, tt.len(), r.db.transaction(c).len());
+                        Reverse(Ranked { jaccard: j, rank: r.rank[c], record: c })
+                    })
+                    .collect();
+                while let Some(Reverse(candidate)) = ranked.pop() {
+                    if r.eligible(t, g, &moving, candidate.record) {
+                        found = Some(candidate.record);
+                        break;
+                    }
+                }
+            }
+            for &c in &touched {
+                overlap[c as usize] = 0;
+            }
+            touched.clear();
+        }
+        for &i in tt {
+            in_t[i as usize] = false;
+        }
+        if let Some(c) = found {
+            for rec in [t, c] {
+                paired[rec] = true;
+                unpaired.remove(&r.rank[rec]);
+                unpaired_in[r.category(rec).expect("has a tendency") as usize] -= 1;
+            }
+            pairs.push((t as u32, c as u32));
+        }
+    }
+    pairs
+}
+
+/// Full swapping's pairs: each record of one category (and several items), in the seeded
+/// order, with the first unpaired such record of another category. Records of different
+/// single categories share no item, so every candidate has Jaccard 0: the minimum is the
+/// first in the order.
+pub(crate) fn full_pairs(r: &Records<'_>) -> Vec<(u32, u32)> {
+    let single = |rec: usize| match r.tendency[rec] {
+        Tendency::Single(g) => Some(g),
+        _ => None,
+    };
+    let categories = r.category_of.iter().copied().max().map_or(0, |m| m as usize + 1);
+    let mut unpaired: BTreeSet<u32> = BTreeSet::new();
+    let mut unpaired_in = vec![0usize; categories];
+    for rec in 0..r.db.len() {
+        if let Some(g) = single(rec) {
+            unpaired.insert(r.rank[rec]);
+            unpaired_in[g as usize] += 1;
+        }
+    }
+    let mut pairs = Vec::new();
+    for &t in r.order {
+        let t = t as usize;
+        let Some(g) = single(t) else { continue };
+        if !unpaired.contains(&r.rank[t]) || unpaired.len() == unpaired_in[g as usize] {
+            continue;
+        }
+        let c = unpaired
+            .iter()
+            .map(|&rank| r.order[rank as usize] as usize)
+            .find(|&c| single(c) != Some(g))
+            .expect("counted: another category is unpaired");
+        for rec in [t, c] {
+            unpaired.remove(&r.rank[rec]);
+            unpaired_in[single(rec).expect("single") as usize] -= 1;
+        }
+        pairs.push((t as u32, c as u32));
+    }
+    pairs
+}
+
+/// RandSwap's pairs: each record with a tendency, in the seeded order, with a uniformly random
+/// record among those not yet paired (any record, tendency or not).
+pub(crate) fn random_pairs(r: &Records<'_>, rng: &mut ChaCha20Rng) -> Vec<(u32, u32)> {
+    let n = r.db.len();
+    // The unpaired records in a vector, with each one's position, for O(1) removal.
+    let mut pool: Vec<u32> = r.order.to_vec();
+    let mut position = vec![0usize; n];
+    for (p, &rec) in pool.iter().enumerate() {
+        position[rec as usize] = p;
+    }
+    let remove = |pool: &mut Vec<u32>, position: &mut Vec<usize>, rec: usize| {
+        let p = position[rec];
+        let last = *pool.last().expect("present");
+        pool.swap_remove(p);
+        if last as usize != rec {
+            position[last as usize] = p;
+        }
+        position[rec] = usize::MAX;
+    };
+    let mut pairs = Vec::new();
+    for &t in r.order {
+        let t = t as usize;
+        if r.category(t).is_none() || position[t] == usize::MAX {
+            continue;
+        }
+        remove(&mut pool, &mut position, t);
+        if pool.is_empty() {
+            break;
+        }
+        let c = pool[rng.random_range(0..pool.len())] as usize;
+        remove(&mut pool, &mut position, c);
+        pairs.push((t as u32, c as u32));
+    }
+    pairs
+}

@@ -1,0 +1,93 @@
+//! A record's personal tendency: the paper's weights `WR`, its mean tendency value `MTV`, and
+//! Algorithm 1's choice of the items to move.
+
+use txanon_data::ItemId;
+
+/// What a record reveals of its owner's tendency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tendency {
+    /// Some category weighs more than the mean `MTV(t) = |t| / (categories in t)`; the heaviest
+    /// (the smallest category id among equally heavy ones) is the tendency (Algorithm 1).
+    Category(u32),
+    /// More than one item, all of one category: weight equal to `MTV`, so Algorithm 1 selects
+    /// nothing, but the record shows one interest only (the full swapping of Algorithm 4).
+    Single(u32),
+    /// No category above the mean (every weight equal), or fewer than two items.
+    None,
+}
+
+/// The tendency of record `t` (ascending item ids) under the item → category map
+/// `category_of`. `scratch` is reused between calls (its content does not matter).
+pub fn tendency_of(t: &[ItemId], category_of: &[u32], scratch: &mut Vec<u32>) -> Tendency {
+    if t.len() < 2 {
+        return Tendency::None;
+    }
+    scratch.clear();
+    scratch.extend(t.iter().map(|&i| category_of[i as usize]));
+    scratch.sort_unstable();
+    let (mut categories, mut best, mut best_weight, mut run) = (0usize, 0u32, 0usize, 0usize);
+    for (k, &c) in scratch.iter().enumerate() {
+        run += 1;
+        if k + 1 == scratch.len() || scratch[k + 1] != c {
+            categories += 1;
+            // Strictly heavier only: ascending ids make the first of equals the smallest.
+            if run > best_weight {
+                (best, best_weight) = (c, run);
+            }
+            run = 0;
+        }
+    }
+    if categories == 1 {
+        Tendency::Single(best)
+    } else if best_weight * categories > t.len() {
+        // WR > MTV ⇔ WR · (number of categories) > |t|, in integers.
+        Tendency::Category(best)
+    } else {
+        Tendency::None
+    }
+}
+
+/// The category of strictly largest weight in `t`, if one is heavier than every other: what an
+/// observer of the record would take for its owner's tendency.
+pub fn dominant_category(t: &[ItemId], category_of: &[u32], scratch: &mut Vec<u32>) -> Option<u32> {
+    scratch.clear();
+    scratch.extend(t.iter().map(|&i| category_of[i as usize]));
+    scratch.sort_unstable();
+    let (mut best, mut best_weight, mut tied, mut run) = (None, 0usize, false, 0usize);
+    for (k, &c) in scratch.iter().enumerate() {
+        run += 1;
+        if k + 1 == scratch.len() || scratch[k + 1] != c {
+            if run > best_weight {
+                (best, best_weight, tied) = (Some(c), run, false);
+            } else if run == best_weight {
+                tied = true;
+            }
+            run = 0;
+        }
+    }
+    if tied { None } else { best }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weights_against_the_mean() {
+        // Categories: items 0-2 → 0, 3-5 → 1, 6-8 → 2.
+        let cats = [0, 0, 0, 1, 1, 1, 2, 2, 2];
+        let mut s = Vec::new();
+        // {0, 1, 3}: weights 2 and 1, MTV 1.5: category 0.
+        assert_eq!(tendency_of(&[0, 1, 3], &cats, &mut s), Tendency::Category(0));
+        // {0, 3}: 1 and 1 = MTV: nothing.
+        assert_eq!(tendency_of(&[0, 3], &cats, &mut s), Tendency::None);
+        // {0, 1, 3, 4, 6}: 2, 2, 1, MTV 5/3: both above, the smaller id.
+        assert_eq!(tendency_of(&[0, 1, 3, 4, 6], &cats, &mut s), Tendency::Category(0));
+        assert_eq!(dominant_category(&[0, 1, 3, 4, 6], &cats, &mut s), None);
+        // {3, 4, 5}: one category.
+        assert_eq!(tendency_of(&[3, 4, 5], &cats, &mut s), Tendency::Single(1));
+        assert_eq!(tendency_of(&[3], &cats, &mut s), Tendency::None);
+        assert_eq!(dominant_category(&[3], &cats, &mut s), Some(1));
+        assert_eq!(dominant_category(&[], &cats, &mut s), None);
+    }
+}

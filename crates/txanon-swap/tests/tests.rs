@@ -1,0 +1,222 @@
+//! The swap family: the paper's Table 1, the indexed destination search against the paper's
+//! exhaustive one, every method's guarantees through the audit, independence of the input
+//! order, and real data.
+
+use std::collections::BTreeSet;
+
+use proptest::prelude::*;
+use txanon_data::{
+    ItemCategories, ReadOptions, TransactionDb, datasets, random_categories, read_categories,
+    read_path,
+};
+use txanon_swap::{Method, Search, SwapParams, Swapped, Tendency, anonymize, audit, tendency_of};
+
+fn table1() -> (TransactionDb, ItemCategories) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples");
+    let db = read_path(&dir.join("swap-table1.csv"), &ReadOptions::new()).unwrap().0;
+    let (cats, unknown) = read_categories(&dir.join("swap-table1.categories"), &db).unwrap();
+    assert_eq!(unknown, 0);
+    (db, cats)
+}
+
+fn run(
+    db: &TransactionDb,
+    cats: &ItemCategories,
+    method: Method,
+    search: Search,
+    seed: u64,
+) -> Swapped {
+    let params = SwapParams::new(method).search(search).seed(Some(seed)).check().unwrap();
+    anonymize(db, cats, &params).unwrap()
+}
+
+fn sorted_rows(db: &TransactionDb) -> Vec<Vec<u32>> {
+    let mut rows: Vec<Vec<u32>> = db.iter().map(<[u32]>::to_vec).collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn the_papers_table1() {
+    let (db, cats) = table1();
+    let name = |t: Tendency| match t {
+        Tendency::Category(g) => cats.names()[g as usize].clone(),
+        other => format!("{other:?}"),
+    };
+    let mut scratch = Vec::new();
+    let tendencies: Vec<String> =
+        db.iter().map(|t| name(tendency_of(t, cats.categories(), &mut scratch))).collect();
+    // User 003: on-line shopping; Alice (004): travelling; user 008: news (Section 3). User 005
+    // and 010 tie news with sports: the smaller category id (names sorted: news < sports).
+    assert_eq!(
+        tendencies,
+        [
+            "news",
+            "news",
+            "shopping",
+            "travelling",
+            "news",
+            "news",
+            "travelling",
+            "news",
+            "travelling",
+            "news"
+        ]
+    );
+    let label = |s: &str| db.labels().find(s).unwrap();
+    for seed in 0..50 {
+        let a = run(&db, &cats, Method::PartSwap, Search::Indexed, seed);
+        let b = run(&db, &cats, Method::PartSwap, Search::Exhaustive, seed);
+        assert_eq!(a.pairs, b.pairs, "seed {seed}");
+        assert_eq!(a.published, b.published);
+        // Only four records are not news: at most four swaps, each pairing two tendencies.
+        assert!((1..=4).contains(&a.pairs.len()));
+        let records = a.audit.records_checked.as_ref().unwrap();
+        assert_eq!((records.false_swaps, records.changed), (0, 2 * a.pairs.len()));
+        assert_eq!(a.audit.occurrences_lost, 0);
+        for &(t, c) in &a.pairs {
+            // User 003 moves {6, 7}, which user 008 already has 7 of: a collision, never paired.
+            assert!(BTreeSet::from([t, c]) != BTreeSet::from([2, 7]), "seed {seed}");
+            let (tt, tc) = (db.transaction(t as usize), db.transaction(c as usize));
+            assert_ne!(
+                tendency_of(tt, cats.categories(), &mut scratch),
+                tendency_of(tc, cats.categories(), &mut scratch)
+            );
+        }
+        assert_eq!(sorted_rows(&a.published).concat().len(), db.occurrences());
+    }
+    let _ = label;
+}
+
+#[test]
+fn every_method_keeps_its_promise_on_table1() {
+    let (db, cats) = table1();
+    for method in Method::ALL {
+        let s = run(&db, &cats, method, Search::Indexed, 7);
+        s.audit.check(method, &s.stats).unwrap();
+        match method {
+            Method::PartSupp => {
+                // Every record has a tendency: each loses exactly its tendency's items.
+                assert_eq!(s.stats.suppressed, 3 + 2 + 2 + 3 + 2 + 2 + 3 + 2 + 2 + 2);
+                assert_eq!(s.audit.records_checked.as_ref().unwrap().exposed, 0);
+            }
+            Method::SplitPerson => {
+                let categories: usize = db
+                    .iter()
+                    .map(|t| t.iter().map(|&i| cats.category(i)).collect::<BTreeSet<_>>().len())
+                    .sum();
+                assert_eq!(s.published.len(), categories);
+                assert_eq!(s.audit.occurrences_lost, 0);
+            }
+            Method::FullSwap => assert_eq!(s.stats.pairs, 0, "no single-category record"),
+            Method::RandSwap => assert_eq!(s.audit.occurrences_lost, s.stats.collisions),
+            _ => {}
+        }
+    }
+}
+
+fn db_of(ts: &[BTreeSet<u32>]) -> TransactionDb {
+    TransactionDb::from_int_transactions(ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The indexed search returns the destination of the exhaustive one, every method passes
+    /// its audit, and the publication does not depend on the input's order.
+    #[test]
+    fn indexed_equals_exhaustive_and_audits_pass(
+        ts in prop::collection::vec(prop::collection::btree_set(0u32..24, 0..8), 2..60),
+        categories in 1usize..6,
+        seed in any::<u64>(),
+    ) {
+        let db = db_of(&ts);
+        prop_assume!(db.num_items() >= categories);
+        let cats = random_categories(&db, categories, seed).unwrap();
+        for method in [Method::PartSwap, Method::PartAndFullSwap] {
+            let a = run(&db, &cats, method, Search::Indexed, seed);
+            let b = run(&db, &cats, method, Search::Exhaustive, seed);
+            prop_assert_eq!(&a.pairs, &b.pairs);
+            prop_assert_eq!(&a.published, &b.published);
+        }
+        for method in Method::ALL {
+            let s = run(&db, &cats, method, Search::Indexed, seed);
+            s.audit.check(method, &s.stats).unwrap();
+            // Reversed input, same seed: the same publication.
+            let mut reversed = ts.clone();
+            reversed.reverse();
+            let r = run(&db_of(&reversed), &cats_for(&db_of(&reversed), &db, &cats), method, Search::Indexed, seed);
+            prop_assert_eq!(sorted_rows(&s.published), sorted_rows(&r.published));
+            prop_assert_eq!(&s.published, &r.published);
+        }
+    }
+}
+
+/// `cats` (over `db`'s ids) for `other`, a database over the same labels.
+fn cats_for(other: &TransactionDb, db: &TransactionDb, cats: &ItemCategories) -> ItemCategories {
+    assert_eq!(other.labels(), db.labels());
+    cats.clone()
+}
+
+#[test]
+fn the_audit_catches_tampering() {
+    let (db, cats) = table1();
+    let s = run(&db, &cats, Method::PartSwap, Search::Indexed, 3);
+    // Undo one swap in the key: the published records now claim to be the wrong persons'.
+    let mut key = s.key.clone();
+    let (t, c) = s.pairs[0];
+    for k in &mut key {
+        if *k == t {
+            *k = c;
+        } else if *k == c {
+            *k = t;
+        }
+    }
+    let report = audit(&db, &s.published, Some(&key), &cats).unwrap();
+    assert!(report.check(Method::PartSwap, &s.stats).is_err(), "{report:?}");
+    // An item added to a published record: gained from nowhere.
+    let mut rows: Vec<Vec<u32>> = s.published.iter().map(<[u32]>::to_vec).collect();
+    let missing = (0..db.num_items() as u32).find(|i| !rows[0].contains(i)).unwrap();
+    rows[0].push(missing);
+    rows[0].sort_unstable();
+    let offsets: Vec<usize> = std::iter::once(0)
+        .chain(rows.iter().scan(0, |n, r| {
+            *n += r.len();
+            Some(*n)
+        }))
+        .collect();
+    let tampered = TransactionDb::from_parts(offsets, rows.concat(), db.labels().clone());
+    let report = audit(&db, &tampered, Some(&s.key), &cats).unwrap();
+    assert_eq!(report.occurrences_gained, 1);
+    assert!(report.check(Method::PartSwap, &s.stats).is_err());
+    // A key that leaves a record out.
+    let short = &s.key[1..];
+    assert!(audit(&db, &s.published, Some(short), &cats).is_err());
+}
+
+/// BMS-WebView-1's first 5,000 records (the size the paper used), 50 random categories: the
+/// indexed and the exhaustive search make the same swaps; then the whole of BMS-WebView-2
+/// passes every method's audit.
+#[test]
+fn real_data() {
+    let Some(bms1) = datasets::for_test("bms1") else { return };
+    let db = read_path(&bms1, &ReadOptions::new()).unwrap().0;
+    let head: Vec<Vec<String>> = db
+        .iter()
+        .take(5000)
+        .map(|t| t.iter().map(|&i| db.label(i).to_string()).collect())
+        .collect();
+    let head = TransactionDb::from_str_transactions(head);
+    let cats = random_categories(&head, 50, 1).unwrap();
+    let a = run(&head, &cats, Method::PartSwap, Search::Indexed, 1);
+    let b = run(&head, &cats, Method::PartSwap, Search::Exhaustive, 1);
+    assert_eq!(a.pairs, b.pairs);
+    assert!(a.pairs.len() > 100, "{}", a.pairs.len());
+    let Some(bms2) = datasets::for_test("bms2") else { return };
+    let db = read_path(&bms2, &ReadOptions::new()).unwrap().0;
+    let cats = random_categories(&db, 50, 1).unwrap();
+    for method in Method::ALL {
+        let s = run(&db, &cats, method, Search::Indexed, 1);
+        s.audit.check(method, &s.stats).unwrap();
+    }
+}
