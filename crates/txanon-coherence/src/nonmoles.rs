@@ -54,14 +54,14 @@ impl NonMoles {
         };
         let mut sets = Vec::new();
         let mut minimal = Vec::new();
-        let mut known: FxHashSet<Vec<u32>> = FxHashSet::default();
+        let mut known = Known::new(w.public_items());
         let mut level: Vec<(Vec<u32>, Vec<u32>)> = Vec::new();
         for (j, tids) in w.tids.iter().enumerate() {
             let itemset = vec![j as u32];
             if tids.len() < k as usize || breach(tids) {
                 minimal.push(itemset);
             } else {
-                known.insert(itemset.clone());
+                known.insert(&itemset);
                 level.push((itemset, tids.clone()));
             }
         }
@@ -72,18 +72,9 @@ impl NonMoles {
             let found: Vec<Vec<(Vec<u32>, Outcome)>> = level
                 .par_iter()
                 .map_init(
-                    || (vec![0u32; w.public_items()], Vec::new(), Vec::with_capacity(p)),
-                    |(extensions, pairs, subset), (gamma, tids)| {
-                        extend(
-                            w,
-                            gamma,
-                            tids,
-                            &known,
-                            (h, k, last_level),
-                            extensions,
-                            pairs,
-                            subset,
-                        )
+                    || (Scratch::new(w), Vec::with_capacity(p)),
+                    |(scratch, subset), (gamma, tids)| {
+                        extend(w, gamma, tids, &known, (h, k, last_level), scratch, subset)
                     },
                 )
                 .collect();
@@ -96,7 +87,7 @@ impl NonMoles {
             }
             sets.extend(level.iter().map(|(s, _)| s.clone()));
             for (s, _) in &next {
-                known.insert(s.clone());
+                known.insert(s);
             }
             level = next;
         }
@@ -138,6 +129,73 @@ impl NonMoles {
     }
 }
 
+/// The non-moles found so far, for the subset test of a candidate: single items and pairs in
+/// bitsets (the test runs once per candidate and subset, tens of millions of times on dense
+/// settings, where hashing dominated), longer itemsets in a hash set.
+struct Known {
+    items: usize,
+    singles: Vec<bool>,
+    /// Row-major `items × items` bits, `None` when too large.
+    pairs: Option<Vec<u64>>,
+    longer: FxHashSet<Vec<u32>>,
+}
+
+/// Largest pair bitset; beyond it pairs go to the hash set.
+const PAIR_BITS_BYTES: usize = 64 << 20;
+
+impl Known {
+    fn new(items: usize) -> Self {
+        let words = (items * items).div_ceil(64);
+        let pairs = (words * 8 <= PAIR_BITS_BYTES).then(|| vec![0u64; words]);
+        Self { items, singles: vec![false; items], pairs, longer: FxHashSet::default() }
+    }
+
+    fn insert(&mut self, set: &[u32]) {
+        match (set, &mut self.pairs) {
+            ([a], _) => self.singles[*a as usize] = true,
+            ([a, b], Some(bits)) => {
+                let at = *a as usize * self.items + *b as usize;
+                bits[at / 64] |= 1 << (at % 64);
+            }
+            _ => {
+                self.longer.insert(set.to_vec());
+            }
+        }
+    }
+
+    fn contains(&self, set: &[u32]) -> bool {
+        match (set, &self.pairs) {
+            ([a], _) => self.singles[*a as usize],
+            ([a, b], Some(bits)) => {
+                let at = *a as usize * self.items + *b as usize;
+                bits[at / 64] & (1 << (at % 64)) != 0
+            }
+            _ => self.longer.contains(set),
+        }
+    }
+}
+
+/// A worker's counters, all zero between calls of [`extend`].
+struct Scratch {
+    /// Per public index, its support among the transactions extended.
+    extensions: Vec<u32>,
+    /// Per public index, its (extension, private item) pairs, then its write cursor.
+    private_pairs: Vec<u32>,
+    /// Per private index, its count within one extension's transactions.
+    private_seen: Vec<u32>,
+}
+
+impl Scratch {
+    fn new(w: &Working) -> Self {
+        let private = w.private.iter().flatten().copied().max().map_or(0, |m| m as usize + 1);
+        Self {
+            extensions: vec![0; w.public_items()],
+            private_pairs: vec![0; w.public_items()],
+            private_seen: vec![0; private],
+        }
+    }
+}
+
 /// What a candidate turned out to be.
 enum Outcome {
     /// A minimal mole.
@@ -150,55 +208,86 @@ enum Outcome {
 /// item: one pass over `gamma`'s transactions gives every extension's support and every
 /// (extension, private item) co-occurrence, so the breach test needs no second pass; the
 /// transactions of a non-mole are intersected only if another level will extend it.
-#[allow(clippy::too_many_arguments)] // scratch buffers of the caller's workers
 fn extend(
     w: &Working,
     gamma: &[u32],
     tids: &[u32],
-    known: &FxHashSet<Vec<u32>>,
+    known: &Known,
     (h, k, last_level): (f64, u32, bool),
-    extensions: &mut [u32],
-    pairs: &mut Vec<(u32, u32)>,
+    scratch: &mut Scratch,
     subset: &mut Vec<u32>,
 ) -> Vec<(Vec<u32>, Outcome)> {
     let last = *gamma.last().expect("non-empty");
     let mut touched = Vec::new();
-    pairs.clear();
+    // First pass: each extension's support and how many (extension, private item) pairs it
+    // has; second pass: the private items of each extension's transactions, bucketed by
+    // extension (a counting sort: sorting the pairs dominated dense, high-h settings).
+    let Scratch { extensions, private_pairs, private_seen } = scratch;
     for &t in tids {
-        let private = &w.private[t as usize];
+        let private = w.private[t as usize].len() as u32;
         for &x in &w.public[t as usize] {
             if x > last {
                 if extensions[x as usize] == 0 {
                     touched.push(x);
                 }
                 extensions[x as usize] += 1;
-                pairs.extend(private.iter().map(|&s| (x, s)));
+                private_pairs[x as usize] += private;
             }
         }
     }
     touched.sort_unstable();
-    pairs.sort_unstable();
-    let worst_private = |x: u32| -> u32 {
-        let from = pairs.partition_point(|&(y, _)| y < x);
-        let to = pairs.partition_point(|&(y, _)| y <= x);
-        pairs[from..to].chunk_by(|a, b| a == b).map(|run| run.len() as u32).max().unwrap_or(0)
-    };
+    let mut start = Vec::with_capacity(touched.len() + 1);
+    start.push(0usize);
+    for &x in &touched {
+        let n = std::mem::take(&mut private_pairs[x as usize]) as usize;
+        private_pairs[x as usize] = *start.last().expect("non-empty") as u32;
+        start.push(start.last().expect("non-empty") + n);
+    }
+    let mut bucketed = vec![0u32; *start.last().expect("non-empty")];
+    for &t in tids {
+        let private = &w.private[t as usize];
+        if private.is_empty() {
+            continue;
+        }
+        for &x in &w.public[t as usize] {
+            if x > last {
+                let at = private_pairs[x as usize] as usize;
+                bucketed[at..at + private.len()].copy_from_slice(private);
+                private_pairs[x as usize] += private.len() as u32;
+            }
+        }
+    }
+    let mut worst = Vec::with_capacity(touched.len());
+    for (j, &x) in touched.iter().enumerate() {
+        private_pairs[x as usize] = 0;
+        let run = &bucketed[start[j]..start[j + 1]];
+        let mut most = 0;
+        for &s in run {
+            let c = &mut private_seen[s as usize];
+            *c += 1;
+            most = most.max(*c);
+        }
+        for &s in run {
+            private_seen[s as usize] = 0;
+        }
+        worst.push(most);
+    }
     let mut out = Vec::new();
-    for x in touched {
+    for (x, worst_private) in touched.into_iter().zip(worst) {
         let support = std::mem::take(&mut extensions[x as usize]);
         // Every subset but the prefix itself must be a non-mole.
         let all_non_moles = (0..gamma.len()).all(|drop| {
             subset.clear();
             subset.extend(gamma.iter().enumerate().filter(|&(j, _)| j != drop).map(|(_, &i)| i));
             subset.push(x);
-            known.contains(subset.as_slice())
+            known.contains(subset)
         });
         if !all_non_moles {
             continue;
         }
         let mut candidate = gamma.to_vec();
         candidate.push(x);
-        let outcome = if support < k || breaches(worst_private(x), support, h) {
+        let outcome = if support < k || breaches(worst_private, support, h) {
             Outcome::Mole
         } else if last_level {
             Outcome::NonMole(Vec::new())

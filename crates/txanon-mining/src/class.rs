@@ -69,8 +69,7 @@ impl<'a> ItemsetClass<'a> {
     /// Number of members: `Σ_{k=lo..hi} C(|perfect|, k)`, `None` beyond 2¹²⁸.
     pub fn count(&self) -> Option<u128> {
         let Some((lo, hi)) = self.extension_sizes() else { return Some(0) };
-        let m = self.perfect.len();
-        (lo..=hi).try_fold(0u128, |sum, k| sum.checked_add(binomial(m, k)?))
+        binomial_sum(self.perfect.len(), lo, hi)
     }
 
     /// Adds the number of members of each length to `by_len[length]`, growing it as needed.
@@ -82,10 +81,15 @@ impl<'a> ItemsetClass<'a> {
         if by_len.len() <= b + hi {
             by_len.resize(b + hi + 1, 0);
         }
+        let Some(mut c) = binomial(m, lo) else { return false };
         for k in lo..=hi {
-            match binomial(m, k).and_then(|c| by_len[b + k].checked_add(c)) {
+            match by_len[b + k].checked_add(c) {
                 Some(total) => by_len[b + k] = total,
                 None => return false,
+            }
+            if k < hi {
+                let Some(next) = next_binomial(c, m, k) else { return false };
+                c = next;
             }
         }
         true
@@ -101,9 +105,7 @@ impl<'a> ItemsetClass<'a> {
     pub fn add_item_counts(&self, counts: &mut [u128]) -> bool {
         let Some((lo, hi)) = self.extension_sizes() else { return true };
         let m = self.perfect.len();
-        let sum = |n: usize, from: usize, to: usize| -> Option<u128> {
-            (from..=to).try_fold(0u128, |s, k| s.checked_add(binomial(n, k)?))
-        };
+        let sum = binomial_sum;
         let Some(every) = sum(m, lo, hi) else { return false };
         let with_extension =
             if m == 0 || hi == 0 { Some(0) } else { sum(m - 1, lo.max(1) - 1, hi - 1) };
@@ -172,10 +174,53 @@ pub(crate) fn binomial(n: usize, k: usize) -> Option<u128> {
     let k = k.min(n - k);
     let mut c: u128 = 1;
     for i in 0..k {
-        // c · (n − i) is divisible by (i + 1) because c = C(n, i) · … stays an integer binomial.
-        c = c.checked_mul((n - i) as u128)? / (i as u128 + 1);
+        // c = C(n, i), and C(n, i + 1) = c · (n − i) / (i + 1) is an integer.
+        c = times_over(c, (n - i) as u128, i as u128 + 1)?;
     }
     Some(c)
+}
+
+/// `C(n, k + 1)` from `c = C(n, k)`, `None` beyond 2¹²⁸.
+fn next_binomial(c: u128, n: usize, k: usize) -> Option<u128> {
+    if k >= n {
+        return Some(0);
+    }
+    times_over(c, (n - k) as u128, k as u128 + 1)
+}
+
+/// `c · a / b` for `b` dividing `c · a`, `None` only when the result exceeds 2¹²⁸: the factor
+/// `b` shares with `c` is divided out of `c` first, the rest divides `a`.
+fn times_over(c: u128, a: u128, b: u128) -> Option<u128> {
+    let g = gcd(c, b);
+    (c / g).checked_mul(a / (b / g))
+}
+
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// `Σ_{k = from..=to} C(n, k)`, `None` beyond 2¹²⁸: each term from the previous one, and
+/// `2ⁿ` directly for the whole row (the usual case: unbounded lengths).
+pub(crate) fn binomial_sum(n: usize, from: usize, to: usize) -> Option<u128> {
+    let to = to.min(n);
+    if from > to {
+        return Some(0);
+    }
+    if from == 0 && to == n {
+        return (n < 128).then(|| 1u128 << n);
+    }
+    let mut c = binomial(n, from)?;
+    let mut sum = 0u128;
+    for k in from..=to {
+        sum = sum.checked_add(c)?;
+        if k < to {
+            c = next_binomial(c, n, k)?;
+        }
+    }
+    Some(sum)
 }
 
 /// Receives what a miner finds. Miners that work in parallel give each top-level branch a
@@ -459,6 +504,29 @@ impl ItemsetVisitor for ItemsetCollector {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn binomial_sums_match_pascal() {
+        // Pascal's rows with overflow as None: the exact reference.
+        let mut row: Vec<Option<u128>> = vec![Some(1)];
+        for n in 0usize..=135 {
+            for from in 0..=n.min(12) {
+                for to in [from, from + 1, n / 2, n.saturating_sub(1), n, n + 3] {
+                    let exact = if from > to {
+                        Some(0)
+                    } else {
+                        row[from..=to.min(n)].iter().try_fold(0u128, |s, c| s.checked_add((*c)?))
+                    };
+                    assert_eq!(binomial_sum(n, from, to), exact, "n {n} from {from} to {to}");
+                }
+            }
+            let mut next = vec![Some(1u128); n + 2];
+            for k in 1..=n {
+                next[k] = row[k - 1].zip(row[k]).and_then(|(a, b)| a.checked_add(b));
+            }
+            row = next;
+        }
+    }
 
     #[test]
     fn binomials_match_pascal() {
