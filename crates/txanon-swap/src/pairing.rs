@@ -202,6 +202,9 @@ fn partial_indexed(r: &Records<'_>) -> Vec<(u32, u32)> {
         }
         let others = unpaired.len() - unpaired_in[g as usize];
         if others == 0 {
+            paired[t] = true;
+            unpaired.remove(&r.rank[t]);
+            unpaired_in[g as usize] -= 1;
             continue;
         }
         let tt = r.db.transaction(t);
@@ -270,13 +273,21 @@ fn partial_indexed(r: &Records<'_>) -> Vec<(u32, u32)> {
         for &i in tt {
             in_t[i as usize] = false;
         }
-        if let Some(c) = found {
-            for rec in [t, c] {
-                paired[rec] = true;
-                unpaired.remove(&r.rank[rec]);
-                unpaired_in[r.category(rec).expect("has a tendency") as usize] -= 1;
+        // A source that found no destination leaves the candidates too: eligibility is
+        // symmetric and the unpaired records only become fewer, so no later source could take
+        // it. Left in, such records gather at the front of the order and every later search
+        // would walk past them.
+        let leaving = match found {
+            Some(c) => {
+                pairs.push((t as u32, c as u32));
+                vec![t, c]
             }
-            pairs.push((t as u32, c as u32));
+            None => vec![t],
+        };
+        for rec in leaving {
+            paired[rec] = true;
+            unpaired.remove(&r.rank[rec]);
+            unpaired_in[r.category(rec).expect("has a tendency") as usize] -= 1;
         }
     }
     pairs
