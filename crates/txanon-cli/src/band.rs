@@ -13,8 +13,7 @@ use txanon_band::{
 };
 use txanon_data::write_atomic;
 
-use crate::exit::UsageError;
-use crate::input::{InputArgs, emit};
+use crate::input::{InputArgs, emit, read_item_list};
 
 /// Arguments of `txanon band`.
 #[derive(Debug, Args)]
@@ -75,19 +74,7 @@ pub fn run(args: BandArgs) -> Result<()> {
     let (db, _) = args.input.read()?;
     let mut keep = vec![true; db.num_items()];
     if let Some(path) = &args.sensitive {
-        let labels = txanon_data::read_label_list(path)?;
-        let (items, unknown) = txanon_data::resolve_labels(&db, &labels);
-        if !unknown.is_empty() {
-            return Err(UsageError(format!(
-                "{}: {} label(s) not in {}: {}",
-                path.display(),
-                unknown.len(),
-                args.input.input.display(),
-                unknown.join(" ")
-            ))
-            .into());
-        }
-        for i in items {
+        for i in read_item_list(&db, path, &args.input.input)? {
             keep[i as usize] = false;
         }
     }

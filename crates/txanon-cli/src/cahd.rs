@@ -15,7 +15,7 @@ use txanon_data::{Format, Label, TransactionDb, write_atomic, write_db};
 
 use crate::anonymize::{output_dir, write_text};
 use crate::exit::UsageError;
-use crate::input::{InputArgs, emit};
+use crate::input::{InputArgs, emit, os_seed, read_item_list};
 
 /// Arguments of `txanon anonymize cahd`.
 #[derive(Debug, Args)]
@@ -95,21 +95,7 @@ pub fn run(args: CahdArgs) -> Result<()> {
     let (db, _) = args.input.read()?;
     let started = Instant::now();
     let sensitive = match (&args.sensitive, args.sensitive_random) {
-        (Some(path), _) => {
-            let labels = txanon_data::read_label_list(path)?;
-            let (items, unknown) = txanon_data::resolve_labels(&db, &labels);
-            if !unknown.is_empty() {
-                return Err(UsageError(format!(
-                    "{}: {} label(s) not in {}: {}",
-                    path.display(),
-                    unknown.len(),
-                    args.input.input.display(),
-                    unknown.join(" ")
-                ))
-                .into());
-            }
-            items
-        }
+        (Some(path), _) => read_item_list(&db, path, &args.input.input)?,
         (None, Some(m)) => random_sensitive_items(&db, m, args.seed.unwrap_or_else(os_seed))?,
         (None, None) => unreachable!("clap requires one"),
     };
@@ -177,12 +163,6 @@ fn write_qid(qid: &TransactionDb, out: &std::path::Path) -> Result<()> {
         Ok(())
     })
     .with_context(|| format!("writing {}", path.display()))
-}
-
-/// A seed from the operating system, for runs that give none.
-pub(crate) fn os_seed() -> u64 {
-    use rand::TryRngCore;
-    rand::rngs::OsRng.try_next_u64().expect("the operating system's random source")
 }
 
 /// Runs `txanon audit cahd`.

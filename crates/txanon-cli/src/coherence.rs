@@ -1,17 +1,17 @@
 //! `txanon anonymize coherence` and `txanon audit coherence`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
 use serde::Serialize;
 use txanon_coherence::{CoherenceParams, Engine, Reason, anonymize, audit};
-use txanon_data::{ItemId, TransactionDb, random_items};
+use txanon_data::{ItemId, random_items};
 
 use crate::anonymize::{output_dir, write_text, write_transactions};
 use crate::exit::UsageError;
-use crate::input::{InputArgs, emit};
+use crate::input::{InputArgs, emit, os_seed, read_item_list};
 
 /// Arguments of `txanon anonymize coherence`.
 #[derive(Debug, Args)]
@@ -30,15 +30,8 @@ pub struct CoherenceArgs {
     /// (default: from the operating system).
     #[arg(long)]
     seed: Option<u64>,
-    /// Breach bound h: no private item inferred with probability above h.
-    #[arg(long)]
-    h: f64,
-    /// Cohort size k: every known itemset must match at least k transactions.
-    #[arg(long)]
-    k: u32,
-    /// Attacker's power p: at most p public items known.
-    #[arg(long)]
-    p: usize,
+    #[command(flatten)]
+    setting: Setting,
     /// Nugget support k′: itemsets in at least this many transactions are the utility kept.
     #[arg(long, value_name = "K2")]
     nugget_support: u32,
@@ -62,13 +55,20 @@ pub struct AuditCoherenceArgs {
     /// The private item labels.
     #[arg(long, value_name = "FILE")]
     private: PathBuf,
-    /// Breach bound h.
+    #[command(flatten)]
+    setting: Setting,
+}
+
+/// The (h, k, p) both subcommands take.
+#[derive(Debug, Clone, Copy, Args)]
+struct Setting {
+    /// Breach bound h: no private item inferred with probability above h.
     #[arg(long)]
     h: f64,
-    /// Cohort size k.
+    /// Cohort size k: every known itemset must match at least k transactions.
     #[arg(long)]
     k: u32,
-    /// Attacker's power p.
+    /// Attacker's power p: at most p public items known.
     #[arg(long)]
     p: usize,
 }
@@ -105,30 +105,13 @@ struct Summary {
     seconds: f64,
 }
 
-/// The private items named in `path`, as ids of `db`.
-fn private_items(db: &TransactionDb, path: &Path, input: &Path) -> Result<Vec<ItemId>> {
-    let labels = txanon_data::read_label_list(path)?;
-    let (items, unknown) = txanon_data::resolve_labels(db, &labels);
-    if !unknown.is_empty() {
-        return Err(UsageError(format!(
-            "{}: {} label(s) not in {}: {}",
-            path.display(),
-            unknown.len(),
-            input.display(),
-            unknown.join(" ")
-        ))
-        .into());
-    }
-    Ok(items)
-}
-
 /// Runs `txanon anonymize coherence`.
 pub fn run(args: CoherenceArgs) -> Result<()> {
     let (db, _) = args.input.read()?;
     let started = Instant::now();
     let private = match (&args.private, args.private_random) {
-        (Some(path), _) => private_items(&db, path, &args.input.input)?,
-        (None, Some(n)) => random_items(&db, n, args.seed.unwrap_or_else(crate::cahd::os_seed))?,
+        (Some(path), _) => read_item_list(&db, path, &args.input.input)?,
+        (None, Some(n)) => random_items(&db, n, args.seed.unwrap_or_else(os_seed))?,
         (None, None) => unreachable!("clap requires one"),
     };
     let engine = if args.reference {
@@ -138,12 +121,13 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
     } else {
         Engine::Counting
     };
-    let params = CoherenceParams::new(args.h, args.k, args.p, args.nugget_support)
+    let Setting { h, k, p } = args.setting;
+    let params = CoherenceParams::new(h, k, p, args.nugget_support)
         .engine(engine)
         .seed(args.seed)
         .check()?;
     let result = anonymize(&db, &private, &params)?;
-    audit(&result.published, &private, args.h, args.k, args.p)
+    audit(&result.published, &private, h, k, p)
         .context("the published data failed its own audit; nothing written")?;
     let seconds = started.elapsed().as_secs_f64();
     let label = |i: ItemId| db.label(i).to_string();
@@ -157,9 +141,9 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         input: args.input.input.display().to_string(),
         transactions: db.len(),
         private_items: private.iter().map(|&i| label(i)).collect(),
-        h: args.h,
-        k: args.k,
-        p: args.p,
+        h,
+        k,
+        p,
         nugget_support: args.nugget_support,
         engine: match engine {
             Engine::Counting => "counting",
@@ -192,8 +176,9 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
 /// Runs `txanon audit coherence`.
 pub fn run_audit(args: AuditCoherenceArgs) -> Result<()> {
     let (db, _) = args.input.read()?;
-    let private = private_items(&db, &args.private, &args.input.input)?;
-    let report = audit(&db, &private, args.h, args.k, args.p)
+    let private = read_item_list(&db, &args.private, &args.input.input)?;
+    let Setting { h, k, p } = args.setting;
+    let report = audit(&db, &private, h, k, p)
         .map_err(|e| UsageError(format!("{}: {e}", args.input.input.display())))?;
     emit(&(serde_json::to_string_pretty(&report)? + "\n"))
 }

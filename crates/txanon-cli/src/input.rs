@@ -7,9 +7,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 use txanon_data::cache::{self, CacheOutcome};
 use txanon_data::{
-    Format, ReadOptions, ReadReport, TransactionDb, read_path, write_atomic, write_db,
+    Format, ItemId, ReadOptions, ReadReport, TransactionDb, read_path, write_atomic, write_db,
 };
 
+use crate::exit::UsageError;
 use crate::progress::Spinner;
 
 /// How to read a transaction file: shared by every subcommand that takes one.
@@ -90,4 +91,28 @@ pub fn emit(text: &str) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other.context("writing to stdout"),
     }
+}
+
+/// The items named in the label list `path` (blank- or comma-separated, `#` comments), as ids
+/// of `db` read from `input`; a label `db` does not have is a usage error naming them.
+pub fn read_item_list(db: &TransactionDb, path: &Path, input: &Path) -> Result<Vec<ItemId>> {
+    let labels = txanon_data::read_label_list(path)?;
+    let (items, unknown) = txanon_data::resolve_labels(db, &labels);
+    if !unknown.is_empty() {
+        return Err(UsageError(format!(
+            "{}: {} label(s) not in {}: {}",
+            path.display(),
+            unknown.len(),
+            input.display(),
+            unknown.join(" ")
+        ))
+        .into());
+    }
+    Ok(items)
+}
+
+/// A seed from the operating system, for runs that give none.
+pub fn os_seed() -> u64 {
+    use rand::TryRngCore;
+    rand::rngs::OsRng.try_next_u64().expect("the operating system's random source")
 }

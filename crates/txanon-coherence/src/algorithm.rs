@@ -7,7 +7,6 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
-use txanon_border::maximal_only;
 use txanon_data::{ItemId, TransactionDb};
 use txanon_mining::{MinSupport, MiningParams, count_itemsets};
 
@@ -115,11 +114,7 @@ pub fn mole_border(
         v
     };
     let minimal = nonmoles.minimal.iter().map(back).collect();
-    let mut maximal: Vec<Vec<ItemId>> =
-        maximal_only(w.public.iter().filter(|t| !t.is_empty()).cloned().collect())
-            .iter()
-            .map(back)
-            .collect();
+    let mut maximal: Vec<Vec<ItemId>> = w.maximal_public().iter().map(back).collect();
     maximal.sort();
     Ok(MoleBorder { minimal, maximal })
 }
@@ -233,15 +228,16 @@ pub fn anonymize(
     // support 1); the moles are those less the non-moles.
     let (occurring, occurring_total) = occurring(&w, p)?;
     let mole_total = occurring_total - nonmoles.sets.len() as u128;
-    let maximal_public =
-        maximal_only(w.public.iter().filter(|t| !t.is_empty()).cloned().collect()).len();
+    // The mole border's maximal side: reported, and the border-edge engine's blocks.
+    let maximal = w.maximal_public();
+    let maximal_public = maximal.len();
     let (mut moles, mut nuggets): (Box<dyn Counter>, Box<dyn Counter>) = match params.engine() {
         Engine::Counting => (
             Box::new(CountedMoles::new(&w, occurring, nonmoles, p)),
             Box::new(MinedNuggets::new(&w, k2)?),
         ),
         Engine::BorderEdges => (
-            Box::new(EdgeMoles::new(&w, &nonmoles.minimal, p)?),
+            Box::new(EdgeMoles::new(&w, maximal, &nonmoles.minimal, p)?),
             Box::new(MinedNuggets::new(&w, k2)?),
         ),
         Engine::Enumerate => (

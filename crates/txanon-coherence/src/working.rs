@@ -28,6 +28,12 @@ pub(crate) enum Role {
 }
 
 impl Working {
+    /// The maximal public itemsets that occur (the mole border's `L`): the distinct public
+    /// parts of the transactions that no other contains.
+    pub fn maximal_public(&self) -> Vec<Vec<u32>> {
+        txanon_border::maximal_only(self.public.iter().filter(|t| !t.is_empty()).cloned().collect())
+    }
+
     /// Splits `db`: `roles[i]` says what item `i` becomes.
     pub fn new(db: &TransactionDb, roles: &[Role]) -> Self {
         let public_count = roles.iter().filter(|r| matches!(r, Role::Public(_))).count();

@@ -7,6 +7,18 @@
 /// assert_eq!(txanon_correlate::jaccard(&[1, 2, 3], &[2, 3, 4]), 0.5);
 /// ```
 pub fn jaccard<T: Ord>(a: &[T], b: &[T]) -> f64 {
+    let shared = shared_count(a, b);
+    let union = a.len() + b.len() - shared;
+    if union == 0 { 1.0 } else { shared as f64 / union as f64 }
+}
+
+/// `|a ∩ b|` of two sets given as strictly ascending slices, by one merge pass: Jaccard's
+/// numerator, for callers that compare similarities exactly as fractions.
+///
+/// ```
+/// assert_eq!(txanon_correlate::shared_count(&[1, 2, 3], &[2, 3, 4]), 2);
+/// ```
+pub fn shared_count<T: Ord>(a: &[T], b: &[T]) -> usize {
     debug_assert!(a.windows(2).all(|w| w[0] < w[1]) && b.windows(2).all(|w| w[0] < w[1]));
     let (mut i, mut j, mut shared) = (0, 0, 0usize);
     while i < a.len() && j < b.len() {
@@ -20,8 +32,7 @@ pub fn jaccard<T: Ord>(a: &[T], b: &[T]) -> f64 {
             }
         }
     }
-    let union = a.len() + b.len() - shared;
-    if union == 0 { 1.0 } else { shared as f64 / union as f64 }
+    shared
 }
 
 /// Jaccard distance `1 − jaccard(a, b)`.

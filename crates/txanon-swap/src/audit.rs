@@ -136,18 +136,52 @@ pub fn audit(
 }
 
 impl SwapAudit {
-    /// Checks the guarantees `method` makes, against what the run says it did (`stats`):
-    /// no occurrence ever gained; for the paper's swappings, every changed record a true swap
-    /// and no occurrence lost; for RandSwap, the losses exactly its collisions; for PartSupp,
-    /// exactly its suppressions; for SplitPerson, nothing lost and one record per category.
+    /// Checks what the publication alone must show under `method`: no occurrence ever gained;
+    /// for the paper's swappings, nothing lost and, with the key, every changed record a true
+    /// swap of a record that had a tendency.
     ///
     /// # Errors
     /// [`SwapError::Audit`] naming the first guarantee that fails.
-    pub fn check(&self, method: Method, stats: &SwapStats) -> Result<(), SwapError> {
+    pub fn check_publication(&self, method: Method) -> Result<(), SwapError> {
         let fail = |what: String| Err(SwapError::Audit(what));
         if self.occurrences_gained > 0 {
             return fail(format!("{} occurrences appeared from nowhere", self.occurrences_gained));
         }
+        let swapping =
+            matches!(method, Method::PartSwap | Method::FullSwap | Method::PartAndFullSwap);
+        if !swapping {
+            return Ok(());
+        }
+        if self.occurrences_lost > 0 {
+            return fail(format!("{} occurrences lost, none expected", self.occurrences_lost));
+        }
+        if let Some(r) = &self.records_checked {
+            if r.false_swaps > 0 {
+                return fail(format!(
+                    "{} swapped records still show their tendency",
+                    r.false_swaps
+                ));
+            }
+            if r.changed_without_tendency > 0 {
+                return fail(format!(
+                    "{} records without a tendency were changed",
+                    r.changed_without_tendency
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// [`check_publication`](Self::check_publication), and against what the run says it did
+    /// (`stats`): for RandSwap the losses exactly its collisions, for PartSupp exactly its
+    /// suppressions, for the swappings two changed records per swap; one published record per
+    /// input record except for SplitPerson.
+    ///
+    /// # Errors
+    /// [`SwapError::Audit`] naming the first guarantee that fails.
+    pub fn check(&self, method: Method, stats: &SwapStats) -> Result<(), SwapError> {
+        self.check_publication(method)?;
+        let fail = |what: String| Err(SwapError::Audit(what));
         let expected_lost = match method {
             Method::RandSwap => stats.collisions,
             Method::PartSupp => stats.suppressed,
@@ -159,24 +193,13 @@ impl SwapAudit {
                 self.occurrences_lost
             ));
         }
-        if let Some(r) = &self.records_checked {
-            let swapping =
-                matches!(method, Method::PartSwap | Method::FullSwap | Method::PartAndFullSwap);
-            if swapping && r.false_swaps > 0 {
-                return fail(format!(
-                    "{} swapped records still show their tendency",
-                    r.false_swaps
-                ));
-            }
-            if swapping && r.changed_without_tendency > 0 {
-                return fail(format!(
-                    "{} records without a tendency were changed",
-                    r.changed_without_tendency
-                ));
-            }
-            if swapping && r.changed != 2 * stats.pairs {
-                return fail(format!("{} records changed by {} swaps", r.changed, stats.pairs));
-            }
+        let swapping =
+            matches!(method, Method::PartSwap | Method::FullSwap | Method::PartAndFullSwap);
+        if let Some(r) = &self.records_checked
+            && swapping
+            && r.changed != 2 * stats.pairs
+        {
+            return fail(format!("{} records changed by {} swaps", r.changed, stats.pairs));
         }
         if method != Method::SplitPerson && self.published_records != self.records {
             return fail(format!(

@@ -11,6 +11,7 @@ use std::collections::BTreeSet;
 
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
+use txanon_correlate::shared_count;
 use txanon_data::{ItemId, TransactionDb};
 
 use crate::params::Search;
@@ -19,23 +20,6 @@ use crate::tendency::Tendency;
 /// The items of `t` in category `g`.
 pub(crate) fn items_in(t: &[ItemId], category_of: &[u32], g: u32) -> Vec<ItemId> {
     t.iter().copied().filter(|&i| category_of[i as usize] == g).collect()
-}
-
-/// Items the two ascending slices share.
-fn shared(a: &[ItemId], b: &[ItemId]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            Ordering::Less => i += 1,
-            Ordering::Greater => j += 1,
-            Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
 }
 
 /// `shared / union` as an exact fraction, so that equal similarities compare equal.
@@ -88,6 +72,45 @@ impl PartialEq for Ranked {
 
 impl Eq for Ranked {}
 
+/// The records still available as destinations, by rank in the seeded order, with how many of
+/// each category: what both swappings search (each record's category is given by the caller).
+struct Pool {
+    ranks: BTreeSet<u32>,
+    in_category: Vec<usize>,
+}
+
+impl Pool {
+    /// The records `rec` of `r` for which `category(rec)` is some category.
+    fn new(r: &Records<'_>, category: impl Fn(usize) -> Option<u32>) -> Self {
+        let categories = r.category_of.iter().copied().max().map_or(0, |m| m as usize + 1);
+        let mut pool = Self { ranks: BTreeSet::new(), in_category: vec![0; categories] };
+        for rec in 0..r.db.len() {
+            if let Some(g) = category(rec) {
+                pool.ranks.insert(r.rank[rec]);
+                pool.in_category[g as usize] += 1;
+            }
+        }
+        pool
+    }
+
+    /// Available records of a category other than `g`.
+    fn others(&self, g: u32) -> usize {
+        self.ranks.len() - self.in_category[g as usize]
+    }
+
+    /// Record `rec` (of category `g`) is no longer available.
+    fn remove(&mut self, r: &Records<'_>, rec: usize, g: u32) {
+        if self.ranks.remove(&r.rank[rec]) {
+            self.in_category[g as usize] -= 1;
+        }
+    }
+
+    /// The available records, in the seeded order.
+    fn records<'a>(&'a self, r: &'a Records<'_>) -> impl Iterator<Item = usize> + 'a {
+        self.ranks.iter().map(|&rank| r.order[rank as usize] as usize)
+    }
+}
+
 /// What partial swapping knows of every record.
 pub(crate) struct Records<'a> {
     pub db: &'a TransactionDb,
@@ -115,11 +138,11 @@ impl Records<'_> {
             return false;
         }
         let tc = self.db.transaction(c);
-        if shared(moving, tc) > 0 {
+        if shared_count(moving, tc) > 0 {
             return false;
         }
         let back = items_in(tc, self.category_of, h);
-        shared(&back, self.db.transaction(t)) == 0
+        shared_count(&back, self.db.transaction(t)) == 0
     }
 }
 
@@ -150,7 +173,7 @@ fn partial_exhaustive(r: &Records<'_>) -> Vec<(u32, u32)> {
                 continue;
             }
             let tc = r.db.transaction(c);
-            let j = Jaccard::of(shared(tt, tc), tt.len(), tc.len());
+            let j = Jaccard::of(shared_count(tt, tc), tt.len(), tc.len());
             if best.is_none_or(|(b, _)| j.less_than(b)) {
                 best = Some((j, c));
             }
@@ -170,16 +193,8 @@ fn partial_exhaustive(r: &Records<'_>) -> Vec<(u32, u32)> {
 /// candidate shares an item are the sharing records, found through an inverted index, compared.
 fn partial_indexed(r: &Records<'_>) -> Vec<(u32, u32)> {
     let n = r.db.len();
-    let categories = r.category_of.iter().copied().max().map_or(0, |m| m as usize + 1);
-    // Unpaired records with a tendency, by rank; and how many per category.
-    let mut unpaired: BTreeSet<u32> = BTreeSet::new();
-    let mut unpaired_in = vec![0usize; categories];
-    for rec in 0..n {
-        if let Some(g) = r.category(rec) {
-            unpaired.insert(r.rank[rec]);
-            unpaired_in[g as usize] += 1;
-        }
-    }
+    // Unpaired records with a tendency.
+    let mut unpaired = Pool::new(r, |rec| r.category(rec));
     // Inverted index over the records with a tendency (only they can be destinations).
     let mut index: Vec<Vec<u32>> = vec![Vec::new(); r.db.num_items()];
     for rec in 0..n {
@@ -200,11 +215,10 @@ fn partial_indexed(r: &Records<'_>) -> Vec<(u32, u32)> {
         if paired[t] {
             continue;
         }
-        let others = unpaired.len() - unpaired_in[g as usize];
+        let others = unpaired.others(g);
         if others == 0 {
             paired[t] = true;
-            unpaired.remove(&r.rank[t]);
-            unpaired_in[g as usize] -= 1;
+            unpaired.remove(r, t, g);
             continue;
         }
         let tt = r.db.transaction(t);
@@ -216,9 +230,8 @@ fn partial_indexed(r: &Records<'_>) -> Vec<(u32, u32)> {
         // exists at all before the whole set is walked.
         let sharing_nothing = |c: usize| r.db.transaction(c).iter().all(|&i| !in_t[i as usize]);
         let mut found = unpaired
-            .iter()
+            .records(r)
             .take(QUICK_LOOK)
-            .map(|&rank| r.order[rank as usize] as usize)
             .find(|&c| r.category(c) != Some(g) && sharing_nothing(c));
         if found.is_none() {
             // Overlaps through the index: every unpaired candidate sharing an item with t.
@@ -239,10 +252,7 @@ fn partial_indexed(r: &Records<'_>) -> Vec<(u32, u32)> {
             let sharing_others =
                 touched.iter().filter(|&&c| r.category(c as usize).is_some_and(|h| h != g)).count();
             if sharing_others < others {
-                found = unpaired
-                    .iter()
-                    .map(|&rank| r.order[rank as usize] as usize)
-                    .find(|&c| r.category(c) != Some(g) && overlap[c] == 0);
+                found = unpaired.records(r).find(|&c| r.category(c) != Some(g) && overlap[c] == 0);
                 debug_assert!(found.is_some(), "counted: a candidate shares nothing");
             } else {
                 // Least similar first (ties by rank); the first eligible one is the answer, so
@@ -286,8 +296,7 @@ fn partial_indexed(r: &Records<'_>) -> Vec<(u32, u32)> {
         };
         for rec in leaving {
             paired[rec] = true;
-            unpaired.remove(&r.rank[rec]);
-            unpaired_in[r.category(rec).expect("has a tendency") as usize] -= 1;
+            unpaired.remove(r, rec, r.category(rec).expect("has a tendency"));
         }
     }
     pairs
@@ -302,30 +311,20 @@ pub(crate) fn full_pairs(r: &Records<'_>) -> Vec<(u32, u32)> {
         Tendency::Single(g) => Some(g),
         _ => None,
     };
-    let categories = r.category_of.iter().copied().max().map_or(0, |m| m as usize + 1);
-    let mut unpaired: BTreeSet<u32> = BTreeSet::new();
-    let mut unpaired_in = vec![0usize; categories];
-    for rec in 0..r.db.len() {
-        if let Some(g) = single(rec) {
-            unpaired.insert(r.rank[rec]);
-            unpaired_in[g as usize] += 1;
-        }
-    }
+    let mut unpaired = Pool::new(r, single);
     let mut pairs = Vec::new();
     for &t in r.order {
         let t = t as usize;
         let Some(g) = single(t) else { continue };
-        if !unpaired.contains(&r.rank[t]) || unpaired.len() == unpaired_in[g as usize] {
+        if !unpaired.ranks.contains(&r.rank[t]) || unpaired.others(g) == 0 {
             continue;
         }
         let c = unpaired
-            .iter()
-            .map(|&rank| r.order[rank as usize] as usize)
+            .records(r)
             .find(|&c| single(c) != Some(g))
             .expect("counted: another category is unpaired");
         for rec in [t, c] {
-            unpaired.remove(&r.rank[rec]);
-            unpaired_in[single(rec).expect("single") as usize] -= 1;
+            unpaired.remove(r, rec, single(rec).expect("single"));
         }
         pairs.push((t as u32, c as u32));
     }

@@ -24,7 +24,7 @@ use txanon_mining::{
     Algorithm, MinSupport, MiningParams, Rule, RuleParams, frequent_itemsets, rules,
 };
 
-use super::{Context, Figure, FigureKind, Output, ResultTable, Series, Value};
+use super::{Context, Figure, Output, ResultTable, Series, Value};
 
 const CONFIDENCES: [f64; 9] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 
@@ -115,18 +115,6 @@ fn run_one(
     ))
 }
 
-fn line(name: &str, title: &str, x: &str, y: &str) -> Figure {
-    Figure {
-        name: name.into(),
-        title: title.into(),
-        x_label: x.into(),
-        y_label: y.into(),
-        kind: FigureKind::Line { log_x: false, log_y: false },
-        categories: Vec::new(),
-        series: Vec::new(),
-    }
-}
-
 /// Runs the experiment.
 pub fn run(ctx: &Context) -> Result<Output> {
     let mut settings = Vec::new();
@@ -206,7 +194,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
     );
     let mut out = Output::default();
     let mut time_figure =
-        line("anatomy-time", "Anatomization time against l (Figure 7)", "l", "seconds");
+        Figure::line("anatomy-time", "Anatomization time against l (Figure 7)", "l", "seconds");
     let push_run = |table: &mut ResultTable,
                     dataset: &str,
                     reading: Reading,
@@ -247,7 +235,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
     for s in &settings {
         let original = rules_of(&s.db, s.support)?;
         for reading in [Reading::Definition5, Reading::Definition5Clustered, Reading::Distinct] {
-            let mut counts = line(
+            let mut counts = Figure::line(
                 &format!("anatomy-rules-{}-{}", slug(&s.name), slug(reading.name())),
                 &format!(
                     "Rules, {} p = {}, supp. {}%, {} (Fig. 4/5)",
@@ -266,7 +254,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
                     .map(|&c| (c, at_least(&original, c).len() as f64))
                     .collect(),
             });
-            let mut accuracy = line(
+            let mut accuracy = Figure::line(
                 &format!("anatomy-ar-{}-{}", slug(&s.name), slug(reading.name())),
                 &format!("AR = M/N, {} p = {}, {} (Fig. 6)", s.short, s.columns, reading.short()),
                 "minimum confidence",
@@ -329,7 +317,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
             t40_ls,
         )
     };
-    let mut faked = line(
+    let mut faked = Figure::line(
         "anatomy-faked-records",
         &format!("ln of faked records, {faked_name} (Fig. 3)"),
         "l",
@@ -370,7 +358,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
         ],
     );
     scaling.volatile = vec!["seconds".into(), "microseconds per record".into()];
-    let mut scaling_figure = line(
+    let mut scaling_figure = Figure::line(
         "anatomy-scaling",
         "Anatomization time against records (Quest T40I10, median of 3)",
         "records",

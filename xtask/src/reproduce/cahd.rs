@@ -21,7 +21,7 @@ use txanon_cahd::{
 use txanon_data::{ItemId, QuestParams, TransactionDb};
 use txanon_metrics::reidentification;
 
-use super::{Context, Figure, FigureKind, Output, Picture, ResultTable, Series, Value};
+use super::{Context, Figure, Output, Picture, ResultTable, Series, Value};
 
 /// The paper's Figure 9 for m = 10, read off the plot (KL at p = 4, 6, 8, 10, 15, 20).
 const PAPER_KL: [(&str, [f64; 6]); 2] = [
@@ -32,18 +32,6 @@ const PS: [usize; 6] = [4, 6, 8, 10, 15, 20];
 /// The paper's Table II (percent) for 1, 2, 3, 4 known QID items.
 const PAPER_REID: [(&str, [f64; 4]); 2] =
     [("bms1", [0.3, 9.5, 24.3, 50.0]), ("bms2", [0.8, 18.8, 41.6, 91.1])];
-
-fn line(name: &str, title: &str, x: &str, y: &str) -> Figure {
-    Figure {
-        name: name.into(),
-        title: title.into(),
-        x_label: x.into(),
-        y_label: y.into(),
-        kind: FigureKind::Line { log_x: false, log_y: false },
-        categories: Vec::new(),
-        series: Vec::new(),
-    }
-}
 
 /// The first `n` transactions of `db`.
 fn head(db: &TransactionDb, n: usize) -> TransactionDb {
@@ -166,7 +154,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
         vec!["band seconds".into(), "grouping seconds".into(), "total seconds".into()];
     let workload = Workload::new(4).queries(100).seed(ctx.seed).check()?;
     let weighted = Workload::new(4).queries(100).seed(ctx.seed).draw(QidDraw::BySupport).check()?;
-    let mut time_figure = line(
+    let mut time_figure = Figure::line(
         "cahd-time",
         "CAHD time against p (band order: RCM + grouping + publication + audit)",
         "p",
@@ -178,7 +166,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
                 continue;
             }
             let sensitive = random_sensitive_items(db, m, ctx.seed)?;
-            let mut figure = line(
+            let mut figure = Figure::line(
                 &format!("cahd-kl-{name}-m{m}"),
                 &format!("Reconstruction error, {name}, m = {m} (Fig. 9)"),
                 "p",

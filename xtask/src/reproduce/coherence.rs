@@ -44,18 +44,6 @@ fn big(v: u128) -> Value {
     i64::try_from(v).map_or_else(|_| Value::Text(v.to_string()), Value::Int)
 }
 
-fn line(name: &str, title: &str, x: &str, y: &str, log_y: bool) -> Figure {
-    Figure {
-        name: name.into(),
-        title: title.into(),
-        x_label: x.into(),
-        y_label: y.into(),
-        kind: FigureKind::Line { log_x: false, log_y },
-        categories: Vec::new(),
-        series: Vec::new(),
-    }
-}
-
 /// One engine's run: the result (or the refusal) and its seconds, audited.
 fn run_engine(
     db: &TransactionDb,
@@ -129,12 +117,12 @@ pub fn run(ctx: &Context) -> Result<Output> {
         "speed-up over enumeration".into(),
     ];
     let mut out = Output::default();
-    let mut time_figure = line(
+    let mut time_figure = Figure::new(
         "coherence-time",
         "Time against p (k = 10, h = 40%): counting through the border vs the enumeration reference",
         "p",
         "seconds (log)",
-        true,
+        FigureKind::Line { log_x: false, log_y: true },
     );
     for (name, db) in &data {
         let private = random_items(db, (db.num_items() / 10).max(1), ctx.seed)?;
@@ -248,14 +236,13 @@ pub fn run(ctx: &Context) -> Result<Output> {
                 "k" => ("k", "k"),
                 _ => ("h (%)", "h"),
             };
-            let mut figure = line(
+            let mut figure = Figure::line(
                 &format!("coherence-{name}-{what}"),
                 &format!(
                     "{name}: suppression and utility against {what} (others at p = 3, k = 10, h = 40%)"
                 ),
                 x_label,
                 "%",
-                false,
             );
             figure.series.push(Series {
                 label: "public items suppressed %".into(),

@@ -179,6 +179,26 @@ pub struct Figure {
     pub series: Vec<Series>,
 }
 
+impl Figure {
+    /// An empty figure of `kind`.
+    pub fn new(name: &str, title: &str, x_label: &str, y_label: &str, kind: FigureKind) -> Self {
+        Self {
+            name: name.into(),
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            kind,
+            categories: Vec::new(),
+            series: Vec::new(),
+        }
+    }
+
+    /// An empty line chart on linear axes.
+    pub fn line(name: &str, title: &str, x_label: &str, y_label: &str) -> Self {
+        Self::new(name, title, x_label, y_label, FigureKind::Line { log_x: false, log_y: false })
+    }
+}
+
 /// What an experiment produced.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Output {

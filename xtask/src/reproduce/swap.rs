@@ -24,18 +24,6 @@ const METHODS: [Method; 6] = [
     Method::PartAndFullSwap,
 ];
 
-fn chart(name: &str, title: &str, x: &str, y: &str, kind: FigureKind) -> Figure {
-    Figure {
-        name: name.into(),
-        title: title.into(),
-        x_label: x.into(),
-        y_label: y.into(),
-        kind,
-        categories: Vec::new(),
-        series: Vec::new(),
-    }
-}
-
 fn mine(db: &TransactionDb, support: f64) -> Result<FrequentItemsets> {
     let params = MiningParams::new(MinSupport::Fraction(support)).check()?;
     Ok(frequent_itemsets(db, Algorithm::FpGrowth, &params)?)
@@ -82,9 +70,14 @@ pub fn run(ctx: &Context) -> Result<Output> {
         &["dataset", "support %", "method", "frequent itemsets", "U (Jaccard with the original's)"],
     );
     let mut diss_figure =
-        chart("swap-diss", "Diss per method (Fig. 5)", "dataset", "Diss", FigureKind::Bars);
-    let mut time_figure =
-        chart("swap-time", "Time per method (Fig. 6)", "dataset", "seconds", FigureKind::Bars);
+        Figure::new("swap-diss", "Diss per method (Fig. 5)", "dataset", "Diss", FigureKind::Bars);
+    let mut time_figure = Figure::new(
+        "swap-time",
+        "Time per method (Fig. 6)",
+        "dataset",
+        "seconds",
+        FigureKind::Bars,
+    );
     diss_figure.categories = data.iter().map(|(n, _)| n.clone()).collect();
     time_figure.categories = diss_figure.categories.clone();
     let mut diss_series: Vec<Series> =
@@ -94,14 +87,14 @@ pub fn run(ctx: &Context) -> Result<Output> {
         let categories = random_categories(db, 50.min(db.num_items()), ctx.seed)?;
         let originals: Vec<FrequentItemsets> =
             SUPPORTS.iter().map(|&s| mine(db, s)).collect::<Result<_>>()?;
-        let mut count_figure = chart(
+        let mut count_figure = Figure::new(
             &format!("swap-fi-{name}"),
             &format!("{name}: frequent itemsets, original and anonymized (Fig. 3)"),
             "support (%)",
             "frequent itemsets",
             FigureKind::Line { log_x: false, log_y: true },
         );
-        let mut u_figure = chart(
+        let mut u_figure = Figure::new(
             &format!("swap-u-{name}"),
             &format!("{name}: similarity U of the frequent itemsets to the original's (Fig. 4)"),
             "support (%)",
@@ -184,7 +177,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
     scaling.volatile = vec!["seconds".into()];
     let sizes: &[usize] =
         if ctx.quick { &[2000, 10_000] } else { &[100_000, 250_000, 500_000, 1_000_000] };
-    let mut scaling_figure = chart(
+    let mut scaling_figure = Figure::new(
         "swap-scaling",
         "PartSwap time against n (Quest T5I2, 1,000 items, 50 categories)",
         "records",

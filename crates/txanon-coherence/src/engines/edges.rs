@@ -1,9 +1,7 @@
 //! [`Engine::BorderEdges`](crate::Engine::BorderEdges): the paper's mole border, `W` over its
 //! edges, and Compute-δ after each suppression.
 
-use txanon_border::{
-    AllItemsets, Edge, compute_delta_indexed, count_per_item_indexed, maximal_only,
-};
+use txanon_border::{AllItemsets, Edge, compute_delta_indexed, count_per_item_indexed};
 
 use crate::engines::Counter;
 use crate::error::CoherenceError;
@@ -28,9 +26,14 @@ pub(crate) struct EdgeMoles {
 }
 
 impl EdgeMoles {
-    pub fn new(w: &Working, minimal: &[Vec<u32>], p: usize) -> Result<Self, CoherenceError> {
-        let blocks =
-            maximal_only(w.public.iter().filter(|t| !t.is_empty()).cloned().collect::<Vec<_>>());
+    /// From the border's sides: `blocks` the maximal public itemsets that occur (`L`),
+    /// `minimal` the minimal moles (`U`).
+    pub fn new(
+        w: &Working,
+        blocks: Vec<Vec<u32>>,
+        minimal: &[Vec<u32>],
+        p: usize,
+    ) -> Result<Self, CoherenceError> {
         let mut by_item: Vec<Vec<u32>> = vec![Vec::new(); w.public_items()];
         for (id, beta) in blocks.iter().enumerate() {
             for &i in beta {
