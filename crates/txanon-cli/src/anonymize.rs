@@ -32,6 +32,10 @@ pub enum AnonymizeCommand {
     /// Hiding personal tendency: each record's dominant category swapped with a dissimilar
     /// record's (or a baseline: random swapping, partial suppression, split personality).
     Swap(crate::swap::SwapArgs),
+    /// Slicing of relational microdata (CSV + JSON schema): attributes grouped into columns,
+    /// tuples into buckets in which every column is permuted, so that no tuple's sensitive
+    /// value is inferred above 1/l; or a baseline, Mondrian generalization or Anatomy.
+    Slicing(crate::slicing::SlicingArgs),
 }
 
 /// Independent checkers of published outputs.
@@ -45,6 +49,8 @@ pub enum AuditCommand {
     Coherence(crate::coherence::AuditCoherenceArgs),
     /// Verify a swap publication against the original: items, true swaps, exposed tendencies.
     Swap(crate::swap::AuditSwapArgs),
+    /// Verify a slicing, Mondrian or Anatomy publication against the original microdata.
+    Slicing(crate::slicing::AuditSlicingArgs),
 }
 
 /// Arguments of `txanon anonymize anatomy`.
@@ -145,6 +151,7 @@ pub fn run(cmd: AnonymizeCommand) -> Result<()> {
         AnonymizeCommand::Cahd(args) => crate::cahd::run(args),
         AnonymizeCommand::Coherence(args) => crate::coherence::run(args),
         AnonymizeCommand::Swap(args) => crate::swap::run(args),
+        AnonymizeCommand::Slicing(args) => crate::slicing::run(args),
     }
 }
 
@@ -252,5 +259,6 @@ pub fn run_audit(cmd: AuditCommand) -> Result<()> {
         AuditCommand::Cahd(args) => crate::cahd::run_audit(args),
         AuditCommand::Coherence(args) => crate::coherence::run_audit(args),
         AuditCommand::Swap(args) => crate::swap::run_audit(args),
+        AuditCommand::Slicing(args) => crate::slicing::run_audit(args),
     }
 }

@@ -29,6 +29,9 @@ pub fn report(error: &anyhow::Error) -> ExitCode {
             || cause
                 .downcast_ref::<txanon_swap::SwapError>()
                 .is_some_and(txanon_swap::SwapError::is_bad_input)
+            || cause
+                .downcast_ref::<txanon_slicing::SlicingError>()
+                .is_some_and(txanon_slicing::SlicingError::is_bad_input)
             || cause.downcast_ref::<txanon_data::ParamError>().is_some()
     });
     ExitCode::from(if bad_input { 2 } else { 1 })

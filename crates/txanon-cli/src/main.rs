@@ -14,6 +14,7 @@ mod generate;
 mod input;
 mod mine;
 mod progress;
+mod slicing;
 mod stats;
 mod swap;
 

@@ -714,3 +714,130 @@ fn anonymize_swap_writes_a_verified_publication_and_a_key() {
         assert!(!nothing.exists());
     }
 }
+
+#[test]
+fn anonymize_slicing_publishes_the_papers_two_buckets_and_audits_all_methods() {
+    let dir = tempfile::tempdir().unwrap();
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples");
+    let data = examples.join("slicing-table1.csv").to_str().unwrap().to_owned();
+    let schema = examples.join("slicing-table1.schema.json").to_str().unwrap().to_owned();
+    let out = dir.path().join("sliced");
+    let out_s = out.to_str().unwrap();
+    let o = txanon(&[
+        "anonymize",
+        "slicing",
+        &data,
+        "--schema",
+        &schema,
+        "--column-spec",
+        "Age,Sex;Zipcode,Disease",
+        "-l",
+        "2",
+        "--seed",
+        "1",
+        "-o",
+        out_s,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(files_in(&out), ["sliced.csv", "sliced.json", "summary.json"]);
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["stats"]["buckets"], 2);
+    assert_eq!(summary["audit"]["worst"], 0.5);
+    let csv = std::fs::read_to_string(out.join("sliced.csv")).unwrap();
+    assert!(csv.starts_with("bucket,Age,Sex,Zipcode,Disease\n"), "{csv}");
+    let audit = txanon(&["audit", "slicing", &data, out_s, "--schema", &schema]);
+    assert!(audit.status.success(), "{}", stderr(&audit));
+    let stronger = txanon(&["audit", "slicing", &data, out_s, "--schema", &schema, "-l", "3"]);
+    assert!(
+        !stronger.status.success() && stderr(&stronger).contains("1/3"),
+        "{}",
+        stderr(&stronger)
+    );
+    for (method, files) in [
+        ("mondrian", vec!["generalized.csv", "generalized.json", "summary.json"]),
+        ("anatomy", vec!["anatomy.json", "qit.csv", "st.csv", "summary.json"]),
+    ] {
+        let out = dir.path().join(method);
+        let out_s = out.to_str().unwrap();
+        let o = txanon(&[
+            "anonymize",
+            "slicing",
+            &data,
+            "--schema",
+            &schema,
+            "--method",
+            method,
+            "-l",
+            "2",
+            "--seed",
+            "1",
+            "-o",
+            out_s,
+        ]);
+        assert!(o.status.success(), "{method}: {}", stderr(&o));
+        assert_eq!(files_in(&out), files);
+        let audit = txanon(&["audit", "slicing", &data, out_s, "--schema", &schema]);
+        assert!(audit.status.success(), "{method}: {}", stderr(&audit));
+    }
+}
+
+#[test]
+fn anonymize_slicing_refuses_bad_input_with_exit_2_and_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples");
+    let schema = examples.join("slicing-table1.schema.json").to_str().unwrap().to_owned();
+    let bad = fixture(dir.path(), "bad.csv", "22,M,47906,Flu\nold,F,47906,Cancer\n");
+    let out = dir.path().join("out");
+    let out_s = out.to_str().unwrap();
+    let o = txanon(&[
+        "anonymize",
+        "slicing",
+        &bad,
+        "--schema",
+        &schema,
+        "-c",
+        "2",
+        "-l",
+        "2",
+        "-o",
+        out_s,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("bad.csv:2:1") && stderr(&o).contains("numeric"), "{}", stderr(&o));
+    assert!(!out.exists());
+    // Infeasible: Heart Disease is 3 of 8 tuples, above 1/3.
+    let data = examples.join("slicing-table1.csv").to_str().unwrap().to_owned();
+    let o = txanon(&[
+        "anonymize",
+        "slicing",
+        &data,
+        "--schema",
+        &schema,
+        "-c",
+        "2",
+        "--sensitive-alone",
+        "-l",
+        "3",
+        "-o",
+        out_s,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("infeasible"), "{}", stderr(&o));
+    assert!(!out.exists());
+    let empty = fixture(dir.path(), "empty.csv", "");
+    let o = txanon(&[
+        "anonymize",
+        "slicing",
+        &empty,
+        "--schema",
+        &schema,
+        "-c",
+        "2",
+        "-l",
+        "2",
+        "-o",
+        out_s,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!out.exists());
+}

@@ -37,6 +37,15 @@ impl Context {
     /// Returns `None`, and records it as missing, when the file is in no search directory; in
     /// `--quick` mode real data is not used at all and `None` is returned without a note.
     pub fn real(&self, name: &str) -> Result<Option<(PathBuf, TransactionDb)>> {
+        let Some(path) = self.real_path(name)? else { return Ok(None) };
+        let (db, _, _) = cache::read_cached(&path, &ReadOptions::new(), &self.cache_dir)
+            .with_context(|| format!("reading {}", path.display()))?;
+        Ok(Some((path, db)))
+    }
+
+    /// The path of a real dataset of the manifest (sha256-checked), with [`Context::real`]'s
+    /// rules for missing files and `--quick`; for files that are not transactions (Adult).
+    pub fn real_path(&self, name: &str) -> Result<Option<PathBuf>> {
         if self.quick {
             return Ok(None);
         }
@@ -46,9 +55,7 @@ impl Context {
             self.missing.borrow_mut().push(format!("{name}: not found in {}", dirs.join(", ")));
             return Ok(None);
         };
-        let (db, _, _) = cache::read_cached(&path, &ReadOptions::new(), &self.cache_dir)
-            .with_context(|| format!("reading {}", path.display()))?;
-        Ok(Some((path, db)))
+        Ok(Some(path))
     }
 
     /// The T40I10D100K stand-in: Quest data with T = 40, I = 10, |D| = 100,000, N = 1000,
@@ -63,13 +70,16 @@ impl Context {
         })
     }
 
-    /// The worked examples of the papers, `datasets/examples/*`, read with their own formats.
+    /// The worked examples of the papers, `datasets/examples/*`, read with their own formats;
+    /// relational microdata (a CSV beside a `.schema.json`) is not a transaction file and is
+    /// left out.
     pub fn examples(&self) -> Result<Vec<(String, TransactionDb)>> {
         let dir = crate::project_root().join("datasets/examples");
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
             .with_context(|| format!("listing {}", dir.display()))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| txanon_data::Format::from_path(p).is_some())
+            .filter(|p| !p.with_extension("schema.json").exists())
             .collect();
         files.sort();
         files

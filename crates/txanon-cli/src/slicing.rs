@@ -1,0 +1,260 @@
+//! `txanon anonymize slicing` and `txanon audit slicing`: slicing of relational microdata and
+//! its two baselines.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use txanon_data::{Schema, Table};
+use txanon_slicing::{
+    AnatomyTables, BaselineParams, ColumnSpec, CutPolicy, GeneralizedTable, Microdata, SlicedTable,
+    SlicingParams, anatomize, audit_anatomy, audit_generalized, audit_sliced, mondrian, slice,
+};
+
+use crate::anonymize::{output_dir, write_text};
+use crate::exit::UsageError;
+use crate::input::{emit, os_seed};
+
+/// `--method`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    /// Slicing: columns of correlated attributes, each permuted within ℓ-diverse buckets.
+    Slicing,
+    /// Baseline: Mondrian generalization to k-anonymity and ℓ-diversity (ranges and sets).
+    Mondrian,
+    /// Baseline: Anatomy bucketization (exact quasi-identifiers, sensitive values per group).
+    Anatomy,
+}
+
+/// `--cut`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CutArg {
+    /// The paper's: a failed cut makes the bucket final.
+    First,
+    /// Try every attribute's cut, widest first.
+    Any,
+}
+
+/// Arguments of `txanon anonymize slicing`.
+#[derive(Debug, Args)]
+pub struct SlicingArgs {
+    /// The microdata, CSV (plain or gzip).
+    input: PathBuf,
+    /// Its JSON schema: attribute names, types, roles (exactly one sensitive).
+    #[arg(long, value_name = "FILE")]
+    schema: PathBuf,
+    /// Publish only these attributes (comma-separated; the sensitive one included).
+    #[arg(long, value_name = "A,B,..", value_delimiter = ',')]
+    attributes: Option<Vec<String>>,
+    /// The method.
+    #[arg(long, value_enum, default_value_t = MethodArg::Slicing)]
+    method: MethodArg,
+    /// Slicing: number of columns c, found by PAM k-medoids on 1 − φ².
+    #[arg(long, short = 'c', required_if_eq("method", "slicing"), conflicts_with = "column_spec")]
+    columns: Option<usize>,
+    /// Slicing: cluster the other attributes into c − 1 columns and keep the sensitive
+    /// attribute alone in the last (needed when its correlated attributes predict it).
+    #[arg(long, requires = "columns")]
+    sensitive_alone: bool,
+    /// Slicing: explicit columns, `;` between columns and `,` between attributes
+    /// (`Age,Sex;Zipcode,Disease`).
+    #[arg(long, value_name = "SPEC")]
+    column_spec: Option<String>,
+    /// Diversity: no tuple's sensitive value can be inferred with probability above 1/l.
+    #[arg(long, short = 'l')]
+    l: usize,
+    /// Mondrian: k-anonymity (default: l).
+    #[arg(long, short = 'k')]
+    k: Option<usize>,
+    /// Slicing: column generalization, every column value made to occur at least K times.
+    #[arg(long, value_name = "K")]
+    generalize: Option<usize>,
+    /// Slicing: when a bucket's cut along its widest attribute fails the check, `first` makes
+    /// it final (the paper), `any` tries the next widest attribute's cut.
+    #[arg(long, value_enum, default_value_t = CutArg::First)]
+    cut: CutArg,
+    /// Slicing: intervals of a numeric attribute when φ² is computed.
+    #[arg(long, default_value_t = 10)]
+    bins: usize,
+    /// Seed of the permutations and shuffles (only to reproduce a run; by default the OS
+    /// seeds ChaCha20).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Output directory: sliced.csv + sliced.json, generalized.csv + generalized.json, or
+    /// qit.csv + st.csv + anatomy.json; and summary.json.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    out: PathBuf,
+}
+
+/// Arguments of `txanon audit slicing`.
+#[derive(Debug, Args)]
+pub struct AuditSlicingArgs {
+    /// The original microdata, CSV.
+    original: PathBuf,
+    /// The output directory of `txanon anonymize slicing` (any method).
+    published: PathBuf,
+    /// The original's JSON schema.
+    #[arg(long, value_name = "FILE")]
+    schema: PathBuf,
+    /// The diversity to verify (default: the l the publication claims).
+    #[arg(long, short = 'l')]
+    l: Option<usize>,
+    /// Mondrian: the k to verify (default: the claimed one).
+    #[arg(long, short = 'k')]
+    k: Option<usize>,
+}
+
+#[derive(Debug, Serialize)]
+struct Summary {
+    input: String,
+    method: &'static str,
+    tuples: usize,
+    dropped_rows: usize,
+    l: usize,
+    columns: Option<Vec<Vec<String>>>,
+    stats: Option<serde_json::Value>,
+    audit: serde_json::Value,
+    seconds: f64,
+}
+
+fn read_microdata(input: &Path, schema: &Path) -> Result<(Microdata, usize)> {
+    let schema = Schema::from_path(schema)?;
+    let table = Table::read(input, &schema)?;
+    let dropped = table.dropped_rows();
+    Ok((Microdata::from_table(&table)?, dropped))
+}
+
+fn column_spec(args: &SlicingArgs) -> Result<ColumnSpec> {
+    if let Some(spec) = &args.column_spec {
+        let columns: Vec<Vec<String>> = spec
+            .split(';')
+            .map(|c| c.split(',').map(|a| a.trim().to_string()).filter(|a| !a.is_empty()).collect())
+            .collect();
+        return Ok(ColumnSpec::Explicit(columns));
+    }
+    match (args.columns, args.sensitive_alone) {
+        (Some(c), false) => Ok(ColumnSpec::Count(c)),
+        (Some(c), true) => Ok(ColumnSpec::SensitiveAlone(c)),
+        (None, _) => Err(UsageError("slicing needs --columns or --column-spec".into()).into()),
+    }
+}
+
+/// Runs `txanon anonymize slicing`.
+pub fn run(args: SlicingArgs) -> Result<()> {
+    let (mut data, dropped) = read_microdata(&args.input, &args.schema)?;
+    if let Some(names) = &args.attributes {
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        data = data.select(&names)?;
+    }
+    let started = Instant::now();
+    let seed = Some(args.seed.unwrap_or_else(os_seed));
+    let input = args.input.display().to_string();
+    let summary_of =
+        |method, columns, stats: Option<serde_json::Value>, audit: serde_json::Value| {
+            let summary = Summary {
+                input: input.clone(),
+                method,
+                tuples: data.len(),
+                dropped_rows: dropped,
+                l: args.l,
+                columns,
+                stats,
+                audit,
+                seconds: started.elapsed().as_secs_f64(),
+            };
+            serde_json::to_string_pretty(&summary).map(|s| s + "\n")
+        };
+    let files: Vec<(&str, String)>;
+    let summary: String;
+    match args.method {
+        MethodArg::Slicing => {
+            let params = SlicingParams::new(column_spec(&args)?, args.l)
+                .bins(args.bins)
+                .generalize(args.generalize)
+                .cut(match args.cut {
+                    CutArg::First => CutPolicy::FirstCut,
+                    CutArg::Any => CutPolicy::AnyCut,
+                })
+                .seed(seed)
+                .check()?;
+            let sliced = slice(&data, &params)?;
+            // `slice` has audited the table against the input; nothing is written otherwise.
+            files = vec![
+                ("sliced.csv", sliced.table.to_csv()),
+                ("sliced.json", sliced.table.meta_json()),
+            ];
+            summary = summary_of(
+                "slicing",
+                Some(sliced.table.meta.columns.clone()),
+                Some(serde_json::to_value(&sliced.stats)?),
+                serde_json::to_value(&sliced.audit)?,
+            )?;
+        }
+        MethodArg::Mondrian => {
+            let params =
+                BaselineParams::new(args.k.unwrap_or(args.l), args.l).seed(seed).check()?;
+            let (table, audit) = mondrian(&data, &params)?;
+            files =
+                vec![("generalized.csv", table.to_csv()), ("generalized.json", table.meta_json())];
+            summary = summary_of("mondrian", None, None, serde_json::to_value(&audit)?)?;
+        }
+        MethodArg::Anatomy => {
+            let params = BaselineParams::new(1, args.l).seed(seed).check()?;
+            let (tables, audit) = anatomize(&data, &params)?;
+            files = vec![
+                ("qit.csv", tables.qit_csv()),
+                ("st.csv", tables.st_csv()),
+                ("anatomy.json", tables.meta_json()),
+            ];
+            summary = summary_of("anatomy", None, None, serde_json::to_value(&audit)?)?;
+        }
+    }
+    output_dir(&args.out)?;
+    for (name, text) in &files {
+        write_text(&args.out.join(name), text)?;
+    }
+    write_text(&args.out.join("summary.json"), &summary)?;
+    emit(&summary)
+}
+
+/// Runs `txanon audit slicing`: finds which publication the directory holds and verifies it
+/// against the original.
+pub fn run_audit(args: AuditSlicingArgs) -> Result<()> {
+    let (original, _) = read_microdata(&args.original, &args.schema)?;
+    let dir = &args.published;
+    let at = |name: &str| dir.join(name);
+    let select = |names: Vec<&str>| -> Result<Microdata> {
+        let mut ordered: Vec<&str> = names;
+        ordered.sort_by_key(|n| original.index_of(n).unwrap_or(usize::MAX));
+        Ok(original.select(&ordered)?)
+    };
+    let report = if at("sliced.json").exists() {
+        let table = SlicedTable::read(&at("sliced.csv"), &at("sliced.json"))?;
+        let names = table.meta.columns.iter().flatten().map(String::as_str).collect();
+        let data = select(names)?;
+        let l = args.l.unwrap_or(table.meta.l);
+        serde_json::to_string_pretty(&audit_sliced(&table, &data, l)?)?
+    } else if at("generalized.json").exists() {
+        let table = GeneralizedTable::read(&at("generalized.csv"), &at("generalized.json"))?;
+        let data = select(table.meta.attributes.iter().map(String::as_str).collect())?;
+        let (k, l) = (args.k.unwrap_or(table.meta.k), args.l.unwrap_or(table.meta.l));
+        serde_json::to_string_pretty(&audit_generalized(&table, Some(&data), k, l)?)?
+    } else if at("anatomy.json").exists() {
+        let tables = AnatomyTables::read(&at("qit.csv"), &at("st.csv"), &at("anatomy.json"))?;
+        let mut names: Vec<&str> =
+            tables.meta.quasi_identifiers.iter().map(String::as_str).collect();
+        names.push(&tables.meta.sensitive);
+        let data = select(names)?;
+        let l = args.l.unwrap_or(tables.meta.l);
+        serde_json::to_string_pretty(&audit_anatomy(&tables, Some(&data), l)?)?
+    } else {
+        return Err(UsageError(format!(
+            "{}: no sliced.json, generalized.json or anatomy.json",
+            dir.display()
+        ))
+        .into());
+    };
+    emit(&(report + "\n")).context("writing the report")
+}

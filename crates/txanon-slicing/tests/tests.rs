@@ -1,0 +1,386 @@
+//! The slicing family: the paper's Table 1, the incremental diversity check against the naive
+//! one, the baselines' guarantees, membership disclosure, files, and real data.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use txanon_data::{Schema, Table, datasets};
+use txanon_slicing::membership::{
+    Histogram, anatomy_matches, fake_tuples, generalized_matches, original_tuples, sliced_matches,
+};
+use txanon_slicing::{
+    AnatomyTables, BaselineParams, ColumnSpec, CutPolicy, GeneralizedTable, Microdata, SlicedTable,
+    SlicingError, SlicingParams, anatomize, audit_anatomy, audit_generalized, audit_sliced,
+    mondrian, slice,
+};
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples")
+}
+
+fn table1() -> Microdata {
+    let schema = Schema::from_path(&examples().join("slicing-table1.schema.json")).unwrap();
+    let table = Table::read(&examples().join("slicing-table1.csv"), &schema).unwrap();
+    Microdata::from_table(&table).unwrap()
+}
+
+fn paper_columns() -> ColumnSpec {
+    ColumnSpec::Explicit(vec![
+        vec!["Age".into(), "Sex".into()],
+        vec!["Zipcode".into(), "Disease".into()],
+    ])
+}
+
+/// Buckets as sorted lists of their rows' (sorted) column values, for comparisons that must
+/// not depend on the permutations.
+fn bucket_contents(table: &SlicedTable) -> Vec<Vec<Vec<String>>> {
+    let mut by_bucket: HashMap<u32, Vec<Vec<String>>> = HashMap::new();
+    for row in &table.rows {
+        by_bucket.entry(row.bucket).or_default().push(row.cells.clone());
+    }
+    let mut out: Vec<Vec<Vec<String>>> = by_bucket
+        .into_values()
+        .map(|rows| {
+            // Per column position the sorted multiset of values.
+            let width = rows[0].len();
+            (0..width)
+                .map(|j| {
+                    let mut v: Vec<String> = rows.iter().map(|r| r[j].clone()).collect();
+                    v.sort();
+                    v
+                })
+                .collect()
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Per tuple and sensitive value, p(t, s) by the definition, straight from published rows:
+/// every bucket, every column. The slow reference of the audit.
+fn p_by_definition(table: &SlicedTable, tuple: &[&str]) -> HashMap<String, f64> {
+    let columns = &table.meta.columns;
+    let s_at = columns.iter().flatten().position(|a| a == &table.meta.sensitive).unwrap();
+    let mut spans = Vec::new();
+    let mut at = 0;
+    for c in columns {
+        spans.push(at..at + c.len());
+        at += c.len();
+    }
+    let buckets: std::collections::BTreeSet<u32> = table.rows.iter().map(|r| r.bucket).collect();
+    let (mut den, mut num) = (0.0, HashMap::<String, f64>::new());
+    for b in buckets {
+        let rows: Vec<_> = table.rows.iter().filter(|r| r.bucket == b).collect();
+        let size = rows.len() as f64;
+        let mut p = 1.0;
+        for span in &spans[..spans.len() - 1] {
+            let hits = rows.iter().filter(|r| span.clone().all(|j| r.cells[j] == tuple[j])).count();
+            p *= hits as f64 / size;
+        }
+        let last = spans.last().unwrap().clone();
+        let matches: Vec<_> = rows
+            .iter()
+            .filter(|r| last.clone().filter(|&j| j != s_at).all(|j| r.cells[j] == tuple[j]))
+            .collect();
+        for r in &matches {
+            let term = p / size;
+            den += term;
+            *num.entry(r.cells[s_at].clone()).or_default() += term;
+        }
+    }
+    num.into_iter().map(|(s, x)| (s, x / den)).collect()
+}
+
+#[test]
+fn the_papers_table1_slices_into_two_buckets_of_four() {
+    let data = table1();
+    let params = SlicingParams::new(paper_columns(), 2).seed(Some(7)).cross_check(true);
+    let sliced = slice(&data, &params.check().unwrap()).unwrap();
+    // Table 1(d): ages 22, 22, 33, 52 in one bucket, 54, 60, 60, 64 in the other; splitting
+    // further would leave some tuple with a sensitive value above 1/2.
+    assert_eq!(sliced.stats.buckets, 2);
+    let contents = bucket_contents(&sliced.table);
+    let ages: Vec<&Vec<String>> = contents.iter().map(|b| &b[0]).collect();
+    assert_eq!(ages, [&vec!["22", "22", "33", "52"], &vec!["54", "60", "60", "64"]]);
+    let zip_disease: Vec<(&str, &str)> = contents[0][2]
+        .iter()
+        .map(String::as_str)
+        .zip(contents[0][3].iter().map(String::as_str))
+        .collect();
+    assert_eq!(zip_disease.len(), 4);
+    // The summary's reading of Table 1(d): t1 = (22, M, 47906) matches the first bucket only;
+    // 47906 comes there with Heart Disease and with Cancer, so each has p = 1/2.
+    let p = p_by_definition(&sliced.table, &["22", "M", "47906", "?"]);
+    assert_eq!(p.len(), 2);
+    assert!((p["Heart Disease"] - 0.5).abs() < 1e-12 && (p["Cancer"] - 0.5).abs() < 1e-12, "{p:?}");
+    assert!((sliced.audit.worst - 0.5).abs() < 1e-12);
+    assert_eq!(sliced.audit.mean_matching_buckets, 1.0);
+    // ℓ = 3 cannot hold: one bucket of eight gives some tuple 1/2 (Heart Disease).
+    let too_much = SlicingParams::new(paper_columns(), 4).seed(Some(7)).check().unwrap();
+    assert!(matches!(slice(&data, &too_much), Err(SlicingError::Infeasible(_))));
+}
+
+#[test]
+fn the_audit_equals_the_definition_and_refuses_a_stronger_claim() {
+    let data = table1();
+    let sliced = slice(
+        &data,
+        &SlicingParams::new(ColumnSpec::SensitiveAlone(3), 2).seed(Some(3)).check().unwrap(),
+    )
+    .unwrap();
+    let mut worst = 0.0f64;
+    for tuple in original_tuples(&data) {
+        let t: Vec<&str> = sliced
+            .table
+            .meta
+            .columns
+            .iter()
+            .flatten()
+            .map(|a| tuple[data.index_of(a).unwrap()].as_str())
+            .collect();
+        worst = p_by_definition(&sliced.table, &t).values().fold(worst, |m, &x| m.max(x));
+    }
+    assert!((worst - sliced.audit.worst).abs() < 1e-12, "{worst} vs {}", sliced.audit.worst);
+    let err = audit_sliced(&sliced.table, &data, 3).unwrap_err().to_string();
+    assert!(err.contains("p(t,") && err.contains("1/3"), "{err}");
+    // A publication that is not the original's values is refused.
+    let mut forged = sliced.table.clone();
+    forged.rows[0].cells[0] = "99".into();
+    assert!(audit_sliced(&forged, &data, 2).is_err());
+}
+
+#[test]
+fn attribute_partition_by_contingency_puts_the_sensitive_column_last() {
+    let data = table1();
+    let columns = txanon_slicing::partition_attributes(&data, &ColumnSpec::Count(2), 10).unwrap();
+    assert_eq!(columns.len(), 2);
+    assert!(columns[1].contains(&data.sensitive()));
+    let mut all: Vec<usize> = columns.concat();
+    all.sort();
+    assert_eq!(all, [0, 1, 2, 3]);
+    let d = txanon_slicing::attribute_distances(&data, 10).unwrap();
+    // Zipcode determines nothing about Sex here but much about Age; every distance in [0, 1].
+    assert!(d.entries().iter().all(|&x| (0.0..=1.0).contains(&x)));
+    let bad = ColumnSpec::Explicit(vec![vec!["Age".into()], vec!["Sex".into(), "Disease".into()]]);
+    let err = txanon_slicing::partition_attributes(&data, &bad, 10).unwrap_err().to_string();
+    assert!(err.contains("Zipcode"), "{err}");
+}
+
+#[test]
+fn publication_round_trips_through_files() {
+    let data = table1();
+    let sliced =
+        slice(&data, &SlicingParams::new(paper_columns(), 2).seed(Some(9)).check().unwrap())
+            .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, meta) = (dir.path().join("sliced.csv"), dir.path().join("sliced.json"));
+    std::fs::write(&csv, sliced.table.to_csv()).unwrap();
+    std::fs::write(&meta, sliced.table.meta_json()).unwrap();
+    let back = SlicedTable::read(&csv, &meta).unwrap();
+    assert_eq!(back, sliced.table);
+    audit_sliced(&back, &data, 2).unwrap();
+    // Another seed permutes differently but publishes the same buckets.
+    let other =
+        slice(&data, &SlicingParams::new(paper_columns(), 2).seed(Some(10)).check().unwrap())
+            .unwrap();
+    assert_eq!(bucket_contents(&other.table), bucket_contents(&sliced.table));
+}
+
+#[test]
+fn column_generalization_makes_every_column_value_frequent() {
+    let data = table1();
+    let params = SlicingParams::new(paper_columns(), 2).generalize(Some(2)).seed(Some(1));
+    let sliced = slice(&data, &params.check().unwrap()).unwrap();
+    let mut counts: HashMap<(String, String), usize> = HashMap::new();
+    for row in &sliced.table.rows {
+        *counts.entry((row.cells[0].clone(), row.cells[1].clone())).or_default() += 1;
+    }
+    assert!(counts.values().all(|&c| c >= 2), "{counts:?}");
+    assert!(counts.keys().any(|(age, _)| age.starts_with('[')), "{counts:?}");
+    assert_eq!(sliced.table.meta.generalized, Some(2));
+}
+
+#[test]
+fn mondrian_is_k_anonymous_l_diverse_and_covers_every_tuple() {
+    let data = table1();
+    let (table, audit) =
+        mondrian(&data, &BaselineParams::new(2, 2).seed(Some(1)).check().unwrap()).unwrap();
+    assert!(audit.smallest_class >= 2 && audit.worst <= 0.5, "{audit:?}");
+    assert_eq!(table.rows.len(), 8);
+    let matches = generalized_matches(&table, data.names(), &original_tuples(&data));
+    assert!(matches.iter().all(|&m| m >= 1), "{matches:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, meta) = (dir.path().join("g.csv"), dir.path().join("g.json"));
+    std::fs::write(&csv, table.to_csv()).unwrap();
+    std::fs::write(&meta, table.meta_json()).unwrap();
+    let back = GeneralizedTable::read(&csv, &meta).unwrap();
+    assert_eq!(back, table);
+    assert!(audit_generalized(&back, Some(&data), 5, 2).is_err());
+    assert!(matches!(
+        mondrian(&data, &BaselineParams::new(9, 2).check().unwrap()),
+        Err(SlicingError::Infeasible(_))
+    ));
+}
+
+#[test]
+fn anatomy_groups_have_l_distinct_values_and_round_trip() {
+    let data = table1();
+    let (tables, audit) =
+        anatomize(&data, &BaselineParams::new(1, 2).seed(Some(4)).check().unwrap()).unwrap();
+    assert_eq!(audit.rows, 8);
+    assert!(audit.worst <= 0.5);
+    assert!(tables.st.iter().all(|(_, _, c)| *c == 1), "{:?}", tables.st);
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    std::fs::write(p("qit.csv"), tables.qit_csv()).unwrap();
+    std::fs::write(p("st.csv"), tables.st_csv()).unwrap();
+    std::fs::write(p("a.json"), tables.meta_json()).unwrap();
+    let back = AnatomyTables::read(&p("qit.csv"), &p("st.csv"), &p("a.json")).unwrap();
+    assert_eq!(back, tables);
+    audit_anatomy(&back, Some(&data), 2).unwrap();
+    assert!(audit_anatomy(&back, Some(&data), 3).is_err());
+    // Heart Disease is 3 of 8: no 3-diverse grouping exists.
+    assert!(anatomize(&data, &BaselineParams::new(1, 3).check().unwrap()).is_err());
+}
+
+#[test]
+fn membership_original_tuples_always_match_fakes_often_do_not() {
+    let data = table1();
+    let sliced =
+        slice(&data, &SlicingParams::new(paper_columns(), 2).seed(Some(2)).check().unwrap())
+            .unwrap();
+    let originals = original_tuples(&data);
+    let own = sliced_matches(&sliced.table, data.names(), &originals);
+    assert!(own.iter().all(|&m| m >= 1), "{own:?}");
+    let fakes = fake_tuples(&data, &sliced.columns, 20, 5);
+    assert_eq!(fakes.len(), 20);
+    assert!(fakes.iter().all(|f| !originals.contains(f)));
+    let fake = sliced_matches(&sliced.table, data.names(), &fakes);
+    let h = Histogram::of(&fake);
+    assert_eq!(h.counts().iter().sum::<usize>(), 20);
+    // A fake (22, M) with (47302, Cancer) matches no bucket: the two columns never meet.
+    let forged = vec![vec!["22".into(), "M".into(), "47302".into(), "Cancer".into()]];
+    assert_eq!(sliced_matches(&sliced.table, data.names(), &forged), [0]);
+    let (tables, _) =
+        anatomize(&data, &BaselineParams::new(1, 2).seed(Some(4)).check().unwrap()).unwrap();
+    assert!(anatomy_matches(&tables, data.names(), &originals).iter().all(|&m| m == 1));
+}
+
+#[test]
+fn bad_parameters_are_refused() {
+    assert!(SlicingParams::new(ColumnSpec::Count(1), 2).check().is_err());
+    assert!(SlicingParams::new(ColumnSpec::Count(2), 0).check().is_err());
+    assert!(SlicingParams::new(ColumnSpec::Count(2), 2).bins(1).check().is_err());
+    assert!(BaselineParams::new(0, 2).check().is_err());
+    let data = table1();
+    let five = SlicingParams::new(ColumnSpec::Count(5), 2).check().unwrap();
+    assert!(matches!(slice(&data, &five), Err(SlicingError::Schema(_))));
+}
+
+/// A small random table: `n` rows of three quasi-identifiers and a sensitive value.
+fn random_table(rows: &[(u8, u8, u8, u8)]) -> Microdata {
+    let schema: Schema = serde_json::from_str(
+        r#"{"name": "r", "attributes": [
+            {"name": "a", "type": "numeric", "role": "quasi_identifier"},
+            {"name": "b", "type": "categorical", "role": "quasi_identifier"},
+            {"name": "c", "type": "numeric", "role": "quasi_identifier"},
+            {"name": "s", "type": "categorical", "role": "sensitive"}]}"#,
+    )
+    .unwrap();
+    let csv: String = rows.iter().map(|(a, b, c, s)| format!("{a},b{b},{c},s{s}\n")).collect();
+    let table = Table::read_from(csv.as_bytes(), Path::new("<memory>"), &schema, false).unwrap();
+    Microdata::from_table(&table).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    /// Every split decision of the incremental check equals the naive check over all buckets
+    /// (asserted inside `slice` by `cross_check`), and what it publishes passes the audit.
+    #[test]
+    fn incremental_check_equals_the_naive_one(
+        rows in prop::collection::vec((0u8..6, 0u8..3, 0u8..5, 0u8..5), 6..40),
+        l in 2usize..4,
+        explicit in any::<bool>(),
+        any_cut in any::<bool>(),
+    ) {
+        let data = random_table(&rows);
+        let spec = if explicit {
+            ColumnSpec::Explicit(vec![vec!["a".into()], vec!["b".into(), "c".into(), "s".into()]])
+        } else {
+            ColumnSpec::Count(2)
+        };
+        let cut = if any_cut { CutPolicy::AnyCut } else { CutPolicy::FirstCut };
+        let params =
+            SlicingParams::new(spec, l).cut(cut).seed(Some(1)).cross_check(true).check().unwrap();
+        match slice(&data, &params) {
+            Ok(sliced) => prop_assert!(sliced.audit.worst <= 1.0 / l as f64 + 1e-9),
+            Err(SlicingError::Infeasible(_)) => {}
+            Err(e) => return Err(TestCaseError::fail(e.to_string())),
+        }
+    }
+
+    /// The tuple partition does not depend on the input's row order.
+    #[test]
+    fn buckets_do_not_depend_on_row_order(
+        rows in prop::collection::vec((0u8..6, 0u8..3, 0u8..5, 0u8..4), 8..30),
+    ) {
+        let mut reversed = rows.clone();
+        reversed.reverse();
+        let params = SlicingParams::new(ColumnSpec::Count(2), 2).seed(Some(1)).check().unwrap();
+        let (x, y) = (slice(&random_table(&rows), &params), slice(&random_table(&reversed), &params));
+        match (x, y) {
+            (Ok(x), Ok(y)) => prop_assert_eq!(bucket_contents(&x.table), bucket_contents(&y.table)),
+            (Err(_), Err(_)) => {}
+            _ => prop_assert!(false, "one order feasible, the other not"),
+        }
+    }
+}
+
+fn params_any_cut() -> txanon_slicing::ValidSlicingParams {
+    SlicingParams::new(ColumnSpec::SensitiveAlone(3), 5)
+        .cut(CutPolicy::AnyCut)
+        .seed(Some(1))
+        .check()
+        .unwrap()
+}
+
+fn adult() -> Option<Microdata> {
+    let path = datasets::for_test("adult")?;
+    let schema_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/adult.schema.json");
+    let schema = Schema::from_path(&schema_path).unwrap();
+    Some(Microdata::from_table(&Table::read(&path, &schema).unwrap()).unwrap())
+}
+
+#[test]
+fn adult_slices_and_both_baselines_publish_audited_tables() {
+    let Some(data) = adult() else { return };
+    assert_eq!(data.len(), 30_162);
+    // The paper's columns put Occupation with workclass, education and capital-gain, whose
+    // values predict it: no bucketing is even 2-diverse.
+    let paper = SlicingParams::new(ColumnSpec::Count(3), 2).seed(Some(1)).check().unwrap();
+    assert!(matches!(slice(&data, &paper), Err(SlicingError::Infeasible(_))));
+    let params =
+        SlicingParams::new(ColumnSpec::SensitiveAlone(3), 5).seed(Some(1)).check().unwrap();
+    let sliced = slice(&data, &params).unwrap();
+    assert!(sliced.audit.worst <= 0.2 + 1e-9);
+    assert!(sliced.stats.buckets > 5, "{:?}", sliced.stats);
+    // Trying the other attributes' cuts finds many more buckets under the same guarantee.
+    let any = slice(&data, &params_any_cut()).unwrap();
+    assert!(any.stats.buckets > 5 * sliced.stats.buckets, "{:?}", any.stats);
+    assert!(any.audit.worst <= 0.2 + 1e-9);
+    assert_eq!(sliced.audit.tuples, 30_162);
+    let (_, m) =
+        mondrian(&data, &BaselineParams::new(5, 5).seed(Some(1)).check().unwrap()).unwrap();
+    assert!(m.smallest_class >= 5 && m.worst <= 0.2);
+    let (_, a) =
+        anatomize(&data, &BaselineParams::new(1, 5).seed(Some(1)).check().unwrap()).unwrap();
+    assert!(a.worst <= 0.2 && a.groups >= 5_000);
+    // Prof-specialty is 4,038 of 30,162 tuples (13.4%): ℓ = 8 is out of reach of every method.
+    let eight = SlicingParams::new(ColumnSpec::SensitiveAlone(3), 8).check().unwrap();
+    assert!(matches!(slice(&data, &eight), Err(SlicingError::Infeasible(_))));
+    let eight = BaselineParams::new(8, 8).check().unwrap();
+    assert!(mondrian(&data, &eight).is_err() && anatomize(&data, &eight).is_err());
+}
