@@ -225,6 +225,8 @@ pub fn run_audit(args: AuditSlicingArgs) -> Result<()> {
     let (original, _) = read_microdata(&args.original, &args.schema)?;
     let dir = &args.published;
     let at = |name: &str| dir.join(name);
+    // A publication that fails its check is the user's file at fault, as for every audit.
+    let failed = |e: txanon_slicing::SlicingError| UsageError(format!("{}: {e}", dir.display()));
     let select = |names: Vec<&str>| -> Result<Microdata> {
         let mut ordered: Vec<&str> = names;
         ordered.sort_by_key(|n| original.index_of(n).unwrap_or(usize::MAX));
@@ -235,12 +237,14 @@ pub fn run_audit(args: AuditSlicingArgs) -> Result<()> {
         let names = table.meta.columns.iter().flatten().map(String::as_str).collect();
         let data = select(names)?;
         let l = args.l.unwrap_or(table.meta.l);
-        serde_json::to_string_pretty(&audit_sliced(&table, &data, l)?)?
+        serde_json::to_string_pretty(&audit_sliced(&table, &data, l).map_err(failed)?)?
     } else if at("generalized.json").exists() {
         let table = GeneralizedTable::read(&at("generalized.csv"), &at("generalized.json"))?;
         let data = select(table.meta.attributes.iter().map(String::as_str).collect())?;
         let (k, l) = (args.k.unwrap_or(table.meta.k), args.l.unwrap_or(table.meta.l));
-        serde_json::to_string_pretty(&audit_generalized(&table, Some(&data), k, l)?)?
+        serde_json::to_string_pretty(
+            &audit_generalized(&table, Some(&data), k, l).map_err(failed)?,
+        )?
     } else if at("anatomy.json").exists() {
         let tables = AnatomyTables::read(&at("qit.csv"), &at("st.csv"), &at("anatomy.json"))?;
         let mut names: Vec<&str> =
@@ -248,7 +252,7 @@ pub fn run_audit(args: AuditSlicingArgs) -> Result<()> {
         names.push(&tables.meta.sensitive);
         let data = select(names)?;
         let l = args.l.unwrap_or(tables.meta.l);
-        serde_json::to_string_pretty(&audit_anatomy(&tables, Some(&data), l)?)?
+        serde_json::to_string_pretty(&audit_anatomy(&tables, Some(&data), l).map_err(failed)?)?
     } else {
         return Err(UsageError(format!(
             "{}: no sliced.json, generalized.json or anatomy.json",

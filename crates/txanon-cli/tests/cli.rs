@@ -12,7 +12,7 @@ fn stderr(o: &Output) -> String {
 }
 
 fn example() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples/anatomy-table1.csv")
+    PathBuf::from(examples("anatomy-table1.csv"))
 }
 
 /// Writes `contents` to `dir/name` and returns the path as the CLI takes it.
@@ -20,6 +20,12 @@ fn fixture(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> String {
     let path = dir.join(name);
     std::fs::write(&path, contents).unwrap();
     path.to_str().unwrap().to_owned()
+}
+
+/// A file of `datasets/examples`, as the CLI takes it.
+fn examples(name: &str) -> String {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples");
+    dir.join(name).to_str().unwrap().to_owned()
 }
 
 fn files_in(dir: &Path) -> Vec<String> {
@@ -413,11 +419,7 @@ fn anonymize_anatomy_writes_a_verified_table_or_nothing() {
 }
 
 fn cahd_example() -> (String, String) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples");
-    (
-        dir.join("cahd-example.csv").to_str().unwrap().to_owned(),
-        dir.join("cahd-example.sensitive").to_str().unwrap().to_owned(),
-    )
+    (examples("cahd-example.csv"), examples("cahd-example.sensitive"))
 }
 
 #[test]
@@ -520,9 +522,8 @@ fn anonymize_cahd_writes_verified_groups_or_nothing() {
 #[test]
 fn anonymize_coherence_writes_a_verified_publication_or_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples");
-    let data = examples.join("coherence-figure1.csv").to_str().unwrap().to_owned();
-    let private = examples.join("coherence-figure1.private").to_str().unwrap().to_owned();
+    let data = examples("coherence-figure1.csv");
+    let private = examples("coherence-figure1.private");
     let out = dir.path().join("published");
     let setting = ["--h", "0.5", "--k", "3", "--p", "3"];
     let o = txanon(
@@ -621,9 +622,8 @@ fn anonymize_coherence_writes_a_verified_publication_or_nothing() {
 #[test]
 fn anonymize_swap_writes_a_verified_publication_and_a_key() {
     let dir = tempfile::tempdir().unwrap();
-    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples");
-    let data = examples.join("swap-table1.csv").to_str().unwrap().to_owned();
-    let categories = examples.join("swap-table1.categories").to_str().unwrap().to_owned();
+    let data = examples("swap-table1.csv");
+    let categories = examples("swap-table1.categories");
     let out = dir.path().join("published");
     let o = txanon(&[
         "anonymize",
@@ -718,9 +718,8 @@ fn anonymize_swap_writes_a_verified_publication_and_a_key() {
 #[test]
 fn anonymize_slicing_publishes_the_papers_two_buckets_and_audits_all_methods() {
     let dir = tempfile::tempdir().unwrap();
-    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples");
-    let data = examples.join("slicing-table1.csv").to_str().unwrap().to_owned();
-    let schema = examples.join("slicing-table1.schema.json").to_str().unwrap().to_owned();
+    let data = examples("slicing-table1.csv");
+    let schema = examples("slicing-table1.schema.json");
     let out = dir.path().join("sliced");
     let out_s = out.to_str().unwrap();
     let o = txanon(&[
@@ -784,8 +783,7 @@ fn anonymize_slicing_publishes_the_papers_two_buckets_and_audits_all_methods() {
 #[test]
 fn anonymize_slicing_refuses_bad_input_with_exit_2_and_no_output() {
     let dir = tempfile::tempdir().unwrap();
-    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples");
-    let schema = examples.join("slicing-table1.schema.json").to_str().unwrap().to_owned();
+    let schema = examples("slicing-table1.schema.json");
     let bad = fixture(dir.path(), "bad.csv", "22,M,47906,Flu\nold,F,47906,Cancer\n");
     let out = dir.path().join("out");
     let out_s = out.to_str().unwrap();
@@ -806,7 +804,7 @@ fn anonymize_slicing_refuses_bad_input_with_exit_2_and_no_output() {
     assert!(stderr(&o).contains("bad.csv:2:1") && stderr(&o).contains("numeric"), "{}", stderr(&o));
     assert!(!out.exists());
     // Infeasible: Heart Disease is 3 of 8 tuples, above 1/3.
-    let data = examples.join("slicing-table1.csv").to_str().unwrap().to_owned();
+    let data = examples("slicing-table1.csv");
     let o = txanon(&[
         "anonymize",
         "slicing",

@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 use crate::csv;
 use crate::error::SlicingError;
 use crate::microdata::Microdata;
-use crate::mondrian::read_meta;
 use crate::params::ValidBaselineParams;
 use crate::params::publication_rng;
 
@@ -229,7 +228,7 @@ impl AnatomyTables {
     /// reader's errors.
     pub fn read(qit: &Path, st: &Path, meta: &Path) -> Result<Self, SlicingError> {
         let meta: AnatomyMeta =
-            read_meta(meta, ANATOMY_FORMAT, |m: &AnatomyMeta| m.format.clone())?;
+            csv::read_meta(meta, ANATOMY_FORMAT, |m: &AnatomyMeta| m.format.clone())?;
         let mut header = meta.quasi_identifiers.clone();
         header.push("group".into());
         let qit_rows = csv::read(qit, &header)?

@@ -6,12 +6,11 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use crate::cell::Resolver;
+use crate::diversity::TOLERANCE;
 use crate::error::SlicingError;
 use crate::microdata::Microdata;
 use crate::sliced::SlicedTable;
-
-/// Relative tolerance of `p(t, s) ≤ 1/ℓ` (floating-point sums; see the diversity module).
-const TOLERANCE: f64 = 1e-9;
 
 /// What the audit found.
 #[derive(Debug, Clone, Serialize)]
@@ -26,79 +25,6 @@ pub struct SlicingAudit {
     pub worst: f64,
     /// Mean number of matching buckets of an original tuple.
     pub mean_matching_buckets: f64,
-}
-
-/// A published cell: a value, a numeric range or a set of categories.
-#[derive(Debug, Clone)]
-pub(crate) enum Cell {
-    Exact(String),
-    Range(f64, f64),
-    Set(Vec<String>),
-}
-
-impl Cell {
-    pub(crate) fn parse(text: &str) -> Cell {
-        if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']'))
-            && let Some((lo, hi)) = inner.split_once("..")
-            && let (Ok(lo), Ok(hi)) = (lo.parse(), hi.parse())
-        {
-            return Cell::Range(lo, hi);
-        }
-        if let Some(inner) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
-            return Cell::Set(inner.split('|').map(str::to_string).collect());
-        }
-        Cell::Exact(text.to_string())
-    }
-
-    pub(crate) fn covers(&self, value: &str) -> bool {
-        match self {
-            Cell::Exact(v) => v == value,
-            Cell::Range(lo, hi) => value.parse::<f64>().is_ok_and(|x| *lo <= x && x <= *hi),
-            Cell::Set(values) => values.iter().any(|v| v == value),
-        }
-    }
-}
-
-/// Maps tuples' values in some attributes to the published cells of those attributes: by
-/// equality first, else by the (unique, for Mondrian boxes) cell covering them.
-#[derive(Debug, Default)]
-pub(crate) struct Resolver {
-    ids: HashMap<Vec<String>, usize>,
-    parsed: Vec<Vec<Cell>>,
-    generalized: Vec<usize>,
-    cache: HashMap<Vec<String>, Option<usize>>,
-}
-
-impl Resolver {
-    pub(crate) fn id_of_cells(&mut self, cells: &[String]) -> usize {
-        if let Some(&id) = self.ids.get(cells) {
-            return id;
-        }
-        let id = self.parsed.len();
-        let parsed: Vec<Cell> = cells.iter().map(|c| Cell::parse(c)).collect();
-        if parsed.iter().any(|c| !matches!(c, Cell::Exact(_))) {
-            self.generalized.push(id);
-        }
-        self.parsed.push(parsed);
-        self.ids.insert(cells.to_vec(), id);
-        id
-    }
-
-    pub(crate) fn resolve(&mut self, values: &[String]) -> Option<usize> {
-        if let Some(&id) = self.ids.get(values) {
-            return Some(id);
-        }
-        if let Some(&hit) = self.cache.get(values) {
-            return hit;
-        }
-        let hit = self
-            .generalized
-            .iter()
-            .copied()
-            .find(|&id| self.parsed[id].iter().zip(values).all(|(cell, v)| cell.covers(v)));
-        self.cache.insert(values.to_vec(), hit);
-        hit
-    }
 }
 
 /// Verifies that `table` is an ℓ-diverse slicing of `original`: the same attributes, one

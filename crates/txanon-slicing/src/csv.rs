@@ -69,3 +69,23 @@ pub(crate) fn count(text: &str, path: &Path, row: usize) -> Result<u32, SlicingE
         ))
     })
 }
+
+/// Reads a metadata JSON file and checks its format tag.
+pub(crate) fn read_meta<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    expected: &str,
+    format: impl Fn(&T) -> String,
+) -> Result<T, SlicingError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| SlicingError::Malformed(format!("{}: {e}", path.display())))?;
+    let meta: T = serde_json::from_str(&text)
+        .map_err(|e| SlicingError::Malformed(format!("{}: {e}", path.display())))?;
+    let found = format(&meta);
+    if found != expected {
+        return Err(SlicingError::Malformed(format!(
+            "{}: format {found:?}, expected {expected:?}",
+            path.display()
+        )));
+    }
+    Ok(meta)
+}

@@ -74,13 +74,10 @@ impl Keys {
         let Some(start) = (0..self.width).min_by_key(|&d| cost(d)) else {
             return Vec::new();
         };
-        let mut keys: Vec<u32> = b
-            .present(start)
+        b.present(start)
             .flat_map(|v| self.index[start][v as usize].iter().copied())
             .filter(|&k| self.key(k).iter().enumerate().all(|(d, &v)| d == start || b.holds(d, v)))
-            .collect();
-        keys.sort_unstable();
-        keys
+            .collect()
     }
 }
 
@@ -176,7 +173,7 @@ impl DiversityState {
     }
 
     fn diverse(&self, den: f64, num: &[f64]) -> bool {
-        num.iter().all(|&x| self.l * x <= den * (1.0 + TOLERANCE))
+        diverse(self.l, den, num)
     }
 
     /// The largest `p(t, s)` over all keys and values.
@@ -239,6 +236,11 @@ pub(crate) fn naive_check(enc: &Encoding, buckets: &[Vec<u32>], l: usize) -> boo
         for b in &counts {
             b.add_terms(keys.key(k), 1.0, &mut den, &mut num);
         }
-        num.iter().all(|&x| l as f64 * x <= den * (1.0 + TOLERANCE))
+        diverse(l as f64, den, &num)
     })
+}
+
+/// `p(t, s) = num[s] / den ≤ 1/ℓ` for every `s`, within [`TOLERANCE`].
+fn diverse(l: f64, den: f64, num: &[f64]) -> bool {
+    num.iter().all(|&x| l * x <= den * (1.0 + TOLERANCE))
 }

@@ -7,7 +7,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::microdata::Microdata;
-use crate::split::{Splitter, mondrian};
+use crate::split::{cell_of, mondrian};
 
 /// Ids of column values, and their published cells.
 #[derive(Debug, Clone)]
@@ -52,7 +52,7 @@ impl Encoding {
                         for &r in rows {
                             ids[r as usize] = g as u32;
                         }
-                        labels.push(attrs.iter().map(|&a| Splitter::cell(data, rows, a)).collect());
+                        labels.push(attrs.iter().map(|&a| cell_of(data, rows, a)).collect());
                     }
                     (ids, labels)
                 }

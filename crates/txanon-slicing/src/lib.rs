@@ -38,6 +38,7 @@ mod algorithm;
 mod anatomy;
 mod attributes;
 mod audit;
+mod cell;
 mod csv;
 mod diversity;
 mod encode;
@@ -55,6 +56,7 @@ pub use anatomy::{
 };
 pub use attributes::{attribute_distances, partition_attributes};
 pub use audit::{SlicingAudit, audit_sliced};
+pub use cell::Cell;
 pub use error::SlicingError;
 pub use microdata::Microdata;
 pub use mondrian::{

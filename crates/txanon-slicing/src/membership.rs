@@ -16,7 +16,7 @@ use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
 
 use crate::anatomy::AnatomyTables;
-use crate::audit::Cell;
+use crate::cell::{Cell, Resolver};
 use crate::microdata::Microdata;
 use crate::mondrian::GeneralizedTable;
 use crate::sliced::SlicedTable;
@@ -101,55 +101,50 @@ pub fn fake_tuples(data: &Microdata, columns: &[Vec<usize>], n: usize, seed: u64
 
 /// Matching buckets of each tuple in a sliced table; `names` are the tuples' attributes.
 pub fn sliced_matches(table: &SlicedTable, names: &[String], tuples: &[Vec<String>]) -> Vec<usize> {
-    let position = |name: &String| names.iter().position(|n| n == name);
-    // Per column: each distinct cell tuple → the buckets holding it.
+    // Per column: its published cells (ids through a resolver, which also finds the cell
+    // covering a value when the column is generalized) and the buckets holding each.
     let mut at = 0;
-    let mut holders: Vec<HashMap<Vec<&str>, HashSet<u32>>> = Vec::new();
-    let mut resolvers: Vec<Vec<(Vec<Cell>, HashSet<u32>)>> = Vec::new();
-    let mut picks: Vec<Vec<Option<usize>>> = Vec::new();
+    let mut columns: Vec<ColumnCells> = Vec::new();
     for column in &table.meta.columns {
         let span = at..at + column.len();
-        let mut map: HashMap<Vec<&str>, HashSet<u32>> = HashMap::new();
+        let mut resolver = Resolver::default();
+        let mut holders: Vec<HashSet<u32>> = Vec::new();
         for row in &table.rows {
-            map.entry(row.cells[span.clone()].iter().map(String::as_str).collect())
-                .or_default()
-                .insert(row.bucket);
+            let id = resolver.id_of_cells(&row.cells[span.clone()]);
+            if id == holders.len() {
+                holders.push(HashSet::new());
+            }
+            holders[id].insert(row.bucket);
         }
-        let generalized: Vec<(Vec<Cell>, HashSet<u32>)> = map
-            .iter()
-            .filter(|(cells, _)| cells.iter().any(|c| c.starts_with(['[', '{'])))
-            .map(|(cells, b)| (cells.iter().map(|c| Cell::parse(c)).collect(), b.clone()))
-            .collect();
-        holders.push(map);
-        resolvers.push(generalized);
-        picks.push(column.iter().map(position).collect());
+        let picks = column.iter().map(|name| names.iter().position(|n| n == name)).collect();
+        columns.push((picks, resolver, holders));
         at = span.end;
     }
     tuples
         .iter()
         .map(|t| {
             let mut buckets: Option<HashSet<u32>> = None;
-            for (d, pick) in picks.iter().enumerate() {
+            for (picks, resolver, holders) in &mut columns {
                 let Some(values) =
-                    pick.iter().map(|p| p.map(|p| t[p].as_str())).collect::<Option<Vec<_>>>()
+                    picks.iter().map(|p| p.map(|p| t[p].clone())).collect::<Option<Vec<_>>>()
                 else {
                     return 0;
                 };
-                let mut here: HashSet<u32> = holders[d].get(&values).cloned().unwrap_or_default();
-                for (cells, b) in &resolvers[d] {
-                    if cells.iter().zip(&values).all(|(c, v)| c.covers(v)) {
-                        here.extend(b);
-                    }
-                }
+                let Some(id) = resolver.resolve(&values) else { return 0 };
+                let here = &holders[id];
                 buckets = Some(match buckets {
-                    None => here,
-                    Some(prev) => prev.intersection(&here).copied().collect(),
+                    None => here.clone(),
+                    Some(prev) => prev.intersection(here).copied().collect(),
                 });
             }
             buckets.map_or(0, |b| b.len())
         })
         .collect()
 }
+
+/// A published column for matching: where its attributes are in a tuple, its cells, and the
+/// buckets holding each cell.
+type ColumnCells = (Vec<Option<usize>>, Resolver, Vec<HashSet<u32>>);
 
 /// Matching classes of each tuple in a generalized table.
 pub fn generalized_matches(

@@ -111,12 +111,15 @@ impl Microdata {
 
     /// The rows `rows`, in that order (a training split, a sample).
     pub fn rows_subset(&self, rows: &[usize]) -> Self {
-        let mut out = self.clone();
-        for codes in &mut out.codes {
-            *codes = rows.iter().map(|&r| codes[r]).collect();
+        Microdata {
+            names: self.names.clone(),
+            kinds: self.kinds.clone(),
+            sensitive: self.sensitive,
+            labels: self.labels.clone(),
+            numbers: self.numbers.clone(),
+            codes: self.codes.iter().map(|c| rows.iter().map(|&r| c[r]).collect()).collect(),
+            rows: rows.len(),
         }
-        out.rows = rows.len();
-        out
     }
 
     /// The index of attribute `name`.

@@ -12,7 +12,7 @@ use crate::error::SlicingError;
 use crate::microdata::Microdata;
 use crate::params::ValidBaselineParams;
 use crate::params::publication_rng;
-use crate::split::{Splitter, mondrian as partition};
+use crate::split::{cell_of, mondrian as partition};
 
 /// Format tag of a generalized table's metadata.
 pub const GENERALIZED_FORMAT: &str = "txanon-generalized/1";
@@ -86,7 +86,7 @@ pub fn mondrian(
     let mut rows = Vec::with_capacity(data.len());
     for class in &classes {
         let cells: Vec<String> = (0..data.attributes())
-            .map(|a| if a == s { String::new() } else { Splitter::cell(data, class, a) })
+            .map(|a| if a == s { String::new() } else { cell_of(data, class, a) })
             .collect();
         for &r in class {
             let mut row = cells.clone();
@@ -209,28 +209,8 @@ impl GeneralizedTable {
     /// [`SlicingError::Malformed`] for metadata of another format; the CSV reader's errors.
     pub fn read(csv_path: &Path, meta_path: &Path) -> Result<Self, SlicingError> {
         let meta: GeneralizedMeta =
-            read_meta(meta_path, GENERALIZED_FORMAT, |m: &GeneralizedMeta| m.format.clone())?;
+            csv::read_meta(meta_path, GENERALIZED_FORMAT, |m: &GeneralizedMeta| m.format.clone())?;
         let rows = csv::read(csv_path, &meta.attributes)?;
         Ok(GeneralizedTable { meta, rows })
     }
-}
-
-/// Reads a metadata JSON file and checks its format tag.
-pub(crate) fn read_meta<T: serde::de::DeserializeOwned>(
-    path: &Path,
-    expected: &str,
-    format: impl Fn(&T) -> String,
-) -> Result<T, SlicingError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| SlicingError::Malformed(format!("{}: {e}", path.display())))?;
-    let meta: T = serde_json::from_str(&text)
-        .map_err(|e| SlicingError::Malformed(format!("{}: {e}", path.display())))?;
-    let found = format(&meta);
-    if found != expected {
-        return Err(SlicingError::Malformed(format!(
-            "{}: format {found:?}, expected {expected:?}",
-            path.display()
-        )));
-    }
-    Ok(meta)
 }

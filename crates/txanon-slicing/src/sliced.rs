@@ -11,7 +11,6 @@ use crate::csv;
 use crate::encode::Encoding;
 use crate::error::SlicingError;
 use crate::microdata::Microdata;
-use crate::mondrian::read_meta;
 
 /// Format tag of the metadata file.
 pub const SLICED_FORMAT: &str = "txanon-sliced/1";
@@ -141,7 +140,7 @@ impl SlicedTable {
     /// the CSV reader's located errors.
     pub fn read(csv_path: &Path, meta_path: &Path) -> Result<Self, SlicingError> {
         let meta: SlicedMeta =
-            read_meta(meta_path, SLICED_FORMAT, |m: &SlicedMeta| m.format.clone())?;
+            csv::read_meta(meta_path, SLICED_FORMAT, |m: &SlicedMeta| m.format.clone())?;
         let rows = csv::read(csv_path, &Self::header(&meta))?
             .into_iter()
             .enumerate()

@@ -4,6 +4,7 @@
 
 use txanon_data::AttributeType;
 
+use crate::cell::Cell;
 use crate::microdata::Microdata;
 
 /// Cuts partitions (row lists) along attributes `dims`.
@@ -102,26 +103,26 @@ impl<'a> Splitter<'a> {
         let (left, right) = rows.iter().partition(|&&r| codes[r as usize] < threshold);
         Some((left, right))
     }
+}
 
-    /// The attribute codes' generalized text over `rows`: the value itself when there is one,
-    /// `[lo..hi]` for a numeric range, `{a|b|c}` for a set of categories.
-    pub(crate) fn cell(data: &Microdata, rows: &[u32], a: usize) -> String {
-        let codes = data.codes(a);
-        let mut present: Vec<u32> = rows.iter().map(|&r| codes[r as usize]).collect();
-        present.sort_unstable();
-        present.dedup();
-        match (present.as_slice(), data.kind(a)) {
-            ([one], _) => data.label(a, *one).to_string(),
-            (many, AttributeType::Numeric) => {
-                let last = many[many.len() - 1];
-                format!("[{}..{}]", data.label(a, many[0]), data.label(a, last))
-            }
-            (many, AttributeType::Categorical) => {
-                let labels: Vec<&str> = many.iter().map(|&c| data.label(a, c)).collect();
-                format!("{{{}}}", labels.join("|"))
-            }
+/// The published cell of attribute `a` over `rows`: the value itself when there is one, else
+/// the numeric range or the set of categories present.
+pub(crate) fn cell_of(data: &Microdata, rows: &[u32], a: usize) -> String {
+    let codes = data.codes(a);
+    let mut present: Vec<u32> = rows.iter().map(|&r| codes[r as usize]).collect();
+    present.sort_unstable();
+    present.dedup();
+    let cell = match (present.as_slice(), data.kind(a)) {
+        ([one], _) => Cell::Exact(data.label(a, *one).to_string()),
+        (many, AttributeType::Numeric) => {
+            let number = |c: u32| data.number(a, c).expect("numeric");
+            Cell::Range(number(many[0]), number(many[many.len() - 1]))
         }
-    }
+        (many, AttributeType::Categorical) => {
+            Cell::Set(many.iter().map(|&c| data.label(a, c).to_string()).collect())
+        }
+    };
+    cell.to_string()
 }
 
 /// Mondrian's recursive partitioning of `rows` along `dims`: a partition is cut along its

@@ -103,12 +103,26 @@ fn the_papers_table1_slices_into_two_buckets_of_four() {
     let contents = bucket_contents(&sliced.table);
     let ages: Vec<&Vec<String>> = contents.iter().map(|b| &b[0]).collect();
     assert_eq!(ages, [&vec!["22", "22", "33", "52"], &vec!["54", "60", "60", "64"]]);
-    let zip_disease: Vec<(&str, &str)> = contents[0][2]
+    // The column {Zipcode, Disease} travels whole: the first bucket's pairs are the first
+    // four tuples' pairs, only reordered.
+    let mut pairs: Vec<(String, String)> = sliced
+        .table
+        .rows
         .iter()
-        .map(String::as_str)
-        .zip(contents[0][3].iter().map(String::as_str))
+        .filter(|r| ["22", "33", "52"].contains(&r.cells[0].as_str()))
+        .map(|r| (r.cells[2].clone(), r.cells[3].clone()))
         .collect();
-    assert_eq!(zip_disease.len(), 4);
+    pairs.sort();
+    let want: Vec<(String, String)> = [
+        ("47905", "Cancer"),
+        ("47905", "Viral Infection"),
+        ("47906", "Cancer"),
+        ("47906", "Heart Disease"),
+    ]
+    .iter()
+    .map(|(z, d)| (z.to_string(), d.to_string()))
+    .collect();
+    assert_eq!(pairs, want);
     // The summary's reading of Table 1(d): t1 = (22, M, 47906) matches the first bucket only;
     // 47906 comes there with Heart Disease and with Cancer, so each has p = 1/2.
     let p = p_by_definition(&sliced.table, &["22", "M", "47906", "?"]);
@@ -116,8 +130,9 @@ fn the_papers_table1_slices_into_two_buckets_of_four() {
     assert!((p["Heart Disease"] - 0.5).abs() < 1e-12 && (p["Cancer"] - 0.5).abs() < 1e-12, "{p:?}");
     assert!((sliced.audit.worst - 0.5).abs() < 1e-12);
     assert_eq!(sliced.audit.mean_matching_buckets, 1.0);
-    // ℓ = 3 cannot hold: one bucket of eight gives some tuple 1/2 (Heart Disease).
-    let too_much = SlicingParams::new(paper_columns(), 4).seed(Some(7)).check().unwrap();
+    // ℓ = 3 cannot hold: even one bucket of eight gives t1 1/2 (47906 comes with Heart Disease
+    // and Cancer).
+    let too_much = SlicingParams::new(paper_columns(), 3).seed(Some(7)).check().unwrap();
     assert!(matches!(slice(&data, &too_much), Err(SlicingError::Infeasible(_))));
 }
 
@@ -160,8 +175,29 @@ fn attribute_partition_by_contingency_puts_the_sensitive_column_last() {
     all.sort();
     assert_eq!(all, [0, 1, 2, 3]);
     let d = txanon_slicing::attribute_distances(&data, 10).unwrap();
-    // Zipcode determines nothing about Sex here but much about Age; every distance in [0, 1].
-    assert!(d.entries().iter().all(|&x| (0.0..=1.0).contains(&x)));
+    // φ² by its definition over the full contingency table (zero cells included), for every
+    // pair: the library sums the non-empty cells through an identity instead.
+    for x in 0..4 {
+        for y in x + 1..4 {
+            let (a, b) = (data.codes(x), data.codes(y));
+            let n = a.len() as f64;
+            let (da, db) = (data.domain(x), data.domain(y));
+            let mut cell = vec![vec![0.0; db]; da];
+            for (&i, &j) in a.iter().zip(b) {
+                cell[i as usize][j as usize] += 1.0 / n;
+            }
+            let fa: Vec<f64> = cell.iter().map(|r| r.iter().sum()).collect();
+            let fb: Vec<f64> = (0..db).map(|j| cell.iter().map(|r| r[j]).sum()).collect();
+            let mut sum = 0.0;
+            for i in 0..da {
+                for j in 0..db {
+                    sum += (cell[i][j] - fa[i] * fb[j]).powi(2) / (fa[i] * fb[j]);
+                }
+            }
+            let phi2 = sum / (da.min(db) - 1) as f64;
+            assert!((1.0 - d.get(x, y) - phi2).abs() < 1e-12, "{x} {y}: {phi2} vs {}", d.get(x, y));
+        }
+    }
     let bad = ColumnSpec::Explicit(vec![vec!["Age".into()], vec!["Sex".into(), "Disease".into()]]);
     let err = txanon_slicing::partition_attributes(&data, &bad, 10).unwrap_err().to_string();
     assert!(err.contains("Zipcode"), "{err}");
@@ -257,8 +293,24 @@ fn membership_original_tuples_always_match_fakes_often_do_not() {
     assert_eq!(fakes.len(), 20);
     assert!(fakes.iter().all(|f| !originals.contains(f)));
     let fake = sliced_matches(&sliced.table, data.names(), &fakes);
+    // By the definition: a bucket matches when each column's values occur together in it.
+    let columns: Vec<Vec<usize>> = vec![vec![0, 1], vec![2, 3]];
+    for (f, &m) in fakes.iter().zip(&fake) {
+        let buckets: std::collections::BTreeSet<u32> =
+            sliced.table.rows.iter().map(|r| r.bucket).collect();
+        let matching = buckets
+            .iter()
+            .filter(|&&b| {
+                let rows: Vec<_> = sliced.table.rows.iter().filter(|r| r.bucket == b).collect();
+                columns
+                    .iter()
+                    .all(|col| rows.iter().any(|r| col.iter().all(|&j| r.cells[j] == f[j])))
+            })
+            .count();
+        assert_eq!(m, matching, "{f:?}");
+    }
     let h = Histogram::of(&fake);
-    assert_eq!(h.counts().iter().sum::<usize>(), 20);
+    assert_eq!(h.none, fake.iter().filter(|&&m| m == 0).count());
     // A fake (22, M) with (47302, Cancer) matches no bucket: the two columns never meet.
     let forged = vec![vec!["22".into(), "M".into(), "47302".into(), "Cancer".into()]];
     assert_eq!(sliced_matches(&sliced.table, data.names(), &forged), [0]);

@@ -23,13 +23,13 @@ use ndarray::{Array1, Array2};
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
-use txanon_data::{AttributeType, Schema, Table, datasets};
+use txanon_data::{AttributeType, Schema, Table};
 use txanon_slicing::membership::{
     Histogram, anatomy_matches, fake_tuples, generalized_matches, original_tuples, sliced_matches,
 };
 use txanon_slicing::{
-    AnatomyTables, BaselineParams, ColumnSpec, CutPolicy, GeneralizedTable, Microdata, SlicedTable,
-    SlicingError, SlicingParams, anatomize, mondrian, slice,
+    AnatomyTables, BaselineParams, Cell, ColumnSpec, CutPolicy, GeneralizedTable, Microdata,
+    SlicedTable, SlicingError, SlicingParams, anatomize, mondrian, partition_attributes, slice,
 };
 
 use super::{Context, Figure, FigureKind, Output, ResultTable, Series, Value};
@@ -47,10 +47,13 @@ enum Published {
     Anatomy(AnatomyTables),
 }
 
+/// A publication and its number of buckets, classes or groups (from its audit).
+type Run = (Published, usize);
+
 /// One method at one ℓ.
 struct Method {
     name: &'static str,
-    run: fn(&Microdata, usize, u64) -> Result<Published, SlicingError>,
+    run: fn(&Microdata, usize, u64) -> Result<Run, SlicingError>,
 }
 
 const METHODS: [Method; 5] = [
@@ -70,14 +73,16 @@ const METHODS: [Method; 5] = [
     },
 ];
 
-fn run_mondrian(data: &Microdata, l: usize, seed: u64) -> Result<Published, SlicingError> {
+fn run_mondrian(data: &Microdata, l: usize, seed: u64) -> Result<Run, SlicingError> {
     let params = BaselineParams::new(l, l).seed(Some(seed)).check()?;
-    Ok(Published::Generalized(mondrian(data, &params)?.0))
+    let (table, audit) = mondrian(data, &params)?;
+    Ok((Published::Generalized(table), audit.classes))
 }
 
-fn run_anatomy(data: &Microdata, l: usize, seed: u64) -> Result<Published, SlicingError> {
+fn run_anatomy(data: &Microdata, l: usize, seed: u64) -> Result<Run, SlicingError> {
     let params = BaselineParams::new(1, l).seed(Some(seed)).check()?;
-    Ok(Published::Anatomy(anatomize(data, &params)?.0))
+    let (tables, audit) = anatomize(data, &params)?;
+    Ok((Published::Anatomy(tables), audit.groups))
 }
 
 fn run_slicing(
@@ -86,9 +91,10 @@ fn run_slicing(
     cut: CutPolicy,
     l: usize,
     seed: u64,
-) -> Result<Published, SlicingError> {
+) -> Result<Run, SlicingError> {
     let params = SlicingParams::new(columns, l).cut(cut).seed(Some(seed)).check()?;
-    Ok(Published::Sliced(slice(data, &params)?.table))
+    let sliced = slice(data, &params)?;
+    Ok((Published::Sliced(sliced.table), sliced.audit.buckets))
 }
 
 /// The training and test splits, and what they are.
@@ -96,6 +102,8 @@ struct Splits {
     label: String,
     train: Microdata,
     test: Microdata,
+    /// Both splits as one table, for the timing (the training split in `--quick`).
+    whole: Microdata,
     sensitive_target: &'static str,
     qi_target: &'static str,
     drop_with_qi_target: Vec<&'static str>,
@@ -179,22 +187,25 @@ pub fn run(ctx: &Context) -> Result<Output> {
         }
     }
     for (li, &l) in splits.ls.iter().enumerate() {
-        let mut published_here: Vec<(&str, Published)> = Vec::new();
+        // Each publication with the rows a learner gets from it (drawn once per publication).
+        let mut published_here: Vec<(&str, Published, Rows)> = Vec::new();
         for method in &METHODS {
             let started = Instant::now();
             let result = (method.run)(&splits.train, l, ctx.seed);
             let seconds = started.elapsed().as_secs_f64();
             match result {
-                Ok(p) => {
+                Ok((p, groups)) => {
                     feasibility.push(vec![
                         l.into(),
                         method.name.into(),
                         "yes".into(),
                         Value::Empty,
-                        groups(&p).into(),
+                        groups.into(),
                         Value::Float(seconds, 3),
                     ]);
-                    published_here.push((method.name, p));
+                    let mut rng = ChaCha20Rng::seed_from_u64(ctx.seed ^ l as u64);
+                    let rows = learnable_rows(&p, &names, &mut rng);
+                    published_here.push((method.name, p, rows));
                 }
                 Err(SlicingError::Infeasible(why)) => feasibility.push(vec![
                     l.into(),
@@ -228,10 +239,8 @@ pub fn run(ctx: &Context) -> Result<Output> {
                     Value::Float(100.0 * original, 2),
                 ]);
                 figures[t].series[0].points.push((category, 100.0 * original));
-                for (name, published) in &published_here {
-                    let mut rng = ChaCha20Rng::seed_from_u64(ctx.seed ^ l as u64);
-                    let rows = learnable_rows(published, &names, &mut rng);
-                    let acc = features.accuracy(&rows, &test_rows, target, &drop, *classifier)?;
+                for (name, _, rows) in &published_here {
+                    let acc = features.accuracy(rows, &test_rows, target, &drop, *classifier)?;
                     table.push(vec![
                         (*target).into(),
                         classifier.name().into(),
@@ -244,48 +253,21 @@ pub fn run(ctx: &Context) -> Result<Output> {
                 }
             }
         }
-        // Membership disclosure at the first ℓ: originals and as many fakes, each method.
+        // Membership disclosure at the first ℓ: originals and as many fakes, the same fakes for
+        // every method, built from the columns of slicing with the sensitive attribute alone.
         if li == 0 {
             let sample: Vec<usize> = sample_rows(splits.train.len(), 2000, ctx.seed);
             let originals: Rows = sample.iter().map(|&r| train_rows[r].clone()).collect();
+            let columns = partition_attributes(&splits.train, &ColumnSpec::SensitiveAlone(3), 10)?;
+            let fakes = fake_tuples(&splits.train, &columns, originals.len(), ctx.seed);
             let mut rows = Vec::new();
-            let mut columns = None;
-            for (name, published) in &published_here {
-                let (own, fake) = match published {
-                    Published::Sliced(table) => {
-                        let cols: Vec<Vec<usize>> = table
-                            .meta
-                            .columns
-                            .iter()
-                            .map(|c| {
-                                c.iter().map(|a| splits.train.index_of(a).expect("known")).collect()
-                            })
-                            .collect();
-                        let fakes = fake_tuples(&splits.train, &cols, originals.len(), ctx.seed);
-                        columns.get_or_insert(cols);
-                        (
-                            sliced_matches(table, &names, &originals),
-                            sliced_matches(table, &names, &fakes),
-                        )
-                    }
-                    Published::Generalized(table) => {
-                        let fakes =
-                            membership_fakes(&splits.train, &columns, originals.len(), ctx.seed);
-                        (
-                            generalized_matches(table, &names, &originals),
-                            generalized_matches(table, &names, &fakes),
-                        )
-                    }
-                    Published::Anatomy(tables) => {
-                        let fakes =
-                            membership_fakes(&splits.train, &columns, originals.len(), ctx.seed);
-                        (
-                            anatomy_matches(tables, &names, &originals),
-                            anatomy_matches(tables, &names, &fakes),
-                        )
-                    }
+            for (name, published, _) in &published_here {
+                let matches = |tuples: &Rows| match published {
+                    Published::Sliced(table) => sliced_matches(table, &names, tuples),
+                    Published::Generalized(table) => generalized_matches(table, &names, tuples),
+                    Published::Anatomy(tables) => anatomy_matches(tables, &names, tuples),
                 };
-                rows.push((name.to_string(), own, fake));
+                rows.push((name.to_string(), matches(&originals), matches(&fakes)));
             }
             membership_source = Some(rows);
         }
@@ -318,10 +300,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
     );
     time.volatile =
         vec!["diversity check seconds".into(), "partition seconds".into(), "seconds".into()];
-    let mut whole = splits.train.clone();
-    if !ctx.quick {
-        whole = concat_splits(ctx)?.unwrap_or(whole);
-    }
+    let whole = &splits.whole;
     for &l in &splits.ls {
         for (name, cut) in [
             ("slicing (sensitive alone)", CutPolicy::FirstCut),
@@ -332,7 +311,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
                 .seed(Some(ctx.seed))
                 .check()?;
             let started = Instant::now();
-            match slice(&whole, &params) {
+            match slice(whole, &params) {
                 Ok(s) => time.push(vec![
                     whole.len().into(),
                     l.into(),
@@ -381,34 +360,6 @@ pub fn run(ctx: &Context) -> Result<Output> {
     Ok(out)
 }
 
-fn groups(p: &Published) -> usize {
-    match p {
-        Published::Sliced(t) => t.meta.buckets,
-        Published::Generalized(t) => {
-            let s = t.meta.attributes.iter().position(|a| a == &t.meta.sensitive);
-            let mut classes: Vec<Vec<&str>> = t
-                .rows
-                .iter()
-                .map(|r| {
-                    r.iter()
-                        .enumerate()
-                        .filter(|&(a, _)| Some(a) != s)
-                        .map(|(_, c)| c.as_str())
-                        .collect()
-                })
-                .collect();
-            classes.sort();
-            classes.dedup();
-            classes.len()
-        }
-        Published::Anatomy(t) => {
-            let mut g: Vec<u32> = t.st.iter().map(|x| x.0).collect();
-            g.dedup();
-            g.len()
-        }
-    }
-}
-
 fn sample_rows(n: usize, k: usize, seed: u64) -> Vec<usize> {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let mut rows: Vec<usize> = (0..n).collect();
@@ -416,18 +367,6 @@ fn sample_rows(n: usize, k: usize, seed: u64) -> Vec<usize> {
     rows.truncate(k);
     rows.sort_unstable();
     rows
-}
-
-/// Fake tuples for the baselines: built from slicing's columns when slicing published, else
-/// from each attribute on its own.
-fn membership_fakes(
-    data: &Microdata,
-    columns: &Option<Vec<Vec<usize>>>,
-    n: usize,
-    seed: u64,
-) -> Rows {
-    let singles: Vec<Vec<usize>> = (0..data.attributes()).map(|a| vec![a]).collect();
-    fake_tuples(data, columns.as_ref().unwrap_or(&singles), n, seed)
 }
 
 /// A publication as rows to learn from, attributes in `names` order.
@@ -480,17 +419,11 @@ fn learnable_rows(published: &Published, names: &[String], rng: &mut ChaCha20Rng
 
 /// A generalized cell as one value: a range's midpoint, a set's member drawn at random.
 fn degeneralize(cell: &str, rng: &mut ChaCha20Rng) -> String {
-    if let Some(inner) = cell.strip_prefix('[').and_then(|c| c.strip_suffix(']'))
-        && let Some((lo, hi)) = inner.split_once("..")
-        && let (Ok(lo), Ok(hi)) = (lo.parse::<f64>(), hi.parse::<f64>())
-    {
-        return ((lo + hi) / 2.0).to_string();
+    match Cell::parse(cell) {
+        Cell::Range(lo, hi) => ((lo + hi) / 2.0).to_string(),
+        Cell::Set(members) => members.choose(rng).cloned().unwrap_or_default(),
+        Cell::Exact(value) => value,
     }
-    if let Some(inner) = cell.strip_prefix('{').and_then(|c| c.strip_suffix('}')) {
-        let members: Vec<&str> = inner.split('|').collect();
-        return members.choose(rng).copied().unwrap_or_default().to_string();
-    }
-    cell.to_string()
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -695,12 +628,14 @@ fn adult(ctx: &Context) -> Result<Option<Splits>> {
         return Ok(None);
     };
     let schema = adult_schema()?;
-    let train = Microdata::from_table(&Table::read(&train, &schema)?)?;
-    let test = Microdata::from_table(&read_adult_test(&test, &schema)?)?;
+    let (train, test) = (Table::read(&train, &schema)?, read_adult_test(&test, &schema)?);
+    let whole = Microdata::concat(&[&train, &test])?;
+    let (train, test) = (Microdata::from_table(&train)?, Microdata::from_table(&test)?);
     Ok(Some(Splits {
         label: format!("Adult: {} training tuples, {} test tuples", train.len(), test.len()),
         train,
         test,
+        whole,
         sensitive_target: "occupation",
         qi_target: "education",
         drop_with_qi_target: vec!["education-num"],
@@ -718,18 +653,6 @@ fn read_adult_test(path: &Path, schema: &Schema) -> Result<Table> {
     let normalized: String =
         text.lines().map(|l| l.trim_end().trim_end_matches('.')).flat_map(|l| [l, "\n"]).collect();
     Ok(Table::read_from(normalized.as_bytes(), path, schema, false)?)
-}
-
-/// Both Adult splits as one table (45,222 tuples), for the timing.
-fn concat_splits(ctx: &Context) -> Result<Option<Microdata>> {
-    let (Some(train), Some(test)) = (datasets::locate("adult"), datasets::locate("adult-test"))
-    else {
-        return Ok(None);
-    };
-    let _ = ctx;
-    let schema = adult_schema()?;
-    let (a, b) = (Table::read(&train, &schema)?, read_adult_test(&test, &schema)?);
-    Ok(Some(Microdata::concat(&[&a, &b])?))
 }
 
 /// `--quick`: a generated table of Adult's shape (numbers, categories, a sensitive attribute
@@ -764,9 +687,11 @@ fn synthetic(seed: u64) -> Result<Splits> {
     let all = Microdata::from_table(&table)?;
     let train: Vec<usize> = (0..3000).collect();
     let test: Vec<usize> = (3000..4000).collect();
+    let train = all.rows_subset(&train);
     Ok(Splits {
         label: "synthetic: 3,000 training tuples, 1,000 test tuples".into(),
-        train: all.rows_subset(&train),
+        whole: train.clone(),
+        train,
         test: all.rows_subset(&test),
         sensitive_target: "occupation",
         qi_target: "education",
