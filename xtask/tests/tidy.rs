@@ -94,3 +94,65 @@ fn architecture_map_names_every_crate() {
         assert!(map.contains(&format!("`{name}`")), "docs/ARCHITECTURE.md does not mention {name}");
     }
 }
+
+/// The modules each family's audit may use: its publication format, its parameters (where the
+/// claim's vocabulary lives), its errors and, for slicing, the original microdata and the cell
+/// syntax. Never an algorithm module, and of the workspace's other crates only `txanon-data`:
+/// an audit that shared code with the algorithm it checks would share its bugs.
+const AUDIT_MAY_USE: &[(&str, &[&str])] = &[
+    ("txanon-anatomy/src/audit.rs", &["error", "params", "table"]),
+    ("txanon-cahd/src/audit.rs", &["error", "params", "publish"]),
+    ("txanon-coherence/src/audit.rs", &["error", "params"]),
+    ("txanon-swap/src/audit.rs", &["error", "params"]),
+    (
+        "txanon-slicing/src/audit",
+        &["error", "params", "cell", "csv", "microdata", "sliced", "generalized", "bucketized"],
+    ),
+];
+
+#[test]
+fn audits_import_nothing_from_the_algorithms_they_check() {
+    let mut offenders = Vec::new();
+    let mut checked = 0;
+    for (place, allowed) in AUDIT_MAY_USE {
+        let path = root().join("crates").join(place);
+        let mut files = Vec::new();
+        if path.is_dir() {
+            rust_files(&path, &mut files);
+        } else {
+            files.push(path);
+        }
+        for file in files {
+            checked += 1;
+            let text = std::fs::read_to_string(&file).unwrap();
+            let code: String = text
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            for (at, _) in code.match_indices("crate::") {
+                let module: String = code[at + "crate::".len()..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                let preceded = code[..at].chars().last();
+                // `txanon_data::…` contains no `crate::`; `super::` is the audit module itself.
+                if preceded.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                    continue;
+                }
+                if !allowed.contains(&module.as_str()) {
+                    offenders.push(format!("{}: crate::{module}", file.display()));
+                }
+            }
+            for (at, _) in code.match_indices("txanon_") {
+                let krate: String =
+                    code[at..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                if krate != "txanon_data" {
+                    offenders.push(format!("{}: {krate}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(checked >= 7, "found the audits ({checked} files)");
+    assert!(offenders.is_empty(), "audits importing algorithm code: {offenders:?}");
+}

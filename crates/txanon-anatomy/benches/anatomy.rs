@@ -7,7 +7,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use txanon_anatomy::{AnatomyParams, Diversity, ItemPartitioning, ValidAnatomyParams, anatomize};
+use txanon_anatomy::{AnatomyParams, Diversity, ItemPartitioning, ValidAnatomyParams, anonymize};
 use txanon_data::{QuestParams, ReadOptions, TransactionDb, datasets, read_path};
 
 fn distinct(p: usize, l: usize) -> ValidAnatomyParams {
@@ -68,9 +68,9 @@ fn anatomy(c: &mut Criterion) {
     for (name, db, settings) in inputs() {
         for (setting, params) in settings {
             group.bench_with_input(
-                BenchmarkId::new("anatomize", format!("{name}/{setting}/n={}", db.len())),
+                BenchmarkId::new("anonymize", format!("{name}/{setting}/n={}", db.len())),
                 &db,
-                |b, db| b.iter(|| anatomize(black_box(db), &params).expect("feasible")),
+                |b, db| b.iter(|| anonymize(black_box(db), &params).expect("feasible")),
             );
         }
     }

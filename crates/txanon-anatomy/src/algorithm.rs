@@ -7,6 +7,7 @@ use rustc_hash::FxHashMap;
 use txanon_correlate::{KMedoids, KMedoidsParams, item_distances};
 use txanon_data::{ItemId, TransactionDb};
 
+use crate::audit::{AnatomyClaim, AuditReport, audit};
 use crate::error::AnatomyError;
 use crate::params::{Diversity, ItemPartitioning, ValidAnatomyParams};
 use crate::repair::repair;
@@ -31,7 +32,7 @@ struct Partitioned {
 /// eq. 4), BUILD initialization, then, with [`ItemPartitioning::Repaired`] and
 /// [`Diversity::Frequency`], moves items until every column admits l (see
 /// [`ItemPartitioning::Repaired`]). Columns are ordered by their medoid's item id (the repair
-/// never moves a medoid). This is the partition [`anatomize`] uses with the same seed.
+/// never moves a medoid). This is the partition [`anonymize`] uses with the same seed.
 ///
 /// # Errors
 /// [`AnatomyError::TooManyColumns`] when there are fewer items than columns.
@@ -365,7 +366,7 @@ fn check_feasible(
     }
 }
 
-/// What [`anatomize`] produced: the published forms and the run's figures.
+/// What [`anonymize`] produced: the published forms and the run's figures.
 #[derive(Debug)]
 pub struct Anatomized {
     /// The item partition (not secret: it is in the published table).
@@ -388,6 +389,9 @@ pub struct Anatomized {
     pub suppressed: usize,
     /// `ln` of the number of records the table reconstructs to (Theorem 2).
     pub ln_faked_records: f64,
+    /// The audit the publication passed: the table against the parameters' claim, the
+    /// flattened records against the table, and both against the input.
+    pub audit: AuditReport,
 }
 
 /// Anatomizes `db`: item partition, record partition, publication with permuted columns.
@@ -403,8 +407,9 @@ pub struct Anatomized {
 /// partition can then be l-diverse), [`AnatomyError::TooFewValues`] when under
 /// [`Diversity::Distinct`] a column has fewer than `l` values in all, and
 /// [`AnatomyError::NotDiverse`] when no diverse bucket can be formed at all (or the input is
-/// empty).
-pub fn anatomize(
+/// empty); [`AnatomyError::Audit`] if the publication fails its audit (a bug: nothing is
+/// returned to publish).
+pub fn anonymize(
     db: &TransactionDb,
     params: &ValidAnatomyParams,
 ) -> Result<Anatomized, AnatomyError> {
@@ -436,7 +441,10 @@ pub fn anatomize(
         (params.diversity(), params.l()),
         &mut rng,
     );
+    let claim = AnatomyClaim::new(params.l() as u64, params.diversity())?;
+    let audit = audit(&table, &claim, Some(&flattened), Some(db))?;
     Ok(Anatomized {
+        audit,
         ln_faked_records: ln_faked_records(partition.buckets.iter().map(Vec::len), columns.len()),
         buckets: partition.buckets.len(),
         leftovers_placed: partition.leftovers_placed,

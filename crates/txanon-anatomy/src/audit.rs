@@ -1,140 +1,587 @@
-//! The independent checker: re-derives l-diversity from the published table alone.
+//! The independent checker: re-derives l-diversity, in the reading and for the `l` the auditor
+//! names, from the published table, and checks the flattened records and the original against
+//! it when given. It works from the publication format and Definition 5 alone: it imports
+//! nothing from the algorithm, and every count read from the file is added and multiplied in
+//! checked or widened arithmetic, so no value a file can hold wraps into a pass.
 
 use std::collections::HashMap;
+use std::fmt;
 
 use serde::Serialize;
+use txanon_data::audit::{ViolationLog, Violations};
+use txanon_data::{ItemId, ParamError, TransactionDb};
 
 use crate::error::AnatomyError;
 use crate::params::Diversity;
 use crate::table::{AnatomizedTable, TABLE_FORMAT, ValueCount};
 
-/// What the audit found in a table that passes.
+/// The guarantee an auditor wants verified: l-diversity for this `l`, in this reading. The
+/// table's own `l` and reading are printed beside the verdict, never used in its place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AnatomyClaim {
+    l: u64,
+    diversity: Diversity,
+}
+
+impl AnatomyClaim {
+    /// l-diversity in reading `diversity`.
+    ///
+    /// # Errors
+    /// [`ParamError::OutOfRange`] for `l < 2`, which protects nothing.
+    pub fn new(l: u64, diversity: Diversity) -> Result<Self, ParamError> {
+        if l < 2 {
+            return Err(ParamError::OutOfRange {
+                name: "l",
+                value: l.to_string(),
+                reason: "l-diversity protects only for l ≥ 2",
+            });
+        }
+        Ok(Self { l, diversity })
+    }
+
+    /// The diversity.
+    pub fn l(&self) -> u64 {
+        self.l
+    }
+
+    /// The reading.
+    pub fn diversity(&self) -> Diversity {
+        self.diversity
+    }
+}
+
+/// A way an anatomized publication breaks the claim. Buckets and columns are numbered from 0,
+/// in the table's order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AnatomyViolation {
+    /// The table's format tag is not [`TABLE_FORMAT`].
+    Format {
+        /// The tag found.
+        found: String,
+    },
+    /// An item listed in two columns, or twice in one.
+    ItemInTwoColumns {
+        /// The item.
+        item: String,
+        /// The first column listing it.
+        first: usize,
+        /// The second.
+        second: usize,
+    },
+    /// A table without buckets.
+    NoBucket,
+    /// A bucket with another number of columns than the table.
+    ColumnCount {
+        /// The bucket.
+        bucket: usize,
+        /// Its columns.
+        found: usize,
+        /// The table's.
+        expected: usize,
+    },
+    /// A bucket of size 0.
+    EmptyBucket {
+        /// The bucket.
+        bucket: usize,
+    },
+    /// A value listed with count 0.
+    ZeroCount {
+        /// The bucket.
+        bucket: usize,
+        /// The column.
+        column: usize,
+    },
+    /// A value that is not a strictly ascending list of positions within the column.
+    MalformedValue {
+        /// The bucket.
+        bucket: usize,
+        /// The column.
+        column: usize,
+    },
+    /// Values not in canonical order (ascending, each once): the order could carry
+    /// information, and a value listed twice hides its true count.
+    NotCanonical {
+        /// The bucket.
+        bucket: usize,
+        /// The column.
+        column: usize,
+    },
+    /// A column's counts that do not add up to the bucket's size (or overflow doing so).
+    SizeMismatch {
+        /// The bucket.
+        bucket: usize,
+        /// The column.
+        column: usize,
+        /// The counts' sum, `None` beyond 64 bits.
+        values: Option<u64>,
+        /// The bucket's size.
+        size: u64,
+    },
+    /// Under the frequency reading, a value held by more than `1/l` of its bucket.
+    ShareAboveBound {
+        /// The bucket.
+        bucket: usize,
+        /// The column.
+        column: usize,
+        /// The value, as labels.
+        value: Vec<String>,
+        /// Records holding it.
+        count: u64,
+        /// The bucket's size.
+        size: u64,
+        /// The claim's `l`.
+        l: u64,
+    },
+    /// Under the distinct reading, fewer than `l` values in a bucket and column.
+    TooFewDistinct {
+        /// The bucket.
+        bucket: usize,
+        /// The column.
+        column: usize,
+        /// Distinct values.
+        distinct: usize,
+        /// The claim's `l`.
+        l: u64,
+    },
+    /// The published records' total overflows 64 bits.
+    RecordsOverflow,
+    /// The flattened records are not as many as the table's.
+    FlattenedRecords {
+        /// Records of the table.
+        table: u64,
+        /// Records of the flattened file.
+        flattened: usize,
+    },
+    /// A flattened record holds an item of no column.
+    FlattenedItem {
+        /// The item.
+        item: String,
+    },
+    /// A bucket's flattened records whose values in a column are not the table's multiset.
+    FlattenedBucket {
+        /// The bucket.
+        bucket: usize,
+        /// The column.
+        column: usize,
+    },
+    /// An item of a column that the original does not have.
+    ItemNotInOriginal {
+        /// The item.
+        item: String,
+    },
+    /// An item of the original in no column: it would be lost without a word.
+    ItemMissing {
+        /// The item.
+        item: String,
+    },
+    /// More records published than the original has.
+    MoreRecordsThanOriginal {
+        /// Published.
+        published: u64,
+        /// Original.
+        original: usize,
+    },
+    /// A column whose values over the table are not the projection of original records on
+    /// it (a sub-multiset, equal when nothing was suppressed).
+    ColumnNotFromOriginal {
+        /// The column.
+        column: usize,
+        /// A value published more often than the original holds it, as labels.
+        value: Vec<String>,
+    },
+}
+
+impl fmt::Display for AnatomyViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Format { found } => write!(f, "format {found:?}, expected {TABLE_FORMAT:?}"),
+            Self::ItemInTwoColumns { item, first, second } => write!(
+                f,
+                "item {item:?} is listed in columns {first} and {second}: columns must be disjoint and list each item once"
+            ),
+            Self::NoBucket => write!(f, "the table has no bucket"),
+            Self::ColumnCount { bucket, found, expected } => {
+                write!(f, "bucket {bucket} has {found} columns, the table {expected}")
+            }
+            Self::EmptyBucket { bucket } => write!(f, "bucket {bucket} is empty"),
+            Self::ZeroCount { bucket, column } => {
+                write!(f, "bucket {bucket}, column {column}: a value with count 0")
+            }
+            Self::MalformedValue { bucket, column } => write!(
+                f,
+                "bucket {bucket}, column {column}: a value that is not an ascending list of the column's positions"
+            ),
+            Self::NotCanonical { bucket, column } => write!(
+                f,
+                "bucket {bucket}, column {column}: values out of canonical order (each once, ascending)"
+            ),
+            Self::SizeMismatch { bucket, column, values, size } => match values {
+                Some(v) => write!(
+                    f,
+                    "bucket {bucket}, column {column}: counts add up to {v}, the bucket has {size} records"
+                ),
+                None => write!(
+                    f,
+                    "bucket {bucket}, column {column}: counts overflow 64 bits, the bucket has {size} records"
+                ),
+            },
+            Self::ShareAboveBound { bucket, column, value, count, size, l } => write!(
+                f,
+                "bucket {bucket}, column {column}: value {{{}}} held by {count} of {size} records, more than 1/{l}",
+                value.join(",")
+            ),
+            Self::TooFewDistinct { bucket, column, distinct, l } => write!(
+                f,
+                "bucket {bucket}, column {column}: {distinct} distinct values, fewer than l = {l}"
+            ),
+            Self::RecordsOverflow => write!(f, "the buckets' sizes add up beyond 64 bits"),
+            Self::FlattenedRecords { table, flattened } => {
+                write!(f, "the flattened file has {flattened} records, the table {table}")
+            }
+            Self::FlattenedItem { item } => {
+                write!(f, "the flattened file holds item {item:?}, which no column lists")
+            }
+            Self::FlattenedBucket { bucket, column } => write!(
+                f,
+                "bucket {bucket}'s flattened records do not hold the table's values in column {column}"
+            ),
+            Self::ItemNotInOriginal { item } => {
+                write!(f, "item {item:?} of the table is not an item of the original")
+            }
+            Self::ItemMissing { item } => {
+                write!(f, "item {item:?} of the original is in no column")
+            }
+            Self::MoreRecordsThanOriginal { published, original } => {
+                write!(f, "{published} records published, the original has {original}")
+            }
+            Self::ColumnNotFromOriginal { column, value } => write!(
+                f,
+                "column {column}: value {{{}}} is published more often than the original holds it",
+                value.join(",")
+            ),
+        }
+    }
+}
+
+/// Anatomy's violations, as the error carries them.
+pub type AnatomyViolations = Violations<AnatomyViolation>;
+
+/// What the audit found in a table that keeps the claim.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AuditReport {
     /// The diversity verified.
-    pub l: usize,
+    pub l: u64,
     /// In which reading.
     pub diversity: Diversity,
+    /// What the table claims of itself (printed, never used).
+    pub table_claims: (usize, Diversity),
     /// Buckets.
     pub buckets: usize,
     /// Published records.
-    pub records: usize,
+    pub records: u64,
     /// The smallest bucket.
-    pub smallest_bucket: usize,
-    /// The largest share of a bucket held by one value of one column (at most `1/l`).
+    pub smallest_bucket: u64,
+    /// The largest share of a bucket held by one value of one column (at most `1/l` under
+    /// the frequency reading).
     pub worst_share: f64,
+    /// Whether the flattened records were checked against the table.
+    pub flattened_checked: bool,
+    /// Records of the original not published (suppressed), when the original was given.
+    pub suppressed: Option<u64>,
 }
 
-/// Verifies, from the published table alone, that it is an l-diverse multi-dimension anatomy
-/// for `l` (default: the `l` the table claims) in the reading `diversity` (default: the one the
-/// table claims):
-/// the format is known; the columns' item sets are pairwise disjoint and each item appears once;
-/// every bucket has one multiset per column; every multiset's counts are positive and add up to
-/// the bucket's size, at least 1; every value is a strictly ascending list of positions in its
-/// column; the values of a multiset are listed in strictly ascending order (canonical: no value
-/// twice, and no order that could carry information); and in every bucket and column the most frequent value
-/// (the empty set included) accounts for at most `1/l` of the bucket ([`Diversity::Frequency`]),
-/// or there are at least `l` distinct values ([`Diversity::Distinct`]).
+/// Verifies that `table` is an l-diverse multi-dimension anatomy under `claim`, from the
+/// table alone: the format is known; the columns' items are pairwise disjoint, each listed
+/// once; every bucket has one multiset per column, positive counts adding up to its size (at
+/// least 1), values that are ascending lists of positions in their column, listed once each in
+/// ascending order; and in every bucket and column the most frequent value (the empty set
+/// included) is held by at most `1/l` of the bucket (frequency), or there are at least `l`
+/// distinct values (distinct).
+///
+/// With `flattened` (the published records, `anonymized.dat`): as many records as the table,
+/// no item outside the columns, and each bucket's records (bucket after bucket, in the table's
+/// order) hold in every column exactly the table's multiset. With `original`: every item of
+/// the original in a column and every column item in the original, no more records than the
+/// original, and each column's values over the table a sub-multiset of the original records'
+/// projections on it (equal when nothing was suppressed).
 ///
 /// # Errors
-/// [`AnatomyError::Audit`] naming the first violation found.
+/// [`AnatomyError::Audit`] with the violations found.
+///
+/// # Complexity
+/// `O(S + N)` expected time: the table's size plus the occurrences of the databases given.
 pub fn audit(
     table: &AnatomizedTable,
-    l: Option<usize>,
-    diversity: Option<Diversity>,
+    claim: &AnatomyClaim,
+    flattened: Option<&TransactionDb>,
+    original: Option<&TransactionDb>,
 ) -> Result<AuditReport, AnatomyError> {
-    let l = l.unwrap_or(table.l);
-    let diversity = diversity.unwrap_or(table.diversity);
-    let fail = |msg: String| Err(AnatomyError::Audit(msg));
+    let mut log = ViolationLog::new();
+    let l = claim.l;
     if table.format != TABLE_FORMAT {
-        return fail(format!("format {:?}, expected {TABLE_FORMAT:?}", table.format));
+        log.push(AnatomyViolation::Format { found: table.format.clone() });
     }
-    if l < 2 {
-        return fail(format!("l = {l}: a table is only audited for l ≥ 2"));
-    }
-    let p = table.columns.len();
     let mut column_of: HashMap<&str, usize> = HashMap::new();
     for (j, items) in table.columns.iter().enumerate() {
         for item in items {
-            if let Some(other) = column_of.insert(item, j) {
-                return fail(format!(
-                    "item {item:?} is in columns {other} and {j}: columns must be disjoint and list each item once"
-                ));
+            if let Some(first) = column_of.insert(item, j) {
+                log.push(AnatomyViolation::ItemInTwoColumns {
+                    item: item.clone(),
+                    first,
+                    second: j,
+                });
             }
         }
     }
     if table.buckets.is_empty() {
-        return fail("the table has no bucket".into());
+        log.push(AnatomyViolation::NoBucket);
     }
-    let (mut records, mut smallest, mut worst) = (0, usize::MAX, 0.0f64);
+    let p = table.columns.len();
+    let mut records = Some(0u64);
+    let (mut smallest, mut worst) = (u64::MAX, 0.0f64);
     for (b, bucket) in table.buckets.iter().enumerate() {
-        if bucket.columns.len() != p {
-            return fail(format!("bucket {b} has {} columns, the table {p}", bucket.columns.len()));
+        if log.is_full() {
+            break;
         }
-        let size = bucket.size;
+        let size = bucket.size as u64;
+        records = records.and_then(|r| r.checked_add(size));
+        smallest = smallest.min(size);
         if size == 0 {
-            return fail(format!("bucket {b} is empty"));
+            log.push(AnatomyViolation::EmptyBucket { bucket: b });
+        }
+        if bucket.columns.len() != p {
+            log.push(AnatomyViolation::ColumnCount {
+                bucket: b,
+                found: bucket.columns.len(),
+                expected: p,
+            });
+            continue;
         }
         for (j, multiset) in bucket.columns.iter().enumerate() {
-            let width = table.columns[j].len() as u32;
-            let (mut total, mut most) = (0usize, 0usize);
-            let mut previous: Option<&[u32]> = None;
+            let width = table.columns[j].len() as u64;
+            let (mut total, mut most) = (Some(0u64), (0u64, None::<&[u32]>));
+            let (mut malformed, mut zero) = (false, false);
             for ValueCount(count, value) in multiset {
-                if *count == 0 {
-                    return fail(format!("bucket {b}, column {j}: a value with count 0"));
+                let count = *count as u64;
+                zero |= count == 0;
+                malformed |= value.windows(2).any(|w| w[0] >= w[1])
+                    || value.last().is_some_and(|&k| u64::from(k) >= width);
+                total = total.and_then(|t| t.checked_add(count));
+                if count > most.0 {
+                    most = (count, Some(value));
                 }
-                if value.windows(2).any(|w| w[0] >= w[1]) {
-                    return fail(format!(
-                        "bucket {b}, column {j}: value {value:?} is not a strictly ascending list of positions"
-                    ));
+            }
+            if zero {
+                log.push(AnatomyViolation::ZeroCount { bucket: b, column: j });
+            }
+            if malformed {
+                log.push(AnatomyViolation::MalformedValue { bucket: b, column: j });
+                continue;
+            }
+            if multiset.windows(2).any(|w| w[0].1 >= w[1].1) {
+                log.push(AnatomyViolation::NotCanonical { bucket: b, column: j });
+            }
+            if total != Some(size) {
+                log.push(AnatomyViolation::SizeMismatch {
+                    bucket: b,
+                    column: j,
+                    values: total,
+                    size,
+                });
+                continue;
+            }
+            match claim.diversity {
+                Diversity::Frequency => {
+                    // count / size > 1 / l, in 128 bits: neither side can wrap.
+                    if u128::from(most.0) * u128::from(l) > u128::from(size) {
+                        let value = most.1.unwrap_or(&[]);
+                        log.push(AnatomyViolation::ShareAboveBound {
+                            bucket: b,
+                            column: j,
+                            value: value
+                                .iter()
+                                .map(|&k| table.columns[j][k as usize].clone())
+                                .collect(),
+                            count: most.0,
+                            size,
+                            l,
+                        });
+                    }
                 }
-                if value.last().is_some_and(|&k| k >= width) {
-                    return fail(format!(
-                        "bucket {b}, column {j}: position {} beyond the column's {width} items",
-                        value.last().expect("non-empty")
-                    ));
+                Diversity::Distinct => {
+                    if (multiset.len() as u64) < l {
+                        log.push(AnatomyViolation::TooFewDistinct {
+                            bucket: b,
+                            column: j,
+                            distinct: multiset.len(),
+                            l,
+                        });
+                    }
                 }
-                if previous.is_some_and(|prev| prev >= value.as_slice()) {
-                    return fail(format!(
-                        "bucket {b}, column {j}: value {value:?} out of canonical order (values must be listed once each, ascending)"
-                    ));
-                }
-                previous = Some(value);
-                total += count;
-                most = most.max(*count);
             }
-            if total != size {
-                return fail(format!(
-                    "bucket {b}: column {j} holds {total} values, the bucket {size} records"
-                ));
+            if size > 0 {
+                worst = worst.max(most.0 as f64 / size as f64);
             }
-            let shown = |pred: &dyn Fn(usize) -> bool| -> Vec<&str> {
-                let value = multiset.iter().find(|v| pred(v.0)).map_or(&[][..], |v| &v.1[..]);
-                value.iter().map(|&k| table.columns[j][k as usize].as_str()).collect()
-            };
-            if diversity == Diversity::Distinct && multiset.len() < l {
-                return fail(format!(
-                    "bucket {b}, column {j}: {} distinct values, fewer than l = {l}",
-                    multiset.len()
-                ));
-            }
-            if diversity == Diversity::Frequency && most * l > size {
-                return fail(format!(
-                    "bucket {b}, column {j}: value {:?} occurs {most} times in {size} records, more than 1/{l}",
-                    shown(&|c| c == most)
-                ));
-            }
-            worst = worst.max(most as f64 / size as f64);
         }
-        records += size;
-        smallest = smallest.min(size);
     }
-    Ok(AuditReport {
+    let Some(records) = records else {
+        log.push(AnatomyViolation::RecordsOverflow);
+        return Err(AnatomyError::Audit(log.finish(()).expect_err("a violation")));
+    };
+    // The checks against other files assume a well-formed table.
+    log.stop_if_any().map_err(AnatomyError::Audit)?;
+    if let Some(flattened) = flattened {
+        check_flattened(table, records, flattened, &mut log);
+    }
+    let mut suppressed = None;
+    if let Some(original) = original {
+        suppressed = check_original(table, &column_of, records, original, &mut log);
+    }
+    log.finish(AuditReport {
         l,
-        diversity,
+        diversity: claim.diversity,
+        table_claims: (table.l, table.diversity),
         buckets: table.buckets.len(),
         records,
         smallest_bucket: smallest,
         worst_share: worst,
+        flattened_checked: flattened.is_some(),
+        suppressed,
     })
+    .map_err(AnatomyError::Audit)
+}
+
+fn check_flattened(
+    table: &AnatomizedTable,
+    records: u64,
+    flattened: &TransactionDb,
+    log: &mut ViolationLog<AnatomyViolation>,
+) {
+    if flattened.len() as u64 != records {
+        log.push(AnatomyViolation::FlattenedRecords { table: records, flattened: flattened.len() });
+        return;
+    }
+    let positions = positions_of(table);
+    let mut start = 0usize;
+    for (b, bucket) in table.buckets.iter().enumerate() {
+        let mut counts: Vec<HashMap<Vec<u32>, usize>> = vec![HashMap::new(); table.columns.len()];
+        for r in start..start + bucket.size {
+            let labels = flattened.transaction(r).iter().map(|&i| flattened.label(i).to_string());
+            match project(labels, &positions, table.columns.len()) {
+                Ok(values) => {
+                    for (j, v) in values.into_iter().enumerate() {
+                        *counts[j].entry(v).or_default() += 1;
+                    }
+                }
+                Err(item) => {
+                    log.push(AnatomyViolation::FlattenedItem { item });
+                    return;
+                }
+            }
+        }
+        for (j, multiset) in bucket.columns.iter().enumerate() {
+            let expected: HashMap<Vec<u32>, usize> =
+                multiset.iter().map(|ValueCount(c, v)| (v.clone(), *c)).collect();
+            if counts[j] != expected
+                && !log.push(AnatomyViolation::FlattenedBucket { bucket: b, column: j })
+            {
+                return;
+            }
+        }
+        start += bucket.size;
+    }
+}
+
+/// Each item label's (column, position).
+fn positions_of(table: &AnatomizedTable) -> HashMap<&str, (usize, u32)> {
+    let mut positions = HashMap::new();
+    for (j, items) in table.columns.iter().enumerate() {
+        for (k, item) in items.iter().enumerate() {
+            positions.insert(item.as_str(), (j, k as u32));
+        }
+    }
+    positions
+}
+
+/// A record's value in each column, as sorted positions; the first label of no column as the
+/// error.
+fn project(
+    labels: impl Iterator<Item = String>,
+    positions: &HashMap<&str, (usize, u32)>,
+    columns: usize,
+) -> Result<Vec<Vec<u32>>, String> {
+    let mut values = vec![Vec::new(); columns];
+    for label in labels {
+        let Some(&(j, k)) = positions.get(label.as_str()) else { return Err(label) };
+        values[j].push(k);
+    }
+    for v in &mut values {
+        v.sort_unstable();
+    }
+    Ok(values)
+}
+
+/// The checks against the original; the number of records suppressed.
+fn check_original(
+    table: &AnatomizedTable,
+    column_of: &HashMap<&str, usize>,
+    records: u64,
+    original: &TransactionDb,
+    log: &mut ViolationLog<AnatomyViolation>,
+) -> Option<u64> {
+    for items in &table.columns {
+        for item in items {
+            if original.labels().find(item).is_none() {
+                log.push(AnatomyViolation::ItemNotInOriginal { item: item.clone() });
+            }
+        }
+    }
+    for i in 0..original.num_items() as ItemId {
+        let label = original.label(i).to_string();
+        if !column_of.contains_key(label.as_str()) {
+            log.push(AnatomyViolation::ItemMissing { item: label });
+        }
+    }
+    if records > original.len() as u64 {
+        log.push(AnatomyViolation::MoreRecordsThanOriginal {
+            published: records,
+            original: original.len(),
+        });
+    }
+    if !log.is_empty() {
+        return None;
+    }
+    let positions = positions_of(table);
+    let mut available: Vec<HashMap<Vec<u32>, u64>> = vec![HashMap::new(); table.columns.len()];
+    for t in original.iter() {
+        let labels = t.iter().map(|&i| original.label(i).to_string());
+        let values =
+            project(labels, &positions, table.columns.len()).expect("every item is in a column");
+        for (j, v) in values.into_iter().enumerate() {
+            *available[j].entry(v).or_default() += 1;
+        }
+    }
+    for bucket in &table.buckets {
+        for (j, multiset) in bucket.columns.iter().enumerate() {
+            for ValueCount(count, value) in multiset {
+                let left = available[j].entry(value.clone()).or_default();
+                match left.checked_sub(*count as u64) {
+                    Some(rest) => *left = rest,
+                    None => {
+                        *left = 0;
+                        let labels =
+                            value.iter().map(|&k| table.columns[j][k as usize].clone()).collect();
+                        if !log.push(AnatomyViolation::ColumnNotFromOriginal {
+                            column: j,
+                            value: labels,
+                        }) {
+                            return None;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Some(original.len() as u64 - records)
 }

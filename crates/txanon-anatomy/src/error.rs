@@ -68,9 +68,9 @@ pub enum AnatomyError {
     /// Clustering failed.
     #[error(transparent)]
     Correlate(#[from] CorrelateError),
-    /// A published table that violates the guarantee, or is malformed.
+    /// A published table that breaks the claim audited.
     #[error("audit failed: {0}")]
-    Audit(String),
+    Audit(crate::audit::AnatomyViolations),
     /// A published table that cannot be read.
     #[error("unreadable anatomized table: {0}")]
     Json(#[from] serde_json::Error),
@@ -80,6 +80,11 @@ impl AnatomyError {
     /// True when the error comes from the caller's data or parameters (a CLI exits 2), false
     /// for a failure inside the run, such as a publication failing its own audit.
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, AnatomyError::Audit(_) | AnatomyError::Json(_))
+        !matches!(self, AnatomyError::Audit(_))
+    }
+
+    /// True for a publication that failed its audit (a CLI exits 3).
+    pub fn is_audit_failure(&self) -> bool {
+        matches!(self, AnatomyError::Audit(_))
     }
 }

@@ -12,7 +12,10 @@
 //! 3. **Publication**: the anatomized table (per bucket and column, the multiset of values, in
 //!    canonical order) and its flattened form (each bucket's columns permuted independently by
 //!    ChaCha20 and re-joined into records), which the paper mines.
-//! 4. **Audit**: [`audit`] re-derives l-diversity from the published table alone.
+//! 4. **Audit**: [`audit`] re-derives l-diversity, for the [`AnatomyClaim`] the auditor names,
+//!    from the published table, and checks the flattened records and the original against it
+//!    when given; it shares no code with the algorithm, and [`anonymize`] returns only
+//!    publications that passed it.
 //!
 //! # Which l-diversity, and which l is reachable
 //! The paper's Definition 5 bounds the share of the most frequent value of every bucket and
@@ -27,15 +30,18 @@
 //! `cargo xtask reproduce` shows which settings each choice reaches and what it costs.
 //!
 //! ```
-//! use txanon_anatomy::{AnatomyParams, anatomize, audit};
+//! use txanon_anatomy::{AnatomyClaim, AnatomyParams, Diversity, anonymize, audit};
 //! use txanon_data::QuestParams;
 //!
 //! let db = QuestParams::new(2000, 10.0, 4.0, 100).seed(1).check()?.generate();
 //! let params = AnatomyParams::new(4, 3).seed(Some(7)).check()?;
-//! let published = anatomize(&db, &params)?;
-//! let report = audit(&published.table, None, None)?;
+//! // `anonymize` returns only a publication that passed its audit...
+//! let published = anonymize(&db, &params)?;
+//! assert_eq!(published.audit.records as usize + published.suppressed, db.len());
+//! // ...and an auditor repeats it from the files, for the guarantee the auditor names.
+//! let claim = AnatomyClaim::new(3, Diversity::Frequency)?;
+//! let report = audit(&published.table, &claim, Some(&published.flattened), Some(&db))?;
 //! assert!(report.worst_share <= 1.0 / 3.0);
-//! assert_eq!(report.records + published.suppressed, db.len());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
@@ -48,8 +54,8 @@ mod repair;
 mod table;
 mod values;
 
-pub use algorithm::{Anatomized, ItemPartition, anatomize, item_partition, ln_faked_records};
-pub use audit::{AuditReport, audit};
+pub use algorithm::{Anatomized, ItemPartition, anonymize, item_partition, ln_faked_records};
+pub use audit::{AnatomyClaim, AnatomyViolation, AnatomyViolations, AuditReport, audit};
 pub use error::AnatomyError;
 pub use params::{AnatomyParams, Diversity, ItemPartitioning, ValidAnatomyParams};
 pub use table::{AnatomizedTable, Bucket, TABLE_FORMAT, ValueCount};

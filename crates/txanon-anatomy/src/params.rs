@@ -42,7 +42,7 @@ pub enum ItemPartitioning {
     Repaired,
 }
 
-/// Parameters of [`anatomize`](crate::anatomize); build with [`AnatomyParams::new`], validate
+/// Parameters of [`anonymize`](crate::anonymize); build with [`AnatomyParams::new`], validate
 /// with [`AnatomyParams::check`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnatomyParams {

@@ -4,10 +4,17 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
+mod tamper;
+
 use txanon_anatomy::{
-    AnatomizedTable, AnatomyError, AnatomyParams, Bucket, Diversity, ItemPartitioning,
-    TABLE_FORMAT, ValueCount, anatomize, audit, item_partition, ln_faked_records,
+    AnatomizedTable, AnatomyClaim, AnatomyError, AnatomyParams, AnatomyViolation, Bucket,
+    Diversity, ItemPartitioning, TABLE_FORMAT, ValueCount, anonymize, audit, item_partition,
+    ln_faked_records,
 };
+
+fn claim(l: u64, diversity: Diversity) -> AnatomyClaim {
+    AnatomyClaim::new(l, diversity).unwrap()
+}
 use txanon_data::{QuestParams, ReadOptions, TransactionDb, read_path};
 
 fn table1() -> TransactionDb {
@@ -71,17 +78,31 @@ fn table1_e(diversity: Diversity) -> AnatomizedTable {
 fn worked_example_is_2_diverse_as_distinct_values_not_as_definition_5() {
     let table = table1_e(Diversity::Distinct);
     // Example 4 calls Table I(E) 2-diverse: every bucket and column has ≥ 2 distinct values.
-    let report = audit(&table, None, None).unwrap();
+    let report = audit(&table, &claim(2, Diversity::Distinct), None, Some(&table1())).unwrap();
     assert_eq!((report.buckets, report.records, report.smallest_bucket), (2, 10, 5));
+    assert_eq!(report.suppressed, Some(0));
     // Under Definition 5 it is not: in t1..t5 the value {b} is 3 of 5 records (the example's
     // own words: "{b} appears 3 times and |B1| equal to 5"), and 3/5 > 1/2; so is {a,c}.
     assert_eq!(report.worst_share, 0.6);
-    let err = audit(&table, Some(2), Some(Diversity::Frequency)).unwrap_err().to_string();
-    assert!(err.contains("occurs 3 times in 5 records, more than 1/2"), "{err}");
+    let err = audit(&table, &claim(2, Diversity::Frequency), None, None).unwrap_err();
+    let AnatomyError::Audit(v) = err else { panic!("{err}") };
+    assert!(
+        v.list().iter().any(|v| matches!(v, AnatomyViolation::ShareAboveBound { count: 3, size: 5, l: 2, value, .. } if value == &["b"])),
+        "{v}"
+    );
     // Column {a,c} of t1..t5 holds only 2 distinct values: not 3-diverse in either reading.
-    assert!(audit(&table, Some(3), Some(Diversity::Distinct)).is_err());
-    // A table that claims Definition 5 is audited against it by default.
-    assert!(audit(&table1_e(Diversity::Frequency), None, None).is_err());
+    let err = audit(&table, &claim(3, Diversity::Distinct), None, None).unwrap_err();
+    assert!(
+        matches!(err, AnatomyError::Audit(v) if matches!(v.first(), AnatomyViolation::TooFewDistinct { distinct: 2, l: 3, .. }))
+    );
+    // What the table claims never lowers what is checked: the same table claiming l = 1000
+    // or Definition 5 is audited for the auditor's claim alone.
+    let mut boastful = table1_e(Diversity::Frequency);
+    boastful.l = 1000;
+    assert!(audit(&boastful, &claim(2, Diversity::Distinct), None, None).is_ok());
+    assert!(audit(&boastful, &claim(2, Diversity::Frequency), None, None).is_err());
+    // A claim that protects nothing is refused.
+    assert!(AnatomyClaim::new(1, Diversity::Frequency).is_err());
 }
 
 #[test]
@@ -92,53 +113,6 @@ fn worked_example_round_trips_through_json() {
     // First bucket, column {a,c}: t1..t5 hold {a,c} three times ([0,1]) and {a} twice ([0]).
     assert!(json.contains(r#""buckets":[{"size":5,"columns":[[[2,[0]],[3,[0,1]]]"#), "{json}");
     assert_eq!(AnatomizedTable::from_json(&json).unwrap(), table);
-}
-
-#[test]
-fn tampered_tables_fail_the_audit() {
-    let good = table1_e(Diversity::Distinct);
-    audit(&good, None, None).unwrap();
-    let fails = |table: &AnatomizedTable, expected: &str| {
-        let err = audit(table, None, None).unwrap_err().to_string();
-        assert!(err.contains(expected), "expected {expected:?} in {err:?}");
-    };
-    let mut t = good.clone();
-    t.format = "something-else/1".into();
-    fails(&t, "format");
-    let mut t = good.clone();
-    t.columns[0].push("b".into());
-    fails(&t, "disjoint");
-    let mut t = good.clone();
-    t.buckets[0].columns[0][0].1 = vec![0, 5];
-    fails(&t, "beyond the column");
-    let mut t = good.clone();
-    t.buckets[0].columns[1][0].1 = vec![1, 0];
-    fails(&t, "strictly ascending list of positions");
-    let mut t = good.clone();
-    t.buckets[0].columns[0].swap(0, 1);
-    fails(&t, "canonical order");
-    let mut t = good.clone();
-    let dup = t.buckets[0].columns[0][0].clone();
-    t.buckets[0].columns[0].insert(1, dup);
-    fails(&t, "canonical order");
-    let mut t = good.clone();
-    t.buckets[1].columns[2][0].0 += 1;
-    fails(&t, "holds 6 values, the bucket 5 records");
-    let mut t = good.clone();
-    t.buckets[1].columns[1] = vec![ValueCount(5, vec![1])];
-    fails(&t, "1 distinct values, fewer than l = 2");
-    let mut t = good.clone();
-    t.buckets[1].columns[1].insert(0, ValueCount(0, vec![]));
-    fails(&t, "count 0");
-    let mut t = good.clone();
-    t.buckets[1].columns.pop();
-    fails(&t, "columns, the table 3");
-    let mut t = good.clone();
-    t.buckets[0] = Bucket { size: 0, columns: vec![vec![]; 3] };
-    fails(&t, "empty");
-    let mut t = good;
-    t.buckets.clear();
-    fails(&t, "no bucket");
 }
 
 /// The projection of labelled items onto a column of the table, as sorted labels.
@@ -161,7 +135,7 @@ fn check_publication(
 ) -> Result<bool, TestCaseError> {
     let params = params.seed(Some(seed)).check().unwrap();
     let (l, diversity) = (params.l(), params.diversity());
-    let result = match anatomize(db, &params) {
+    let result = match anonymize(db, &params) {
         Err(AnatomyError::Infeasible { .. }) => {
             prop_assert_eq!(diversity, Diversity::Frequency);
             let partition = item_partition(db, &params).unwrap();
@@ -192,9 +166,12 @@ fn check_publication(
     };
     let table = &result.table;
     prop_assert_eq!(table.diversity, diversity);
-    let report = audit(table, None, None).unwrap();
-    prop_assert_eq!(report.records + result.suppressed, db.len());
-    prop_assert_eq!(result.flattened.len(), report.records);
+    let report =
+        audit(table, &claim(params.l() as u64, diversity), Some(&result.flattened), Some(db))
+            .unwrap();
+    prop_assert_eq!(report.records as usize + result.suppressed, db.len());
+    prop_assert_eq!(report.suppressed, Some(result.suppressed as u64));
+    prop_assert_eq!(result.flattened.len() as u64, report.records);
     prop_assert_eq!(result.buckets, report.buckets);
     // Column items partition the items.
     let mut all: Vec<u32> = result.columns.concat();
@@ -297,13 +274,13 @@ fn quest_data_is_anatomized_and_audited() {
 fn repair_moves_nothing_when_the_clustering_admits_l() {
     let db = QuestParams::new(3000, 10.0, 4.0, 150).seed(3).check().unwrap().generate();
     let base = |p: ItemPartitioning| AnatomyParams::new(3, 2).partitioning(p).seed(Some(9));
-    let clustered = anatomize(&db, &base(ItemPartitioning::Clustered).check().unwrap()).unwrap();
+    let clustered = anonymize(&db, &base(ItemPartitioning::Clustered).check().unwrap()).unwrap();
     let repaired =
-        anatomize(&db, &base(ItemPartitioning::Repaired).headroom(0.0).check().unwrap()).unwrap();
+        anonymize(&db, &base(ItemPartitioning::Repaired).headroom(0.0).check().unwrap()).unwrap();
     assert!(repaired.items_moved.is_empty());
     assert_eq!(clustered.columns, repaired.columns);
     // Moves name real items, each from the column it left to the one it joined.
-    let moved = anatomize(&db, &AnatomyParams::new(10, 3).seed(Some(9)).check().unwrap()).unwrap();
+    let moved = anonymize(&db, &AnatomyParams::new(10, 3).seed(Some(9)).check().unwrap()).unwrap();
     assert!(!moved.items_moved.is_empty());
     let (item, _, to) = *moved.items_moved.last().unwrap();
     assert!(moved.columns[to].contains(&item));
@@ -312,7 +289,7 @@ fn repair_moves_nothing_when_the_clustering_admits_l() {
 #[test]
 fn same_seed_same_publication_and_no_seed_differs() {
     let db = QuestParams::new(2000, 10.0, 4.0, 100).seed(2).check().unwrap().generate();
-    let run = |seed| anatomize(&db, &AnatomyParams::new(6, 3).seed(seed).check().unwrap()).unwrap();
+    let run = |seed| anonymize(&db, &AnatomyParams::new(6, 3).seed(seed).check().unwrap()).unwrap();
     let (a, b) = (run(Some(5)), run(Some(5)));
     assert_eq!((&a.table, &a.flattened), (&b.table, &b.flattened));
     assert_ne!(run(Some(5)).table, run(Some(6)).table);
@@ -323,12 +300,12 @@ fn same_seed_same_publication_and_no_seed_differs() {
 fn one_thread_and_many_publish_the_same() {
     let db = QuestParams::new(4000, 10.0, 4.0, 200).seed(5).check().unwrap().generate();
     let params = AnatomyParams::new(10, 3).seed(Some(11)).check().unwrap();
-    let many = anatomize(&db, &params).unwrap();
+    let many = anonymize(&db, &params).unwrap();
     let one = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .unwrap()
-        .install(|| anatomize(&db, &params).unwrap());
+        .install(|| anonymize(&db, &params).unwrap());
     assert!(!many.items_moved.is_empty(), "the repair (parallel) must take part");
     assert_eq!(many.items_moved, one.items_moved);
     assert_eq!(many.table, one.table);
@@ -352,20 +329,20 @@ fn impossible_settings_are_refused() {
     assert!(AnatomyParams::new(3, 2).headroom(-0.1).check().is_err());
     assert!(AnatomyParams::new(3, 2).headroom(f64::NAN).check().is_err());
     let db = table1();
-    let err = anatomize(&db, &AnatomyParams::new(9, 2).check().unwrap()).unwrap_err();
+    let err = anonymize(&db, &AnatomyParams::new(9, 2).check().unwrap()).unwrap_err();
     assert!(matches!(err, AnatomyError::TooManyColumns { columns: 9, items: 8 }));
     // Every record holds item 1 alone in its column: no partition can be 2-diverse, and the
     // error says which column and how far l could go.
     let same = TransactionDb::from_int_transactions((0..20).map(|_| vec![1, 2]));
     let err =
-        anatomize(&same, &AnatomyParams::new(2, 2).seed(Some(1)).check().unwrap()).unwrap_err();
+        anonymize(&same, &AnatomyParams::new(2, 2).seed(Some(1)).check().unwrap()).unwrap_err();
     assert!(matches!(err, AnatomyError::Infeasible { l: 2, max_l: 1, .. }), "{err}");
     assert!(err.to_string().contains("in 100.0% of the records"), "{err}");
     let distinct = AnatomyParams::new(2, 2).diversity(Diversity::Distinct).seed(Some(1));
-    let err = anatomize(&same, &distinct.check().unwrap()).unwrap_err();
+    let err = anonymize(&same, &distinct.check().unwrap()).unwrap_err();
     assert!(matches!(err, AnatomyError::TooFewValues { l: 2, distinct: 1, .. }), "{err}");
     let empty = TransactionDb::from_int_transactions(Vec::<Vec<u32>>::new());
-    assert!(anatomize(&empty, &AnatomyParams::new(2, 2).check().unwrap()).is_err());
+    assert!(anonymize(&empty, &AnatomyParams::new(2, 2).check().unwrap()).is_err());
 }
 
 #[test]
@@ -390,16 +367,21 @@ fn real_data_paper_settings() {
             .seed(Some(20_081_212))
             .check()
             .unwrap();
-        let err = anatomize(&db, &clustered).unwrap_err().to_string();
+        let err = anonymize(&db, &clustered).unwrap_err().to_string();
         let expected = if name == "connect" { "in 92.6% of the records" } else { "in 42.8%" };
         assert!(err.contains(expected), "{name}: {err}");
         let repaired = AnatomyParams::new(p, l).seed(Some(20_081_212)).check().unwrap();
-        let published = anatomize(&db, &repaired).unwrap();
-        let report =
-            audit(&AnatomizedTable::from_json(&published.table.to_json()).unwrap(), None, None)
-                .unwrap();
+        let published = anonymize(&db, &repaired).unwrap();
+        let table = AnatomizedTable::from_json(&published.table.to_json()).unwrap();
+        let report = audit(
+            &table,
+            &claim(l as u64, Diversity::Frequency),
+            Some(&published.flattened),
+            Some(&db),
+        )
+        .unwrap();
         assert!(report.worst_share * l as f64 <= 1.0, "{name}");
-        assert_eq!(report.records + published.suppressed, db.len(), "{name}");
+        assert_eq!(report.records as usize + published.suppressed, db.len(), "{name}");
         assert!(!published.items_moved.is_empty(), "{name}: the repair must have moved items");
     }
 }

@@ -7,6 +7,7 @@ use rand_chacha::ChaCha20Rng;
 use txanon_band::{Envelope, Ordering, band_order};
 use txanon_data::{ItemId, TransactionDb};
 
+use crate::audit::{AuditReport, CahdClaim, audit};
 use crate::error::CahdError;
 use crate::params::{BandOrder, ValidCahdParams};
 use crate::publish::{PublishedGroups, publish};
@@ -50,6 +51,9 @@ pub struct Anonymized {
     pub band_seconds: f64,
     /// Seconds spent forming groups.
     pub grouping_seconds: f64,
+    /// The audit the groups passed: degree `p` for the sensitive items given, and the groups
+    /// against the input.
+    pub audit: AuditReport,
 }
 
 /// Anonymizes `db` so that each item of `sensitive` is linked to any transaction with
@@ -59,7 +63,8 @@ pub struct Anonymized {
 ///
 /// # Errors
 /// [`CahdError::NoSensitiveItems`] for an empty `sensitive`; [`CahdError::Infeasible`] when a
-/// sensitive item is in more than `1/p` of the transactions (no grouping can then be private).
+/// sensitive item is in more than `1/p` of the transactions (no grouping can then be private);
+/// [`CahdError::Audit`] if the groups fail their audit (a bug: nothing is returned to publish).
 ///
 /// # Panics
 /// When a sensitive item id is not an item of `db`.
@@ -94,7 +99,10 @@ pub fn anonymize(
         None => ChaCha20Rng::from_os_rng(),
     };
     let published = publish(db, &is_sensitive, &grouping.groups, params.p(), &mut rng);
-    Ok(Anonymized { published, grouping, band, band_seconds, grouping_seconds })
+    let claim =
+        CahdClaim::new(params.p() as u64, sensitive.iter().map(|&s| db.label(s).to_string()))?;
+    let audit = audit(&published, &claim, Some(db))?;
+    Ok(Anonymized { published, grouping, band, band_seconds, grouping_seconds, audit })
 }
 
 /// Fails when some sensitive item is in more than `1/p` of all transactions.

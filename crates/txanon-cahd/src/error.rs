@@ -29,9 +29,9 @@ pub enum CahdError {
         /// The largest degree this item allows.
         max_p: usize,
     },
-    /// A published table that breaks the guarantee or is malformed.
+    /// Published groups that break the claim audited.
     #[error("audit failed: {0}")]
-    Audit(String),
+    Audit(crate::audit::CahdViolations),
     /// A published table that cannot be read.
     #[error("unreadable published groups: {0}")]
     Json(#[from] serde_json::Error),
@@ -48,5 +48,10 @@ impl CahdError {
             self,
             CahdError::Params(_) | CahdError::NoSensitiveItems | CahdError::Infeasible { .. }
         )
+    }
+
+    /// True for a publication that failed its audit (a CLI exits 3).
+    pub fn is_audit_failure(&self) -> bool {
+        matches!(self, CahdError::Audit(_))
     }
 }

@@ -16,11 +16,13 @@
 //! 3. **Publication** ([`PublishedGroups`]): groups and transactions within them shuffled by
 //!    ChaCha20 (the sensitive transaction is otherwise first in its group, and a weak generator
 //!    would give it away).
-//! 4. **Audit** ([`audit`]): the privacy degree re-derived from the published groups alone.
+//! 4. **Audit** ([`audit`]): the privacy degree the auditor names ([`CahdClaim`]), for the
+//!    auditor's own sensitive items, re-derived from the published groups (and the original
+//!    when given); `anonymize` returns only groups that passed it.
 //! 5. **Utility** ([`reconstruction_error`]): the paper's KL-divergence over group-by queries.
 //!
 //! ```
-//! use txanon_cahd::{CahdParams, anonymize, audit};
+//! use txanon_cahd::{CahdClaim, CahdParams, anonymize, audit};
 //! use txanon_data::TransactionDb;
 //!
 //! // Item 9 is sensitive; it must not be tied to a transaction with probability above 1/2.
@@ -29,7 +31,9 @@
 //! ]);
 //! let nine = db.labels().find("9").unwrap();
 //! let published = anonymize(&db, &[nine], &CahdParams::new(2).seed(Some(1)).check()?)?;
-//! let report = audit(&published.published, None)?;
+//! // `anonymize` has audited the groups; an auditor does it again from the file alone.
+//! let claim = CahdClaim::new(2, ["9".to_string()])?;
+//! let report = audit(&published.published, &claim, None)?;
 //! assert!(report.achieved >= 2.0);
 //! assert_eq!(report.records, 5);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -45,7 +49,7 @@ mod reconstruction;
 mod sensitive;
 
 pub use algorithm::{Anonymized, Grouping, GroupingStats, anonymize, form_groups};
-pub use audit::{AuditReport, audit};
+pub use audit::{AuditReport, CahdClaim, CahdViolation, CahdViolations, audit};
 pub use error::CahdError;
 pub use params::{BandOrder, CahdParams, ValidCahdParams};
 pub use publish::{GROUPS_FORMAT, PublishedGroup, PublishedGroups};

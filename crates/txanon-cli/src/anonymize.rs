@@ -8,7 +8,7 @@ use clap::ValueEnum;
 use clap::{Args, Subcommand};
 use serde::Serialize;
 use txanon_anatomy::{
-    AnatomizedTable, AnatomyParams, Diversity, ItemPartitioning, anatomize, audit,
+    AnatomizedTable, AnatomyClaim, AnatomyParams, Diversity, ItemPartitioning, anonymize, audit,
 };
 use txanon_data::{Format, write_atomic, write_db};
 
@@ -118,12 +118,19 @@ pub enum PartitioningArg {
 pub struct AuditAnatomyArgs {
     /// The published table (table.json).
     table: PathBuf,
-    /// The diversity to verify (default: the l the table claims).
+    /// The diversity l to verify (the table's own claim is printed, never used).
     #[arg(long, short = 'l')]
-    l: Option<usize>,
-    /// The reading to verify (default: the one the table claims).
-    #[arg(long, value_enum)]
-    diversity: Option<DiversityArg>,
+    l: u64,
+    /// The reading of l-diversity to verify.
+    #[arg(long, value_enum, default_value_t = DiversityArg::Frequency)]
+    diversity: DiversityArg,
+    /// The flattened records published beside the table (anonymized.dat): checked to hold
+    /// each bucket's values.
+    #[arg(long, value_name = "FILE")]
+    flattened: Option<PathBuf>,
+    /// The original transactions: every column's values must come from them.
+    #[arg(long, value_name = "FILE")]
+    original: Option<PathBuf>,
 }
 
 #[derive(Debug, Serialize)]
@@ -135,7 +142,7 @@ struct AnatomySummary {
     diversity: Diversity,
     items_moved: usize,
     buckets: usize,
-    published_records: usize,
+    published_records: u64,
     leftovers_placed: usize,
     leftovers_merged: usize,
     suppressed: usize,
@@ -167,13 +174,10 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
         })
         .headroom(args.headroom)
         .check()?;
-    let result = anatomize(&db, &params)?;
-    // The independent check, on the table exactly as it will be written: no output unless it
-    // passes.
+    // `anonymize` has audited the table, the flattened records and both against the input.
+    let result = anonymize(&db, &params)?;
     let json = result.table.to_json();
-    let published = AnatomizedTable::from_json(&json)?;
-    let report = audit(&published, Some(args.l), Some(params.diversity()))
-        .context("the anatomized table failed its own audit; nothing written")?;
+    let report = &result.audit;
     let seconds = started.elapsed().as_secs_f64();
     let summary = AnatomySummary {
         input: args.input.input.display().to_string(),
@@ -247,18 +251,28 @@ pub(crate) fn write_text(path: &Path, text: &str) -> Result<()> {
 /// Runs `txanon audit`.
 pub fn run_audit(cmd: AuditCommand) -> Result<()> {
     match cmd {
-        AuditCommand::Anatomy(args) => {
-            let text = std::fs::read_to_string(&args.table)
-                .map_err(|e| UsageError(format!("{}: {e}", args.table.display())))?;
-            let table = AnatomizedTable::from_json(&text)
-                .map_err(|e| UsageError(format!("{}: {e}", args.table.display())))?;
-            let report = audit(&table, args.l, args.diversity.map(Diversity::from))
-                .map_err(|e| UsageError(format!("{}: {e}", args.table.display())))?;
-            emit(&(serde_json::to_string_pretty(&report)? + "\n"))
-        }
+        AuditCommand::Anatomy(args) => audit_anatomy(args),
         AuditCommand::Cahd(args) => crate::cahd::run_audit(args),
         AuditCommand::Coherence(args) => crate::coherence::run_audit(args),
         AuditCommand::Swap(args) => crate::swap::run_audit(args),
         AuditCommand::Slicing(args) => crate::slicing::run_audit(args),
     }
+}
+
+fn audit_anatomy(args: AuditAnatomyArgs) -> Result<()> {
+    let text = std::fs::read_to_string(&args.table)
+        .map_err(|e| UsageError(format!("{}: {e}", args.table.display())))?;
+    let table = AnatomizedTable::from_json(&text)
+        .map_err(|e| UsageError(format!("{}: {e}", args.table.display())))?;
+    let claim = AnatomyClaim::new(args.l, args.diversity.into())?;
+    let read = |path: &Path| -> Result<txanon_data::TransactionDb> {
+        Ok(txanon_data::read_path(path, &txanon_data::ReadOptions::new())
+            .with_context(|| format!("reading {}", path.display()))?
+            .0)
+    };
+    let flattened = args.flattened.as_deref().map(read).transpose()?;
+    let original = args.original.as_deref().map(read).transpose()?;
+    let report = audit(&table, &claim, flattened.as_ref(), original.as_ref())
+        .with_context(|| format!("auditing {}", args.table.display()))?;
+    emit(&(serde_json::to_string_pretty(&report)? + "\n"))
 }

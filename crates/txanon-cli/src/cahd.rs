@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 use txanon_band::GraphKind;
 use txanon_cahd::{
-    AuditReport, BandOrder, CahdParams, GroupingStats, PublishedGroups, ReconstructionError,
+    BandOrder, CahdClaim, CahdParams, GroupingStats, PublishedGroups, ReconstructionError,
     Workload, anonymize, audit, random_sensitive_items, reconstruction_error,
 };
 use txanon_data::{Format, Label, TransactionDb, write_atomic, write_db};
@@ -64,9 +64,17 @@ pub enum BandArg {
 pub struct AuditCahdArgs {
     /// The published groups (groups.json).
     groups: PathBuf,
-    /// The privacy degree to verify (default: the one the file claims).
+    /// The privacy degree p to verify (the file's own claim is printed, never used).
     #[arg(long, short = 'p')]
-    p: Option<usize>,
+    p: u64,
+    /// The items the auditor considers sensitive (labels, blank- or comma-separated): none may
+    /// appear among the QID items, whatever the file declares.
+    #[arg(long, value_name = "FILE")]
+    sensitive: PathBuf,
+    /// The original transactions: the groups must hold exactly their QID itemsets and their
+    /// sensitive items' occurrences.
+    #[arg(long, value_name = "FILE")]
+    original: Option<PathBuf>,
 }
 
 #[derive(Debug, Serialize)]
@@ -108,11 +116,10 @@ pub fn run(args: CahdArgs) -> Result<()> {
         })
         .seed(args.seed)
         .check()?;
+    // `anonymize` has audited the groups against the input.
     let result = anonymize(&db, &sensitive, &params)?;
-    // The independent check, on the groups exactly as they will be written.
     let json = result.published.to_json();
-    let report: AuditReport = audit(&PublishedGroups::from_json(&json)?, Some(args.p))
-        .context("the published groups failed their own audit; nothing written")?;
+    let report = &result.audit;
     let qid = result.published.qid_transactions(&db).map_err(|label| {
         anyhow::anyhow!("published QID label {label:?} is not in the input (internal error)")
     })?;
@@ -171,7 +178,16 @@ pub fn run_audit(args: AuditCahdArgs) -> Result<()> {
         .map_err(|e| UsageError(format!("{}: {e}", args.groups.display())))?;
     let published = PublishedGroups::from_json(&text)
         .map_err(|e| UsageError(format!("{}: {e}", args.groups.display())))?;
-    let report = audit(&published, args.p)
-        .map_err(|e| UsageError(format!("{}: {e}", args.groups.display())))?;
+    let claim = CahdClaim::new(args.p, txanon_data::read_label_list(&args.sensitive)?)?;
+    let original = match &args.original {
+        Some(path) => Some(
+            txanon_data::read_path(path, &txanon_data::ReadOptions::new())
+                .with_context(|| format!("reading {}", path.display()))?
+                .0,
+        ),
+        None => None,
+    };
+    let report = audit(&published, &claim, original.as_ref())
+        .with_context(|| format!("auditing {}", args.groups.display()))?;
     emit(&(serde_json::to_string_pretty(&report)? + "\n"))
 }

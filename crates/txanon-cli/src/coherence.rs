@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 use serde::Serialize;
-use txanon_coherence::{CoherenceParams, Engine, Reason, anonymize, audit};
+use txanon_coherence::{CoherenceClaim, CoherenceParams, Engine, Reason, anonymize, audit};
 use txanon_data::{ItemId, random_items};
 
 use crate::anonymize::{output_dir, write_text, write_transactions};
@@ -57,6 +57,10 @@ pub struct AuditCoherenceArgs {
     private: PathBuf,
     #[command(flatten)]
     setting: Setting,
+    /// The original transactions: the publication must be them less some public items,
+    /// each suppressed everywhere, private items untouched.
+    #[arg(long, value_name = "FILE")]
+    original: Option<PathBuf>,
 }
 
 /// The (h, k, p) both subcommands take.
@@ -126,9 +130,8 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         .engine(engine)
         .seed(args.seed)
         .check()?;
+    // `anonymize` has audited the publication against the input.
     let result = anonymize(&db, &private, &params)?;
-    audit(&result.published, &private, h, k, p)
-        .context("the published data failed its own audit; nothing written")?;
     let seconds = started.elapsed().as_secs_f64();
     let label = |i: ItemId| db.label(i).to_string();
     let steps: Vec<Step> = result
@@ -176,9 +179,21 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
 /// Runs `txanon audit coherence`.
 pub fn run_audit(args: AuditCoherenceArgs) -> Result<()> {
     let (db, _) = args.input.read()?;
-    let private = read_item_list(&db, &args.private, &args.input.input)?;
+    let private = txanon_data::read_label_list(&args.private)?;
+    if private.is_empty() {
+        return Err(UsageError(format!("{}: no private item", args.private.display())).into());
+    }
     let Setting { h, k, p } = args.setting;
-    let report = audit(&db, &private, h, k, p)
-        .map_err(|e| UsageError(format!("{}: {e}", args.input.input.display())))?;
+    let claim = CoherenceClaim::new(h, u64::from(k), p as u64)?;
+    let original = match &args.original {
+        Some(path) => Some(
+            txanon_data::read_path(path, &txanon_data::ReadOptions::new())
+                .with_context(|| format!("reading {}", path.display()))?
+                .0,
+        ),
+        None => None,
+    };
+    let report = audit(&db, &private, &claim, original.as_ref())
+        .with_context(|| format!("auditing {}", args.input.input.display()))?;
     emit(&(serde_json::to_string_pretty(&report)? + "\n"))
 }

@@ -1,4 +1,5 @@
-//! Mapping errors to exit codes: 2 for the user's input or parameters, 1 for everything else.
+//! Mapping errors to exit codes: 3 for a publication that failed its audit, 2 for the user's
+//! input or parameters, 1 for everything else.
 
 use std::process::ExitCode;
 
@@ -11,9 +12,37 @@ use txanon_mining::MiningError;
 #[error("{0}")]
 pub struct UsageError(pub String);
 
+/// The exit code of a publication that failed its audit: distinct from bad input (2), so that
+/// a script can tell "the file is malformed" from "the publication is unsafe".
+pub const AUDIT_FAILED: u8 = 3;
+
+/// True when some cause of `error` is a failed audit.
+fn audit_failed(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<txanon_anatomy::AnatomyError>()
+            .is_some_and(txanon_anatomy::AnatomyError::is_audit_failure)
+            || cause
+                .downcast_ref::<txanon_cahd::CahdError>()
+                .is_some_and(txanon_cahd::CahdError::is_audit_failure)
+            || cause
+                .downcast_ref::<txanon_coherence::CoherenceError>()
+                .is_some_and(txanon_coherence::CoherenceError::is_audit_failure)
+            || cause
+                .downcast_ref::<txanon_swap::SwapError>()
+                .is_some_and(txanon_swap::SwapError::is_audit_failure)
+            || cause
+                .downcast_ref::<txanon_slicing::SlicingError>()
+                .is_some_and(txanon_slicing::SlicingError::is_audit_failure)
+    })
+}
+
 /// Prints `error` with its causes to stderr and picks the exit code.
 pub fn report(error: &anyhow::Error) -> ExitCode {
     eprintln!("error: {error:#}");
+    if audit_failed(error) {
+        return ExitCode::from(AUDIT_FAILED);
+    }
     let bad_input = error.chain().any(|cause| {
         cause.downcast_ref::<UsageError>().is_some()
             || cause.downcast_ref::<DataError>().is_some_and(DataError::is_bad_input)

@@ -9,8 +9,9 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 use txanon_data::{Schema, Table};
 use txanon_slicing::{
-    AnatomyTables, BaselineParams, ColumnSpec, CutPolicy, GeneralizedTable, Microdata, SlicedTable,
-    SlicingParams, anatomize, audit_anatomy, audit_generalized, audit_sliced, mondrian, slice,
+    AnatomyTables, BaselineParams, ColumnSpec, CutPolicy, DiversityClaim, GeneralizedTable,
+    Microdata, SlicedTable, SlicingParams, anatomize, anonymize, audit, audit_anatomy,
+    audit_generalized, mondrian,
 };
 
 use crate::anonymize::{output_dir, write_text};
@@ -98,12 +99,12 @@ pub struct AuditSlicingArgs {
     /// The original's JSON schema.
     #[arg(long, value_name = "FILE")]
     schema: PathBuf,
-    /// The diversity to verify (default: the l the publication claims).
+    /// The diversity ℓ to verify (the publication's own claim is printed, never used).
     #[arg(long, short = 'l')]
-    l: Option<usize>,
-    /// Mondrian: the k to verify (default: the claimed one).
+    l: u64,
+    /// Mondrian: the k to verify (required for a generalized table).
     #[arg(long, short = 'k')]
-    k: Option<usize>,
+    k: Option<u64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -179,7 +180,7 @@ pub fn run(args: SlicingArgs) -> Result<()> {
                 })
                 .seed(seed)
                 .check()?;
-            let sliced = slice(&data, &params)?;
+            let sliced = anonymize(&data, &params)?;
             // `slice` has audited the table against the input; nothing is written otherwise.
             files = vec![
                 ("sliced.csv", sliced.table.to_csv()),
@@ -225,25 +226,31 @@ pub fn run_audit(args: AuditSlicingArgs) -> Result<()> {
     let (original, _) = read_microdata(&args.original, &args.schema)?;
     let dir = &args.published;
     let at = |name: &str| dir.join(name);
-    // A publication that fails its check is the user's file at fault, as for every audit.
-    let failed = |e: txanon_slicing::SlicingError| UsageError(format!("{}: {e}", dir.display()));
     let select = |names: Vec<&str>| -> Result<Microdata> {
         let mut ordered: Vec<&str> = names;
         ordered.sort_by_key(|n| original.index_of(n).unwrap_or(usize::MAX));
         Ok(original.select(&ordered)?)
     };
+    let claim = DiversityClaim::new(args.l)?;
+    let context = || format!("auditing {}", dir.display());
     let report = if at("sliced.json").exists() {
         let table = SlicedTable::read(&at("sliced.csv"), &at("sliced.json"))?;
         let names = table.meta.columns.iter().flatten().map(String::as_str).collect();
         let data = select(names)?;
-        let l = args.l.unwrap_or(table.meta.l);
-        serde_json::to_string_pretty(&audit_sliced(&table, &data, l).map_err(failed)?)?
+        serde_json::to_string_pretty(&audit(&table, &data, &claim).with_context(context)?)?
     } else if at("generalized.json").exists() {
         let table = GeneralizedTable::read(&at("generalized.csv"), &at("generalized.json"))?;
         let data = select(table.meta.attributes.iter().map(String::as_str).collect())?;
-        let (k, l) = (args.k.unwrap_or(table.meta.k), args.l.unwrap_or(table.meta.l));
+        let Some(k) = args.k else {
+            return Err(UsageError(format!(
+                "{}: a generalized table is audited for k-anonymity too: give -k",
+                dir.display()
+            ))
+            .into());
+        };
+        let claim = DiversityClaim::with_k(args.l, k)?;
         serde_json::to_string_pretty(
-            &audit_generalized(&table, Some(&data), k, l).map_err(failed)?,
+            &audit_generalized(&table, &data, &claim).with_context(context)?,
         )?
     } else if at("anatomy.json").exists() {
         let tables = AnatomyTables::read(&at("qit.csv"), &at("st.csv"), &at("anatomy.json"))?;
@@ -251,8 +258,7 @@ pub fn run_audit(args: AuditSlicingArgs) -> Result<()> {
             tables.meta.quasi_identifiers.iter().map(String::as_str).collect();
         names.push(&tables.meta.sensitive);
         let data = select(names)?;
-        let l = args.l.unwrap_or(tables.meta.l);
-        serde_json::to_string_pretty(&audit_anatomy(&tables, Some(&data), l).map_err(failed)?)?
+        serde_json::to_string_pretty(&audit_anatomy(&tables, &data, &claim).with_context(context)?)?
     } else {
         return Err(UsageError(format!(
             "{}: no sliced.json, generalized.json or anatomy.json",

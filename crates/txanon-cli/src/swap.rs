@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use txanon_data::{ItemCategories, TransactionDb, random_categories, read_categories};
-use txanon_swap::{Method, SwapAudit, SwapParams, SwapStats, anonymize, audit};
+use txanon_swap::{Method, SwapAudit, SwapClaim, SwapParams, SwapStats, anonymize, audit};
 
 use crate::anonymize::{output_dir, write_text, write_transactions};
 use crate::exit::UsageError;
@@ -64,6 +64,10 @@ pub struct SwapArgs {
     /// order); by default the operating system seeds ChaCha20.
     #[arg(long)]
     seed: Option<u64>,
+    /// Records that may still show their tendency, beyond what the method leaves exposed by
+    /// design, for the run to publish (its audit fails otherwise and nothing is written).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    max_exposed: usize,
     /// Output directory: published.dat (or .csv), key.txt (secret), summary.json, and
     /// categories.txt with --random-categories.
     #[arg(long, short = 'o', value_name = "DIR")]
@@ -77,16 +81,19 @@ pub struct AuditSwapArgs {
     original: PathBuf,
     /// The published transaction file.
     published: PathBuf,
-    /// The item → category file.
+    /// The item → category file (the one the run used: its category names order ties).
     #[arg(long, value_name = "FILE")]
     categories: PathBuf,
-    /// The key written beside the publication (key.txt): per published record, the original
-    /// record it comes from. Without it only item counts are checked.
+    /// The key written by the run (key.txt): per published record, the original record it
+    /// comes from. The per-record decisions (is the tendency still shown?) need it.
     #[arg(long, value_name = "FILE")]
-    key: Option<PathBuf>,
-    /// Check the guarantees of this method (with the key): true swaps, nothing lost.
+    key: PathBuf,
+    /// The method whose guarantee is verified.
     #[arg(long, value_enum)]
-    method: Option<MethodArg>,
+    method: MethodArg,
+    /// Records that may still show their tendency beyond the method's design.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    max_exposed: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -111,7 +118,7 @@ pub fn run(args: SwapArgs) -> Result<()> {
         (None, None) => unreachable!("clap requires one"),
     };
     let method = Method::from(args.method);
-    let params = SwapParams::new(method).seed(Some(seed)).check()?;
+    let params = SwapParams::new(method).seed(Some(seed)).max_exposed(args.max_exposed).check()?;
     let swapped = anonymize(&db, &categories, &params)?;
     let summary = Summary {
         input: args.input.input.display().to_string(),
@@ -149,35 +156,6 @@ fn category_file(db: &TransactionDb, path: &Path) -> Result<ItemCategories> {
     Ok(read_categories(path, db)?.0)
 }
 
-/// `published`, re-expressed over `original`'s dictionary.
-fn over_dictionary_of(
-    original: &TransactionDb,
-    published: &TransactionDb,
-    path: &Path,
-) -> Result<TransactionDb> {
-    let mut map = Vec::with_capacity(published.num_items());
-    for i in 0..published.num_items() as u32 {
-        let label = published.label(i).to_string();
-        let Some(id) = original.labels().find(&label) else {
-            return Err(UsageError(format!(
-                "{}: item {label} is not in the original",
-                path.display()
-            ))
-            .into());
-        };
-        map.push(id);
-    }
-    let mut offsets = vec![0];
-    let mut items = Vec::with_capacity(published.occurrences());
-    for t in published.iter() {
-        let start = items.len();
-        items.extend(t.iter().map(|&i| map[i as usize]));
-        items[start..].sort_unstable();
-        offsets.push(items.len());
-    }
-    Ok(TransactionDb::from_parts(offsets, items, original.labels().clone()))
-}
-
 fn read_key(path: &Path) -> Result<Vec<u32>> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
@@ -210,16 +188,11 @@ pub fn run_audit(args: AuditSwapArgs) -> Result<()> {
             .0)
     };
     let original = read(&args.original)?;
-    let published = over_dictionary_of(&original, &read(&args.published)?, &args.published)?;
+    let published = read(&args.published)?;
     let categories = category_file(&original, &args.categories)?;
-    let key = args.key.as_deref().map(read_key).transpose()?;
-    let report = audit(&original, &published, key.as_deref(), &categories)?;
-    let json = serde_json::to_string_pretty(&report)? + "\n";
-    // Without --method only what no method allows: occurrences from nowhere.
-    let method = args.method.map_or(Method::RandSwap, Method::from);
-    if let Err(e) = report.check_publication(method) {
-        emit(&json)?;
-        return Err(UsageError(format!("{}: {e}", args.published.display())).into());
-    }
-    emit(&json)
+    let key = read_key(&args.key)?;
+    let claim = SwapClaim::new(Method::from(args.method)).max_exposed(args.max_exposed);
+    let report = audit(&original, &published, &key, &categories, &claim)
+        .with_context(|| format!("auditing {}", args.published.display()))?;
+    emit(&(serde_json::to_string_pretty(&report)? + "\n"))
 }

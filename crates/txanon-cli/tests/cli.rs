@@ -350,25 +350,58 @@ fn anonymize_anatomy_writes_a_verified_table_or_nothing() {
     let published = summary["published_records"].as_u64().unwrap();
     assert_eq!(published + summary["suppressed"].as_u64().unwrap(), 3000);
     let table = out.join("table.json");
-    let o = txanon(&["audit", "anatomy", table.to_str().unwrap()]);
+    let flattened = out.join("anonymized.dat");
+    let o = txanon(&[
+        "audit",
+        "anatomy",
+        table.to_str().unwrap(),
+        "-l",
+        "2",
+        "--flattened",
+        flattened.to_str().unwrap(),
+        "--original",
+        quest.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(report["records"].as_u64(), Some(published));
+    assert_eq!(report["flattened_checked"], true);
+    // The auditor's l is required, and l = 1 protects nothing: bad input, exit 2.
+    let o = txanon(&["audit", "anatomy", table.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = txanon(&["audit", "anatomy", table.to_str().unwrap(), "-l", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // A claim near 2^63 is checked in wide arithmetic: it fails, it does not wrap.
+    let o = txanon(&["audit", "anatomy", table.to_str().unwrap(), "-l", "9223372036854775808"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     // The flattened file is a FIMI file of the published records.
     let o = txanon(&["stats", out.join("anonymized.dat").to_str().unwrap(), "--json"]);
     let stats: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(stats["transactions"].as_u64(), Some(published));
 
-    // Tampering: make one bucket's first column a single value; the audit fails with exit 2.
+    // Tampering: make one bucket's first column a single value; the audit fails with exit 3.
     let mut t: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&table).unwrap()).unwrap();
     let size = t["buckets"][0]["size"].clone();
     let value = t["buckets"][0]["columns"][0][0][1].clone();
     t["buckets"][0]["columns"][0] = serde_json::json!([[size, value]]);
     let tampered = fixture(dir.path(), "tampered.json", serde_json::to_string(&t).unwrap());
-    let o = txanon(&["audit", "anatomy", &tampered]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = txanon(&["audit", "anatomy", &tampered, "-l", "2"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("audit failed"), "{}", stderr(&o));
+    // Counts that wrap around 2^64 to the bucket's size: exit 3, not a pass.
+    let mut t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&table).unwrap()).unwrap();
+    let size = t["buckets"][0]["size"].as_u64().unwrap();
+    let (a, b) =
+        (t["buckets"][0]["columns"][0][0][1].clone(), t["buckets"][0]["columns"][0][1][1].clone());
+    t["buckets"][0]["columns"][0] = serde_json::json!([[u64::MAX, a], [size + 1, b]]);
+    let wrapped = fixture(dir.path(), "wrapped.json", serde_json::to_string(&t).unwrap());
+    let o = txanon(&["audit", "anatomy", &wrapped, "-l", "2"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    // A file that is not a table at all is bad input: exit 2.
+    let o = txanon(&["audit", "anatomy", quest.to_str().unwrap(), "-l", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 
     // An infeasible l: clear message, exit 2, no directory.
     let nothing = dir.path().join("nothing");
@@ -387,8 +420,8 @@ fn anonymize_anatomy_writes_a_verified_table_or_nothing() {
     assert!(stderr(&o).contains("no 50-diverse"), "{}", stderr(&o));
     assert!(!nothing.exists());
 
-    // The distinct reading is claimed in the table and audited by default; at l = 8 on these
-    // columns it is not Definition 5, which the audit says when asked.
+    // The distinct reading, audited when the auditor asks for it; at l = 8 on these columns
+    // it is not Definition 5, the default reading of the audit.
     let distinct = dir.path().join("distinct");
     let o = txanon(&[
         "anonymize",
@@ -409,12 +442,20 @@ fn anonymize_anatomy_writes_a_verified_table_or_nothing() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let table = distinct.join("table.json");
-    let o = txanon(&["audit", "anatomy", table.to_str().unwrap()]);
+    let o = txanon(&[
+        "audit",
+        "anatomy",
+        table.to_str().unwrap(),
+        "-l",
+        "8",
+        "--diversity",
+        "distinct",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(report["diversity"], "distinct");
-    let o = txanon(&["audit", "anatomy", table.to_str().unwrap(), "--diversity", "frequency"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = txanon(&["audit", "anatomy", table.to_str().unwrap(), "-l", "8"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("more than 1/8"), "{}", stderr(&o));
 }
 
@@ -464,11 +505,38 @@ fn anonymize_cahd_writes_verified_groups_or_nothing() {
     assert_eq!(summary["groups"], 3);
     assert_eq!(summary["achieved_privacy"], 2.0);
     let groups = out.join("groups.json");
-    let o = txanon(&["audit", "cahd", groups.to_str().unwrap()]);
+    let g = groups.to_str().unwrap();
+    let audit = |file: &str, p: &str, list: &str| {
+        txanon(&["audit", "cahd", file, "-p", p, "--sensitive", list, "--original", &data])
+    };
+    let o = audit(g, "2", &sensitive);
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = txanon(&["audit", "cahd", groups.to_str().unwrap(), "-p", "3"]);
-    assert_eq!(o.status.code(), Some(2));
+    let o = audit(g, "3", &sensitive);
+    assert_eq!(o.status.code(), Some(3));
     assert!(stderr(&o).contains("more than 1/3"), "{}", stderr(&o));
+    // The auditor's p and sensitive list are required; p = 1 protects nothing.
+    assert_eq!(txanon(&["audit", "cahd", g, "-p", "2"]).status.code(), Some(2));
+    assert_eq!(txanon(&["audit", "cahd", g, "--sensitive", &sensitive]).status.code(), Some(2));
+    assert_eq!(audit(g, "1", &sensitive).status.code(), Some(2));
+    // A claimed degree near 2^63 fails in wide arithmetic instead of wrapping to a pass.
+    assert_eq!(audit(g, "9223372036854775809", &sensitive).status.code(), Some(3));
+
+    // Declassified: Viagra moved into the QID items and out of the header and the counts.
+    // The file alone cannot tell; the auditor's list can.
+    let mut t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&groups).unwrap()).unwrap();
+    t["sensitive"] = serde_json::json!(["PregnancyTest"]);
+    for g in t["groups"].as_array_mut().unwrap() {
+        let had = g["sensitive"].as_array().unwrap().iter().any(|s| s[0] == "Viagra");
+        g["sensitive"].as_array_mut().unwrap().retain(|s| s[0] != "Viagra");
+        if had {
+            g["qid"][0].as_array_mut().unwrap().push(serde_json::json!("Viagra"));
+        }
+    }
+    let declassified = fixture(dir.path(), "declassified.json", serde_json::to_string(&t).unwrap());
+    let o = audit(&declassified, "2", &sensitive);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("sensitive item \"Viagra\" among the QID items"), "{}", stderr(&o));
 
     // Tampering: a Viagra count of 2 in a group of 2.
     let mut t: serde_json::Value =
@@ -479,8 +547,8 @@ fn anonymize_cahd_writes_verified_groups_or_nothing() {
         }
     }
     let tampered = fixture(dir.path(), "tampered.json", serde_json::to_string(&t).unwrap());
-    let o = txanon(&["audit", "cahd", &tampered]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = audit(&tampered, "2", &sensitive);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
 
     // Impossible: Meat (4 of 5 transactions) as a sensitive item; exit 2, nothing written.
     let meat = fixture(dir.path(), "meat.txt", "Meat\n");
@@ -570,11 +638,24 @@ fn anonymize_coherence_writes_a_verified_publication_or_nothing() {
     };
     let o = audit(&published, "3");
     assert!(o.status.success(), "{}", stderr(&o));
-    // The input itself is not coherent, nor is the publication for a larger k.
+    // Against the original too: only public items suppressed, each everywhere.
+    let mut with_original = vec!["audit", "coherence", &published, "--private", &private];
+    with_original.extend(["--h", "0.5", "--k", "3", "--p", "3", "--original", &data]);
+    let o = txanon(&with_original);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["suppressed_items"], 4);
+    // The input itself is not coherent, nor is the publication for a larger k: exit 3.
     let o = audit(&data, "3");
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("fewer than k = 3"), "{}", stderr(&o));
     let o = audit(&published, "5");
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    // k = 1 protects nothing, and a huge p neither panics nor hangs.
+    assert_eq!(audit(&published, "1").status.code(), Some(2));
+    let mut huge = vec!["audit", "coherence", &published, "--private", &private];
+    huge.extend(["--h", "0.5", "--k", "3", "--p", "18446744073709551615"]);
+    assert!(txanon(&huge).status.success());
 
     // s1 is in 3 of 7 transactions: with h = 0.4 the empty itemset is a mole. Exit 2, nothing.
     let nothing = dir.path().join("nothing");
@@ -642,7 +723,8 @@ fn anonymize_swap_writes_a_verified_publication_and_a_key() {
     assert_eq!(summary["method"], "partswap");
     assert_eq!(summary["with_tendency"], 10);
     assert_eq!(summary["audit"]["occurrences_lost"], 0);
-    assert_eq!(summary["audit"]["records_checked"]["false_swaps"], 0);
+    assert_eq!(summary["audit"]["false_swaps"], 0);
+    assert_eq!(summary["audit"]["exposed"], 0);
     let published = out.join("published.dat").to_str().unwrap().to_owned();
     let key = out.join("key.txt").to_str().unwrap().to_owned();
     let audit = |file: &str, key: &str, method: &str| {
@@ -662,29 +744,34 @@ fn anonymize_swap_writes_a_verified_publication_and_a_key() {
     let o = audit(&published, &key, "partswap");
     assert!(o.status.success(), "{}", stderr(&o));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(report["records_checked"]["changed"], 2 * summary["pairs"].as_u64().unwrap());
+    assert_eq!(report["changed"], 2 * summary["pairs"].as_u64().unwrap());
 
-    // The original itself, under the identity key: nothing changed, nothing wrong.
+    // The original itself, under the identity key, fails under every method that would change
+    // it: exit 3. (Table 1 has no record of one category, so full swapping changes nothing and
+    // the original is its own full swapping.)
     let identity =
         fixture(dir.path(), "identity.txt", (1..=10).map(|i| format!("{i}\n")).collect::<String>());
-    let o = audit(&data, &identity, "partswap");
-    assert!(o.status.success(), "{}", stderr(&o));
-    // An item that is not in the original: exit 2.
+    for method in ["partswap", "both", "randswap", "partsupp", "splitperson"] {
+        let o = audit(&data, &identity, method);
+        assert_eq!(o.status.code(), Some(3), "{method}: {}", stderr(&o));
+    }
+    assert!(audit(&data, &identity, "fullswap").status.success());
+    // An item that is not in the original: exit 3.
     let forged = fixture(
         dir.path(),
         "forged.dat",
         std::fs::read_to_string(&published).unwrap().replacen('\n', " 99\n", 1),
     );
     let o = audit(&forged, &key, "partswap");
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     // A key that is not a list of record numbers: exit 2 naming the line.
     let bad_key = fixture(dir.path(), "bad.txt", "1\nx\n");
     let o = audit(&published, &bad_key, "partswap");
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("bad.txt:2"), "{}", stderr(&o));
 
-    // Random swapping under the partswap audit: false swaps or losses are caught; random
-    // categories are written beside the publication.
+    // Random swapping, allowed to leave records exposed; random categories are written
+    // beside the publication.
     let rand_out = dir.path().join("rand");
     let o = txanon(&[
         "anonymize",
@@ -694,6 +781,8 @@ fn anonymize_swap_writes_a_verified_publication_and_a_key() {
         "randswap",
         "--random-categories",
         "3",
+        "--max-exposed",
+        "10",
         "--seed",
         "5",
         "-o",
@@ -744,14 +833,39 @@ fn anonymize_slicing_publishes_the_papers_two_buckets_and_audits_all_methods() {
     assert_eq!(summary["audit"]["worst"], 0.5);
     let csv = std::fs::read_to_string(out.join("sliced.csv")).unwrap();
     assert!(csv.starts_with("bucket,Age,Sex,Zipcode,Disease\n"), "{csv}");
-    let audit = txanon(&["audit", "slicing", &data, out_s, "--schema", &schema]);
+    let audit = txanon(&["audit", "slicing", &data, out_s, "--schema", &schema, "-l", "2"]);
     assert!(audit.status.success(), "{}", stderr(&audit));
     let stronger = txanon(&["audit", "slicing", &data, out_s, "--schema", &schema, "-l", "3"]);
-    assert!(
-        !stronger.status.success() && stderr(&stronger).contains("1/3"),
-        "{}",
-        stderr(&stronger)
-    );
+    assert_eq!(stronger.status.code(), Some(3), "{}", stderr(&stronger));
+    assert!(stderr(&stronger).contains("1/3"), "{}", stderr(&stronger));
+    // The auditor's ℓ is required; ℓ = 1 protects nothing.
+    let o = txanon(&["audit", "slicing", &data, out_s, "--schema", &schema]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = txanon(&["audit", "slicing", &data, out_s, "--schema", &schema, "-l", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // Every Disease value replaced by an invented one: exit 3.
+    let sliced = std::fs::read_to_string(out.join("sliced.csv")).unwrap();
+    let mut lines = sliced.lines();
+    let mut invented = format!("{}\n", lines.next().unwrap());
+    for (k, line) in lines.enumerate() {
+        let (kept, _) = line.rsplit_once(',').unwrap();
+        invented.push_str(&format!("{kept},Invented{k}\n"));
+    }
+    let forged = dir.path().join("forged");
+    std::fs::create_dir(&forged).unwrap();
+    std::fs::write(forged.join("sliced.csv"), invented).unwrap();
+    std::fs::copy(out.join("sliced.json"), forged.join("sliced.json")).unwrap();
+    let o = txanon(&[
+        "audit",
+        "slicing",
+        &data,
+        forged.to_str().unwrap(),
+        "--schema",
+        &schema,
+        "-l",
+        "2",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     for (method, files) in [
         ("mondrian", vec!["generalized.csv", "generalized.json", "summary.json"]),
         ("anatomy", vec!["anatomy.json", "qit.csv", "st.csv", "summary.json"]),
@@ -775,7 +889,8 @@ fn anonymize_slicing_publishes_the_papers_two_buckets_and_audits_all_methods() {
         ]);
         assert!(o.status.success(), "{method}: {}", stderr(&o));
         assert_eq!(files_in(&out), files);
-        let audit = txanon(&["audit", "slicing", &data, out_s, "--schema", &schema]);
+        let audit =
+            txanon(&["audit", "slicing", &data, out_s, "--schema", &schema, "-l", "2", "-k", "2"]);
         assert!(audit.status.success(), "{method}: {}", stderr(&audit));
     }
 }
@@ -838,4 +953,63 @@ fn anonymize_slicing_refuses_bad_input_with_exit_2_and_no_output() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(!out.exists());
+}
+
+/// The README's swap workflow passes its own audit: random categories written beside the
+/// publication, read back by the auditor, for category counts that cross a digit (9, 10, 12)
+/// and the paper's 50, several seeds. (Category ids once differed between the run, numeric,
+/// and the file read back, textual, which broke ties differently.)
+#[test]
+fn the_readme_swap_workflow_passes_its_own_audit() {
+    let dir = tempfile::tempdir().unwrap();
+    let quest = dir.path().join("q.dat");
+    let o = txanon(&[
+        "generate",
+        "quest",
+        "--transactions",
+        "3000",
+        "--avg-len",
+        "8",
+        "--pattern-len",
+        "3",
+        "--items",
+        "200",
+        "--seed",
+        "2",
+        "--out",
+        quest.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let q = quest.to_str().unwrap();
+    for categories in ["9", "10", "12", "50"] {
+        for seed in ["1", "7", "23"] {
+            let out = dir.path().join(format!("swap-{categories}-{seed}"));
+            let o = txanon(&[
+                "anonymize",
+                "swap",
+                q,
+                "--random-categories",
+                categories,
+                "--seed",
+                seed,
+                "-o",
+                out.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "{categories}/{seed}: {}", stderr(&o));
+            let at = |f: &str| out.join(f).to_str().unwrap().to_owned();
+            let o = txanon(&[
+                "audit",
+                "swap",
+                q,
+                &at("published.dat"),
+                "--categories",
+                &at("categories.txt"),
+                "--key",
+                &at("key.txt"),
+                "--method",
+                "partswap",
+            ]);
+            assert!(o.status.success(), "{categories}/{seed}: {}", stderr(&o));
+        }
+    }
 }

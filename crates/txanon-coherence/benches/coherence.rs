@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use txanon_coherence::{CoherenceParams, Engine, anonymize, audit};
+use txanon_coherence::{CoherenceClaim, CoherenceParams, Engine, anonymize, audit};
 use txanon_data::{QuestParams, ReadOptions, TransactionDb, datasets, random_items, read_path};
 
 fn inputs() -> Vec<(String, TransactionDb)> {
@@ -46,8 +46,10 @@ fn coherence(c: &mut Criterion) {
             });
         }
         let published = anonymize(&db, &private, &counting).expect("coherent").published;
+        let labels: Vec<String> = private.iter().map(|&s| db.label(s).to_string()).collect();
+        let claim = CoherenceClaim::new(0.4, 10, 3).expect("valid");
         group.bench_function(BenchmarkId::new("audit", format!("{name}/p=3")), |b| {
-            b.iter(|| audit(black_box(&published), &private, 0.4, 10, 3).expect("coherent"))
+            b.iter(|| audit(black_box(&published), &labels, &claim, None).expect("coherent"))
         });
     }
     group.finish();

@@ -10,6 +10,7 @@ use serde::Serialize;
 use txanon_data::{ItemId, TransactionDb};
 use txanon_mining::{MinSupport, MiningParams, count_itemsets};
 
+use crate::audit::{AuditReport, CoherenceClaim, audit};
 use crate::engines::{
     CountedMoles, Counter, EdgeMoles, ListedMoles, ListedNuggets, MinedNuggets, occurring,
 };
@@ -85,6 +86,9 @@ pub struct Coherent {
     pub setup_seconds: f64,
     /// Seconds for the greedy loop.
     pub greedy_seconds: f64,
+    /// The audit the publication passed: the parameters' (h,k,p)-coherence, and the
+    /// publication against the input.
+    pub audit: AuditReport,
 }
 
 /// The mole border `[U, L]` of a database after the pre-step, in the input's item ids.
@@ -288,7 +292,11 @@ pub fn anonymize(
         let params = MiningParams::new(MinSupport::Count(k2)).check()?;
         Ok(count_itemsets(d, &params)?.total().expect("checked by count_itemsets"))
     };
+    let claim = CoherenceClaim::new(params.h(), u64::from(params.k()), params.p() as u64)?;
+    let private_labels: Vec<String> = private.iter().map(|&s| db.label(s).to_string()).collect();
+    let audit = audit(&published, &private_labels, &claim, Some(db))?;
     Ok(Coherent {
+        audit,
         nuggets_before: nuggets_of(db)?,
         nuggets_after: nuggets_of(&published)?,
         published,

@@ -1,136 +1,508 @@
-//! The independent checker: no mole remains, verified from the published data alone.
+//! The independent checker: (h,k,p)-coherence verified from the published transactions and the
+//! auditor's private items, and the publication checked against the original when given.
+//!
+//! It shares no code with the algorithm (no mole border, no engine, no miner): a depth-first
+//! search over the public itemsets that occur, in item order, with the transaction lists of
+//! each node, checks every itemset of at most `p` items. A perfect extension of a node (an item
+//! in every one of its transactions) gives itemsets with the node's own transactions, hence
+//! the node's own support and inferences: it is never branched on. So `k` identical wide
+//! transactions cost one pass, and a violation in a wide transaction is found after one scan
+//! of it; the search stops once [`MAX_VIOLATIONS`](txanon_data::audit::MAX_VIOLATIONS) are
+//! found.
 
-use rayon::prelude::*;
+use std::collections::HashMap;
+use std::fmt;
+
 use serde::Serialize;
-use txanon_data::{ItemId, ItemIndex, TransactionDb};
-use txanon_mining::{Algorithm, MinSupport, MiningParams, count_itemsets, frequent_itemsets};
+use txanon_data::audit::{ViolationLog, Violations, share_exceeds};
+use txanon_data::{ItemId, ParamError, TransactionDb};
 
 use crate::error::CoherenceError;
-use crate::working::breaches;
 
-/// What the audit found in data that passes.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AuditReport {
-    /// The parameters verified.
-    pub h: f64,
-    /// Cohort size verified.
-    pub k: u32,
-    /// Attacker's power verified.
-    pub p: usize,
-    /// Public itemsets of length `1..=p` that occur (all checked).
-    pub public_itemsets: u128,
-    /// The largest `Pr(s|γ)` met, over private items `s` and those itemsets (and the empty one).
-    pub worst_breach: f64,
+/// The guarantee an auditor wants verified: no attacker who knows at most `p` public items of a
+/// person finds fewer than `k` transactions matching them, or infers a private item with
+/// probability above `h`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CoherenceClaim {
+    h: f64,
+    k: u64,
+    p: u64,
 }
 
-/// Verifies that `published` is (h,k,p)-coherent with private items `private` (items of
-/// `published`), from the data alone:
-/// 1. the empty itemset is no mole: at least `k` transactions, no private item in more than
-///    `h` of them;
-/// 2. every public itemset of length `1..=p` that occurs has support at least `k`: FP-Growth's
-///    numbers of such itemsets per length at support 1 and at support `k` are equal;
-/// 3. for every one of them (all frequent at `k` by 2.) and every private item `s`,
-///    `Pr(s|γ) ≤ h`, from the transactions of `γ` (an inverted index, rayon over itemsets).
-///    With 1., that bounds every breach probability, a maximum over subsets.
+impl CoherenceClaim {
+    /// `(h, k, p)`.
+    ///
+    /// # Errors
+    /// [`ParamError::OutOfRange`] for `h` outside `[0, 1)` (`h ≥ 1` bounds nothing), `k < 2`
+    /// (a cohort of one is no cohort), or `p < 1`.
+    pub fn new(h: f64, k: u64, p: u64) -> Result<Self, ParamError> {
+        let bad = |name, value: String, reason| Err(ParamError::OutOfRange { name, value, reason });
+        if !(0.0..1.0).contains(&h) {
+            return bad("h", h.to_string(), "a probability bound in [0, 1): h ≥ 1 bounds nothing");
+        }
+        if k < 2 {
+            return bad("k", k.to_string(), "at least 2: k = 1 forbids nothing");
+        }
+        if p < 1 {
+            return bad("p", p.to_string(), "an attacker knows at least one item");
+        }
+        Ok(Self { h, k, p })
+    }
+
+    /// The breach bound.
+    pub fn h(&self) -> f64 {
+        self.h
+    }
+
+    /// The cohort size.
+    pub fn k(&self) -> u64 {
+        self.k
+    }
+
+    /// The attacker's power.
+    pub fn p(&self) -> u64 {
+        self.p
+    }
+}
+
+/// A way a publication breaks (h,k,p)-coherence or its origin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CoherenceViolation {
+    /// Fewer than `k` transactions: the empty itemset, known to every attacker, is a mole.
+    TooFewTransactions {
+        /// Transactions.
+        transactions: usize,
+        /// The claim's `k`.
+        k: u64,
+    },
+    /// A public itemset of at most `p` items that occurs in fewer than `k` transactions.
+    RareItemset {
+        /// The itemset (labels, ascending by id).
+        itemset: Vec<String>,
+        /// Its support.
+        support: u64,
+        /// The claim's `k`.
+        k: u64,
+    },
+    /// A private item inferred above `h` from a public itemset (the empty one included).
+    Breach {
+        /// The itemset known.
+        itemset: Vec<String>,
+        /// The private item inferred.
+        private: String,
+        /// Transactions of the itemset holding it.
+        count: u64,
+        /// The itemset's support.
+        support: u64,
+    },
+    /// Another number of transactions than the original.
+    RecordCount {
+        /// Published.
+        published: usize,
+        /// Original.
+        original: usize,
+    },
+    /// A published item the original does not have.
+    ItemNotInOriginal {
+        /// The item.
+        item: String,
+    },
+    /// A private item whose occurrences changed: private items are never suppressed.
+    PrivateChanged {
+        /// The item.
+        item: String,
+        /// Occurrences in the original.
+        original: u64,
+        /// In the publication.
+        published: u64,
+    },
+    /// A public item neither kept everywhere nor suppressed everywhere.
+    PartlySuppressed {
+        /// The item.
+        item: String,
+        /// Occurrences in the original.
+        original: u64,
+        /// In the publication.
+        published: u64,
+    },
+    /// The published transactions are not the original's less the suppressed items.
+    TransactionsNotFromOriginal {
+        /// A transaction (labels, sorted) published another number of times than the original
+        /// less its suppressed items holds it.
+        transaction: Vec<String>,
+    },
+}
+
+impl fmt::Display for CoherenceViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let set = |items: &[String]| format!("{{{}}}", items.join(","));
+        match self {
+            Self::TooFewTransactions { transactions, k } => {
+                write!(f, "{transactions} transactions, fewer than k = {k}")
+            }
+            Self::RareItemset { itemset, support, k } => write!(
+                f,
+                "public itemset {} occurs in {support} transactions, fewer than k = {k}",
+                set(itemset)
+            ),
+            Self::Breach { itemset, private, count, support } => {
+                write!(f, "Pr({private} | {}) = {count}/{support}, above h", set(itemset))
+            }
+            Self::RecordCount { published, original } => {
+                write!(f, "{published} transactions published, the original has {original}")
+            }
+            Self::ItemNotInOriginal { item } => {
+                write!(f, "published item {item} is not an item of the original")
+            }
+            Self::PrivateChanged { item, original, published } => write!(
+                f,
+                "private item {item} occurs {published} times, {original} in the original: private items are never suppressed"
+            ),
+            Self::PartlySuppressed { item, original, published } => write!(
+                f,
+                "public item {item} occurs {published} times, {original} in the original: an item is kept or suppressed everywhere"
+            ),
+            Self::TransactionsNotFromOriginal { transaction } => write!(
+                f,
+                "transaction {} is published another number of times than the original less its suppressed items holds it",
+                set(transaction)
+            ),
+        }
+    }
+}
+
+/// Coherence's violations, as the error carries them.
+pub type CoherenceViolations = Violations<CoherenceViolation>;
+
+/// What the audit found in data that keeps the claim.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditReport {
+    /// The claim verified.
+    pub claim: CoherenceClaim,
+    /// Transactions.
+    pub transactions: usize,
+    /// Classes of public itemsets checked (an itemset with its perfect extensions: one
+    /// transaction list, one check).
+    pub classes_checked: u64,
+    /// The largest `Pr(s | γ)` met, over private items `s` and public itemsets `γ` of at most
+    /// `p` items (the empty one included).
+    pub worst_breach: f64,
+    /// Public items of the original suppressed, when the original was given.
+    pub suppressed_items: Option<usize>,
+}
+
+/// Verifies that `published` is (h,k,p)-coherent for the private items `private` (labels;
+/// those absent from `published` are inferred from nothing) under `claim`: at least `k` transactions, and for every public itemset `γ` of
+/// at most `p` items that occurs (the empty one included), support at least `k` and no
+/// private item in more than `h` of its transactions.
+///
+/// With `original` (matched by label): as many transactions; every published item an original
+/// item; every private item as often as in the original; every public item kept everywhere or
+/// suppressed everywhere; and the published transactions, as a multiset, the original's less
+/// the suppressed items.
 ///
 /// # Errors
-/// [`CoherenceError::Audit`] naming the first violation found; [`CoherenceError::Mining`] when
-/// the itemsets to check are beyond the listing limit.
+/// [`CoherenceError::Audit`] with the violations found.
+///
+/// # Complexity
+/// For each class of itemsets visited, one scan of its transactions: `O(Σ_γ Σ_{t ∋ γ} |t|)`
+/// over the classes of at most `p` base items with support at least `k`, stopping early at
+/// violations; linear in the data for the wide transactions described in the module docs.
 pub fn audit(
     published: &TransactionDb,
-    private: &[ItemId],
-    h: f64,
-    k: u32,
-    p: usize,
+    private: &[String],
+    claim: &CoherenceClaim,
+    original: Option<&TransactionDb>,
 ) -> Result<AuditReport, CoherenceError> {
+    let mut log = ViolationLog::new();
     let n = published.len();
-    let fail = |msg: String| Err(CoherenceError::Audit(msg));
-    if n < k as usize {
-        return fail(format!("{n} transactions, fewer than k = {k}"));
-    }
+    let (h, k) = (claim.h, claim.k);
+    let label = |i: ItemId| published.label(i).to_string();
     let mut is_private = vec![false; published.num_items()];
-    for &s in private {
+    // A private item the publication does not hold is inferred from nothing.
+    for s in private.iter().filter_map(|s| published.labels().find(s)) {
         is_private[s as usize] = true;
     }
-    let mut worst = 0.0f64;
-    for &s in private {
-        let support = published.supports()[s as usize];
-        if breaches(support, n as u32, h) {
-            return fail(format!(
-                "private item {} is in {support} of {n} transactions, more than h = {h}",
-                published.label(s)
-            ));
-        }
-        worst = worst.max(support as f64 / n as f64);
+    if (n as u64) < k {
+        log.push(CoherenceViolation::TooFewTransactions { transactions: n, k });
     }
-    let mut offsets = vec![0];
-    let mut items = Vec::with_capacity(published.occurrences());
+    // Public and private parts of every transaction, compressed rows.
+    let mut public = Rows::default();
+    let mut secret = Rows::default();
     for t in published.iter() {
-        items.extend(t.iter().copied().filter(|&i| !is_private[i as usize]));
-        offsets.push(items.len());
+        public.push(t.iter().copied().filter(|&i| !is_private[i as usize]));
+        secret.push(t.iter().copied().filter(|&i| is_private[i as usize]));
     }
-    let public = TransactionDb::from_parts(offsets, items, published.labels().clone());
-    let by_len = |min: u32| -> Result<Vec<u128>, CoherenceError> {
-        let params = MiningParams::new(MinSupport::Count(min)).max_len(Some(p)).check()?;
-        let mut v = count_itemsets(&public, &params)?.by_len;
-        v.resize(p + 1, 0);
-        Ok(v)
-    };
-    let (occurring, frequent) = (by_len(1)?, by_len(k)?);
-    for len in 1..=p {
-        if occurring[len] != frequent[len] {
-            return fail(format!(
-                "{} public itemsets of {len} items occur in fewer than k = {k} transactions",
-                occurring[len] - frequent[len]
-            ));
+    let mut worst = 0.0f64;
+    let mut private_counts = vec![0u64; published.num_items()];
+    let all: Vec<u32> = (0..n as u32).collect();
+    if let Some(v) = breach(&all, &secret, &mut private_counts, h, &mut worst) {
+        log.push(CoherenceViolation::Breach {
+            itemset: Vec::new(),
+            private: label(v.0),
+            count: v.1,
+            support: n as u64,
+        });
+    }
+    let mut classes = 1u64;
+    if n as u64 >= k {
+        classes +=
+            search(&public, &secret, claim, &mut private_counts, &mut worst, &mut log, &label);
+    }
+    let mut suppressed_items = None;
+    if let Some(original) = original {
+        suppressed_items = check_original(published, private, original, &mut log);
+    }
+    log.finish(AuditReport {
+        claim: *claim,
+        transactions: n,
+        classes_checked: classes,
+        worst_breach: worst,
+        suppressed_items,
+    })
+    .map_err(CoherenceError::Audit)
+}
+
+/// Compressed rows of item ids.
+#[derive(Debug, Default)]
+struct Rows {
+    offsets: Vec<usize>,
+    items: Vec<ItemId>,
+}
+
+impl Rows {
+    fn push(&mut self, row: impl Iterator<Item = ItemId>) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        self.items.extend(row);
+        self.offsets.push(self.items.len());
+    }
+
+    fn row(&self, t: u32) -> &[ItemId] {
+        &self.items[self.offsets[t as usize]..self.offsets[t as usize + 1]]
+    }
+}
+
+/// The private item most often among `tids`, if its share exceeds `h`: `(item, count)`.
+/// Updates `worst` with the largest share met. `counts` is zero on entry and on return.
+fn breach(
+    tids: &[u32],
+    secret: &Rows,
+    counts: &mut [u64],
+    h: f64,
+    worst: &mut f64,
+) -> Option<(ItemId, u64)> {
+    if tids.is_empty() || secret.offsets.is_empty() {
+        return None;
+    }
+    let mut touched = Vec::new();
+    for &t in tids {
+        for &s in secret.row(t) {
+            if counts[s as usize] == 0 {
+                touched.push(s);
+            }
+            counts[s as usize] += 1;
         }
     }
-    let params = MiningParams::new(MinSupport::Count(k)).max_len(Some(p)).check()?;
-    let listed = frequent_itemsets(&public, Algorithm::FpGrowth, &params)?;
-    let index = ItemIndex::new(published);
-    let worst_of = |gamma: &[ItemId]| -> (f64, Option<ItemId>) {
-        let mut tids: Vec<u32> = index.transactions(gamma[0]).to_vec();
-        for &i in &gamma[1..] {
-            tids.retain(|&t| published.transaction(t as usize).binary_search(&i).is_ok());
+    let mut top: Option<(ItemId, u64)> = None;
+    for &s in &touched {
+        let c = counts[s as usize];
+        if top.is_none_or(|(best, bc)| c > bc || (c == bc && s < best)) {
+            top = Some((s, c));
         }
-        let mut counts: std::collections::HashMap<ItemId, u32> = std::collections::HashMap::new();
-        for &t in &tids {
-            for &i in published.transaction(t as usize) {
-                if is_private[i as usize] {
-                    *counts.entry(i).or_default() += 1;
+        counts[s as usize] = 0;
+    }
+    let (s, c) = top?;
+    let total = tids.len() as u64;
+    *worst = worst.max(c as f64 / total as f64);
+    share_exceeds(c, total, h).then_some((s, c))
+}
+
+/// A node of the search: its base itemset (no perfect extension) and its transactions.
+struct Node {
+    base: Vec<ItemId>,
+    tids: Vec<u32>,
+}
+
+/// The depth-first search below the empty itemset; the number of classes visited.
+fn search(
+    public: &Rows,
+    secret: &Rows,
+    claim: &CoherenceClaim,
+    private_counts: &mut [u64],
+    worst: &mut f64,
+    log: &mut ViolationLog<CoherenceViolation>,
+    label: &dyn Fn(ItemId) -> String,
+) -> u64 {
+    let items = public.items.iter().map(|&i| i as usize + 1).max().unwrap_or(0);
+    let n = public.offsets.len().saturating_sub(1);
+    let mut counts = vec![0u32; items];
+    let mut classes = 0u64;
+    let mut stack = vec![Node { base: Vec::new(), tids: (0..n as u32).collect() }];
+    while let Some(node) = stack.pop() {
+        if log.is_full() {
+            break;
+        }
+        let last = node.base.last().copied();
+        let after =
+            |row: &[ItemId]| -> usize { last.map_or(0, |a| row.partition_point(|&i| i <= a)) };
+        // Count the items after the base's last in the node's transactions.
+        let mut touched: Vec<ItemId> = Vec::new();
+        for &t in &node.tids {
+            let row = public.row(t);
+            for &b in &row[after(row)..] {
+                if counts[b as usize] == 0 {
+                    touched.push(b);
+                }
+                counts[b as usize] += 1;
+            }
+        }
+        touched.sort_unstable();
+        let support = node.tids.len() as u32;
+        let depth = node.base.len() as u64 + 1;
+        // Children: not perfect extensions (those share the node's transactions and checks).
+        let mut children: Vec<(ItemId, u32)> = Vec::new();
+        for &b in &touched {
+            let c = counts[b as usize];
+            counts[b as usize] = 0;
+            if c == support {
+                continue;
+            }
+            if u64::from(c) < claim.k {
+                let mut itemset: Vec<String> = node.base.iter().map(|&i| label(i)).collect();
+                itemset.push(label(b));
+                if !log.push(CoherenceViolation::RareItemset {
+                    itemset,
+                    support: u64::from(c),
+                    k: claim.k,
+                }) {
+                    return classes;
+                }
+            } else {
+                children.push((b, c));
+            }
+        }
+        if children.is_empty() {
+            continue;
+        }
+        // Each child's transactions, in one more pass; `counts` (all zero again) holds each
+        // child's slot plus one meanwhile.
+        for (x, &(b, _)) in children.iter().enumerate() {
+            counts[b as usize] = x as u32 + 1;
+        }
+        let mut lists: Vec<Vec<u32>> =
+            children.iter().map(|&(_, c)| Vec::with_capacity(c as usize)).collect();
+        for &t in &node.tids {
+            let row = public.row(t);
+            for &b in &row[after(row)..] {
+                let x = counts[b as usize];
+                if x > 0 {
+                    lists[x as usize - 1].push(t);
                 }
             }
         }
-        let top = counts.into_iter().max_by_key(|&(s, c)| (c, std::cmp::Reverse(s)));
-        match top {
-            Some((s, c)) if breaches(c, tids.len() as u32, h) => {
-                (c as f64 / tids.len() as f64, Some(s))
+        for &(b, _) in &children {
+            counts[b as usize] = 0;
+        }
+        // Pushed in reverse so that the smallest item is searched first.
+        for ((b, _), tids) in children.into_iter().zip(lists).rev() {
+            classes += 1;
+            let mut base = node.base.clone();
+            base.push(b);
+            if let Some((s, c)) = breach(&tids, secret, private_counts, claim.h, worst) {
+                let pushed = log.push(CoherenceViolation::Breach {
+                    itemset: base.iter().map(|&i| label(i)).collect(),
+                    private: label(s),
+                    count: c,
+                    support: tids.len() as u64,
+                });
+                if !pushed {
+                    return classes;
+                }
             }
-            Some((_, c)) => (c as f64 / tids.len() as f64, None),
-            None => (0.0, None),
+            if depth < claim.p {
+                stack.push(Node { base, tids });
+            }
         }
-    };
-    // Per listed itemset: its worst inference, and the itemset and private item that breach.
-    type Finding = (f64, Option<(Vec<ItemId>, ItemId)>);
-    let results: Vec<Finding> = (0..listed.len())
-        .into_par_iter()
-        .map(|i| {
-            let (gamma, _) = listed.get(i);
-            let (share, breach) = worst_of(gamma);
-            (share, breach.map(|s| (gamma.to_vec(), s)))
-        })
-        .collect();
-    for (share, breach) in &results {
-        if let Some((gamma, s)) = breach {
-            let labels: Vec<String> =
-                gamma.iter().map(|&i| published.label(i).to_string()).collect();
-            return fail(format!(
-                "Pr({} | {{{}}}) = {share:.4}, more than h = {h}",
-                published.label(*s),
-                labels.join(",")
-            ));
-        }
-        worst = worst.max(*share);
     }
-    Ok(AuditReport { h, k, p, public_itemsets: occurring.iter().sum(), worst_breach: worst })
+    classes
+}
+
+/// The checks against the original; the number of public items suppressed.
+fn check_original(
+    published: &TransactionDb,
+    private: &[String],
+    original: &TransactionDb,
+    log: &mut ViolationLog<CoherenceViolation>,
+) -> Option<usize> {
+    let private: std::collections::HashSet<&str> = private.iter().map(String::as_str).collect();
+    if published.len() != original.len() {
+        log.push(CoherenceViolation::RecordCount {
+            published: published.len(),
+            original: original.len(),
+        });
+        return None;
+    }
+    let mut published_support: HashMap<String, u64> = HashMap::new();
+    for i in 0..published.num_items() as ItemId {
+        let item = published.label(i).to_string();
+        if original.labels().find(&item).is_none() {
+            log.push(CoherenceViolation::ItemNotInOriginal { item: item.clone() });
+        }
+        published_support.insert(item, u64::from(published.supports()[i as usize]));
+    }
+    let mut suppressed = vec![false; original.num_items()];
+    let mut count = 0;
+    for i in 0..original.num_items() as ItemId {
+        let item = original.label(i).to_string();
+        let before = u64::from(original.supports()[i as usize]);
+        let after = published_support.get(&item).copied().unwrap_or(0);
+        if private.contains(item.as_str()) {
+            if after != before {
+                log.push(CoherenceViolation::PrivateChanged {
+                    item,
+                    original: before,
+                    published: after,
+                });
+            }
+        } else if after == 0 && before > 0 {
+            suppressed[i as usize] = true;
+            count += 1;
+        } else if after != before {
+            log.push(CoherenceViolation::PartlySuppressed {
+                item,
+                original: before,
+                published: after,
+            });
+        }
+    }
+    if !log.is_empty() {
+        return None;
+    }
+    let mut balance: HashMap<Vec<String>, i64> = HashMap::new();
+    for t in original.iter() {
+        let mut kept: Vec<String> = t
+            .iter()
+            .filter(|&&i| !suppressed[i as usize])
+            .map(|&i| original.label(i).to_string())
+            .collect();
+        kept.sort_unstable();
+        *balance.entry(kept).or_default() += 1;
+    }
+    for t in published.iter() {
+        let mut row: Vec<String> = t.iter().map(|&i| published.label(i).to_string()).collect();
+        row.sort_unstable();
+        *balance.entry(row).or_default() -= 1;
+    }
+    let mut off: Vec<Vec<String>> =
+        balance.into_iter().filter(|&(_, b)| b != 0).map(|(t, _)| t).collect();
+    off.sort_unstable();
+    for transaction in off {
+        if !log.push(CoherenceViolation::TransactionsNotFromOriginal { transaction }) {
+            break;
+        }
+    }
+    Some(count)
 }

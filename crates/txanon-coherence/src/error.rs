@@ -30,14 +30,19 @@ pub enum CoherenceError {
     /// Mining failed (a count beyond 128 bits, or a listing over its limit).
     #[error(transparent)]
     Mining(#[from] MiningError),
-    /// Published data that is not coherent.
+    /// Published data that breaks the claim audited.
     #[error("audit failed: {0}")]
-    Audit(String),
+    Audit(crate::audit::CoherenceViolations),
 }
 
 impl CoherenceError {
     /// True when the error comes from the caller's data or parameters (a CLI exits 2).
     pub fn is_bad_input(&self) -> bool {
         !matches!(self, CoherenceError::Audit(_))
+    }
+
+    /// True for a publication that failed its audit (a CLI exits 3).
+    pub fn is_audit_failure(&self) -> bool {
+        matches!(self, CoherenceError::Audit(_))
     }
 }

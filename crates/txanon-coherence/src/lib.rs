@@ -6,10 +6,11 @@
 //!
 //! - [`anonymize`]: the pre-step and the greedy algorithm of the paper's Figure 2, with the
 //!   counts of moles and nuggets per item kept by one of three [`Engine`]s.
-//! - [`audit`]: the independent checker, from the published data and the private items alone.
+//! - [`audit`]: the independent checker of a [`CoherenceClaim`], from the published data and
+//!   the private items (and the original when given); it shares no code with the algorithm.
 //!
 //! ```
-//! use txanon_coherence::{CoherenceParams, anonymize, audit};
+//! use txanon_coherence::{CoherenceClaim, CoherenceParams, anonymize, audit};
 //! use txanon_data::TransactionDb;
 //!
 //! // Item 9 is private. Item 1 alone identifies the first transaction (support 1 < k = 2).
@@ -19,7 +20,9 @@
 //! let nine = db.labels().find("9").unwrap();
 //! let params = CoherenceParams::new(0.5, 2, 2, 2).check()?;
 //! let result = anonymize(&db, &[nine], &params)?;
-//! assert!(audit(&result.published, &[nine], 0.5, 2, 2).is_ok());
+//! // `anonymize` has audited its output; an auditor does it again from the data alone.
+//! let claim = CoherenceClaim::new(0.5, 2, 2)?;
+//! assert!(audit(&result.published, &["9".to_string()], &claim, Some(&db)).is_ok());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
@@ -33,7 +36,7 @@ mod params;
 mod working;
 
 pub use algorithm::{Coherent, MoleBorder, Reason, Suppressed, anonymize, mole_border};
-pub use audit::{AuditReport, audit};
+pub use audit::{AuditReport, CoherenceClaim, CoherenceViolation, CoherenceViolations, audit};
 pub use error::CoherenceError;
 pub use params::{CoherenceParams, Engine, ValidCoherenceParams};
 

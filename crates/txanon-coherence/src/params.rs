@@ -82,15 +82,19 @@ impl CoherenceParams {
     /// Validates the parameters.
     ///
     /// # Errors
-    /// [`ParamError::OutOfRange`] for `h` outside `[0, 1]`, `k`, `p` or `k′` below 1, or the
+    /// [`ParamError::OutOfRange`] for `h` outside `[0, 1)`, `k` below 2, `p` or `k′` below 1, or the
     /// enumeration engine with `p` above 4.
     pub fn check(self) -> Result<ValidCoherenceParams, ParamError> {
         let bad = |name, value: String, reason| Err(ParamError::OutOfRange { name, value, reason });
-        if !(0.0..=1.0).contains(&self.h) {
-            return bad("h", self.h.to_string(), "a probability between 0 and 1");
+        if !(0.0..1.0).contains(&self.h) {
+            return bad(
+                "h",
+                self.h.to_string(),
+                "a probability bound in [0, 1): h ≥ 1 bounds nothing",
+            );
         }
-        if self.k < 1 {
-            return bad("k", "0".into(), "at least 1 (k = 1 forbids nothing)");
+        if self.k < 2 {
+            return bad("k", self.k.to_string(), "at least 2: k = 1 forbids nothing");
         }
         if self.p < 1 {
             return bad("p", "0".into(), "an attacker knows at least one item");
@@ -151,6 +155,8 @@ mod tests {
         assert!(CoherenceParams::new(1.5, 3, 3, 4).check().is_err());
         assert!(CoherenceParams::new(-0.1, 3, 3, 4).check().is_err());
         assert!(CoherenceParams::new(0.5, 0, 3, 4).check().is_err());
+        assert!(CoherenceParams::new(0.5, 1, 3, 4).check().is_err());
+        assert!(CoherenceParams::new(1.0, 3, 3, 4).check().is_err());
         assert!(CoherenceParams::new(0.5, 3, 0, 4).check().is_err());
         assert!(CoherenceParams::new(0.5, 3, 3, 0).check().is_err());
         assert!(CoherenceParams::new(0.5, 3, 5, 4).engine(Engine::Enumerate).check().is_err());

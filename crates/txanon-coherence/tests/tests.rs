@@ -6,8 +6,11 @@ use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 use txanon_border::{AllItemsets, Border, count};
+mod tamper;
+
 use txanon_coherence::{
-    CoherenceError, CoherenceParams, Engine, Reason, anonymize, audit, mole_border,
+    CoherenceClaim, CoherenceError, CoherenceParams, CoherenceViolation, Engine, Reason, anonymize,
+    audit, mole_border,
 };
 use txanon_data::{ItemId, ReadOptions, TransactionDb, datasets, random_items, read_path};
 use txanon_mining::{Algorithm, MinSupport, MiningParams, frequent_itemsets};
@@ -19,6 +22,26 @@ fn figure1() -> (TransactionDb, Vec<ItemId>) {
     let (private, unknown) = txanon_data::resolve_labels(&db, &labels);
     assert!(unknown.is_empty());
     (db, private)
+}
+
+/// The audit of `published` for (h, k, p), private items given by id of `db`.
+fn check(
+    published: &TransactionDb,
+    db: &TransactionDb,
+    private: &[ItemId],
+    (h, k, p): (f64, u64, u64),
+    original: Option<&TransactionDb>,
+) -> Result<txanon_coherence::AuditReport, CoherenceError> {
+    let names: Vec<String> = private.iter().map(|&s| db.label(s).to_string()).collect();
+    audit(published, &names, &CoherenceClaim::new(h, k, p).unwrap(), original)
+}
+
+/// The first violation of a failed audit.
+fn first(result: Result<txanon_coherence::AuditReport, CoherenceError>) -> CoherenceViolation {
+    match result {
+        Err(CoherenceError::Audit(v)) => v.first().clone(),
+        other => panic!("expected a failed audit, got {other:?}"),
+    }
 }
 
 fn labels(db: &TransactionDb, sets: &[Vec<ItemId>]) -> Vec<String> {
@@ -73,11 +96,11 @@ fn the_papers_running_example() {
         );
         // e, f, g, ef, fg remain.
         assert_eq!((result.nuggets_before, result.nuggets_after), (9, 5), "{engine:?}");
-        audit(&result.published, &private, 0.5, 3, 3).unwrap();
+        check(&result.published, &db, &private, (0.5, 3, 3), Some(&db)).unwrap();
     }
-    // The original is not coherent: ae is in one transaction.
-    let err = audit(&db, &private, 0.5, 3, 3).unwrap_err().to_string();
-    assert!(err.contains("occur in fewer than k = 3"), "{err}");
+    // The original is not coherent: c is in one transaction.
+    let violation = first(check(&db, &db, &private, (0.5, 3, 3), None));
+    assert!(matches!(violation, CoherenceViolation::RareItemset { k: 3, .. }), "{violation:?}");
 }
 
 #[test]
@@ -94,14 +117,25 @@ fn the_audit_finds_each_kind_of_mole() {
         vec![2],
     ]);
     let nine = db.labels().find("9").unwrap();
-    let err = audit(&db, &[nine], 0.5, 2, 2).unwrap_err().to_string();
-    assert!(err.contains("Pr(9 | {1}) = 0.7500, more than h = 0.5"), "{err}");
-    assert!(audit(&db, &[nine], 0.75, 2, 2).is_ok());
+    let violation = first(check(&db, &db, &[nine], (0.5, 2, 2), None));
+    assert_eq!(
+        violation,
+        CoherenceViolation::Breach {
+            itemset: vec!["1".into()],
+            private: "9".into(),
+            count: 3,
+            support: 4
+        }
+    );
+    assert!(check(&db, &db, &[nine], (0.75, 2, 2), None).is_ok());
     // A private item in more than h of all transactions: the empty itemset is a mole.
-    let err = audit(&db, &[nine], 0.3, 2, 2).unwrap_err().to_string();
-    assert!(err.contains("private item 9 is in 3 of 8 transactions"), "{err}");
+    let violation = first(check(&db, &db, &[nine], (0.3, 2, 2), None));
+    assert!(
+        matches!(violation, CoherenceViolation::Breach { count: 3, support: 8, ref itemset, .. } if itemset.is_empty())
+    );
     // Too few transactions.
-    assert!(audit(&db, &[nine], 0.5, 9, 2).is_err());
+    let violation = first(check(&db, &db, &[nine], (0.5, 9, 2), None));
+    assert!(matches!(violation, CoherenceViolation::TooFewTransactions { transactions: 8, k: 9 }));
     // Anonymization refuses the same impossible settings, before any suppression.
     let refused = anonymize(&db, &[nine], &CoherenceParams::new(0.3, 2, 2, 2).check().unwrap());
     assert!(matches!(refused, Err(CoherenceError::NoCohesion(_))));
@@ -120,8 +154,8 @@ proptest! {
     fn engines_agree_and_every_result_is_coherent(
         ts in prop::collection::vec(prop::collection::btree_set(0u32..12, 1..7), 8..50),
         n_private in 1usize..4,
-        h in prop::sample::select(vec![0.3, 0.5, 0.7, 1.0]),
-        k in 1u32..4,
+        h in prop::sample::select(vec![0.3, 0.5, 0.7, 0.9]),
+        k in 2u32..4,
         p in 1usize..5,
         k2 in 1u32..6,
         seed in any::<u64>(),
@@ -151,7 +185,7 @@ proptest! {
             }
         }
         if let Some(r) = reference {
-            audit(&r.published, &private, h, k, p).unwrap();
+            check(&r.published, &db, &private, (h, u64::from(k), p as u64), Some(&db)).unwrap();
             prop_assert_eq!(r.published.len(), db.len());
             for &s in &private {
                 prop_assert_eq!(r.published.supports()[s as usize], db.supports()[s as usize]);
@@ -179,7 +213,7 @@ fn real_data_bms1_engines_agree() {
     let (counted, listed) = (run(Engine::Counting), run(Engine::Enumerate));
     assert_eq!(counted.suppressed, listed.suppressed);
     assert!(counted.suppressed.iter().any(|s| matches!(s.reason, Reason::Greedy { .. })));
-    audit(&counted.published, &private, 0.4, 10, 2).unwrap();
+    check(&counted.published, &db, &private, (0.4, 10, 2), Some(&db)).unwrap();
 }
 
 /// The publication is the input less the suppressed items, as a multiset of transactions, in

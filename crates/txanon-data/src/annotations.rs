@@ -222,7 +222,9 @@ pub fn random_categories(
     for (position, item) in items.into_iter().enumerate() {
         category_of[item] = (position % count) as u32;
     }
-    let names = (1..=count).map(|c| c.to_string()).collect();
+    // Zero-padded, so that the names' order (the categories' ids) is their numeric order.
+    let width = count.to_string().len();
+    let names = (1..=count).map(|c| format!("{c:0width$}")).collect();
     Ok(crate::ItemCategories::new(category_of, names))
 }
 
@@ -244,5 +246,30 @@ mod random_category_tests {
         assert_ne!(cats, random_categories(&db, 10, 2).unwrap());
         assert!(random_categories(&db, 0, 1).is_err());
         assert!(random_categories(&db, 104, 1).is_err());
+    }
+
+    #[test]
+    fn categories_read_back_keep_their_ids() {
+        // The swap family breaks ties by category id: a written map read back must give
+        // every item the same id, for every number of categories (9, 10 and 12 cross a
+        // digit; names in another order than their ids must not matter).
+        let db = TransactionDb::from_int_transactions([(0..60).collect::<Vec<u32>>()]);
+        let dir = tempfile::tempdir().unwrap();
+        for count in [9, 10, 12, 50] {
+            let cats = random_categories(&db, count, 3).unwrap();
+            let mut text = String::new();
+            for (i, &c) in cats.categories().iter().enumerate() {
+                text.push_str(&format!("{} {}\n", db.label(i as ItemId), cats.names()[c as usize]));
+            }
+            let path = dir.path().join(format!("c{count}.txt"));
+            std::fs::write(&path, text).unwrap();
+            let (back, unknown) = read_categories(&path, &db).unwrap();
+            assert_eq!(unknown, 0);
+            assert_eq!(back, cats, "{count} categories");
+        }
+        let shuffled =
+            crate::ItemCategories::new(vec![0, 1, 2], vec!["b".into(), "10".into(), "2".into()]);
+        assert_eq!(shuffled.names(), ["10", "2", "b"]);
+        assert_eq!(shuffled.categories(), [2, 0, 1]);
     }
 }

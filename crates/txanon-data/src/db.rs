@@ -35,14 +35,35 @@ pub struct ItemCategories {
 impl ItemCategories {
     /// Builds the map from each item's category index and the category names.
     ///
+    /// The categories are renumbered in ascending order of their names (bytewise), whatever
+    /// order `names` comes in: a category's id, and so every "smaller category first"
+    /// tie-break, is then the same whether the map was built in memory or read back from the
+    /// file that lists it.
+    ///
     /// # Panics
-    /// When a category index is not below `names.len()`.
+    /// When a category index is not below `names.len()`, or a name is given twice.
     pub fn new(category_of: Vec<u32>, names: Vec<String>) -> Self {
         assert!(
             category_of.iter().all(|&c| (c as usize) < names.len()),
             "category index out of range"
         );
-        Self { category_of, names }
+        let mut order: Vec<u32> = (0..names.len() as u32).collect();
+        order.sort_by(|&a, &b| names[a as usize].cmp(&names[b as usize]));
+        assert!(
+            order.windows(2).all(|w| names[w[0] as usize] != names[w[1] as usize]),
+            "category names are unique"
+        );
+        let mut rank = vec![0u32; names.len()];
+        for (r, &c) in order.iter().enumerate() {
+            rank[c as usize] = r as u32;
+        }
+        let category_of = category_of.into_iter().map(|c| rank[c as usize]).collect();
+        let mut names = names;
+        let mut sorted: Vec<String> = Vec::with_capacity(names.len());
+        for &c in &order {
+            sorted.push(std::mem::take(&mut names[c as usize]));
+        }
+        Self { category_of, names: sorted }
     }
 
     /// The category of `item`.

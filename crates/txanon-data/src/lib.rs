@@ -28,6 +28,7 @@
 #![deny(missing_docs)]
 
 mod annotations;
+pub mod audit;
 pub mod cache;
 pub mod datasets;
 mod db;

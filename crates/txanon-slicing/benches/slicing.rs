@@ -10,7 +10,7 @@ use std::path::Path;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use txanon_data::{Schema, Table, datasets};
 use txanon_slicing::{
-    BaselineParams, ColumnSpec, CutPolicy, Microdata, SlicingParams, anatomize, mondrian, slice,
+    BaselineParams, ColumnSpec, CutPolicy, Microdata, SlicingParams, anatomize, anonymize, mondrian,
 };
 
 fn input() -> (String, Microdata) {
@@ -64,7 +64,7 @@ fn slicing(c: &mut Criterion) {
             .check()
             .expect("valid");
         group.bench_with_input(BenchmarkId::new(label, &name), &data, |b, d| {
-            b.iter(|| black_box(slice(d, &params).expect("feasible")))
+            b.iter(|| black_box(anonymize(d, &params).expect("feasible")))
         });
     }
     let params = BaselineParams::new(5, 5).seed(Some(1)).check().expect("valid");
@@ -93,7 +93,7 @@ fn diversity_check(c: &mut Criterion) {
             .check()
             .expect("valid");
         group.bench_with_input(BenchmarkId::new(label, format!("{name}-3k")), &sample, |b, d| {
-            b.iter(|| black_box(slice(d, &params).expect("feasible")))
+            b.iter(|| black_box(anonymize(d, &params).expect("feasible")))
         });
     }
     group.finish();

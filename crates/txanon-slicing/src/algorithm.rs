@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::attributes::partition_attributes;
-use crate::audit::{SlicingAudit, audit_sliced};
+use crate::audit::{DiversityClaim, SlicingAudit, audit};
 use crate::diversity::{BucketCounts, DiversityState, Keys, naive_check};
 use crate::encode::Encoding;
 use crate::error::SlicingError;
@@ -66,7 +66,7 @@ pub struct Sliced {
 /// [`SlicingError::Schema`] for columns that do not fit the data; [`SlicingError::Infeasible`]
 /// when even the whole table as one bucket is not ℓ-diverse; [`SlicingError::Audit`] if the
 /// publication fails its check (a bug: nothing should be published then).
-pub fn slice(data: &Microdata, params: &ValidSlicingParams) -> Result<Sliced, SlicingError> {
+pub fn anonymize(data: &Microdata, params: &ValidSlicingParams) -> Result<Sliced, SlicingError> {
     if data.is_empty() {
         return Err(SlicingError::Infeasible("the table has no row".into()));
     }
@@ -77,7 +77,7 @@ pub fn slice(data: &Microdata, params: &ValidSlicingParams) -> Result<Sliced, Sl
     let mut rng = publication_rng(params.seed());
     let table =
         SlicedTable::publish(data, &enc, &buckets, params.l(), params.generalize(), &mut rng);
-    let audit = audit_sliced(&table, data, params.l())?;
+    let audit = audit(&table, data, &DiversityClaim::new(params.l() as u64)?)?;
     Ok(Sliced { table, columns, stats, audit })
 }
 

@@ -23,7 +23,7 @@ use crate::encode::Encoding;
 
 /// Relative tolerance of `p(t, s) ≤ 1/ℓ`: the sums are floating point, so a share equal to
 /// `1/ℓ` in exact arithmetic must not be refused for a rounding error. The audit uses the same.
-pub(crate) const TOLERANCE: f64 = 1e-9;
+pub(crate) use crate::params::TOLERANCE;
 
 /// Keys (see the module documentation) and the index from values to keys.
 #[derive(Debug)]

@@ -19,9 +19,9 @@ pub enum SlicingError {
     /// A published file does not have the expected form.
     #[error("malformed publication: {0}")]
     Malformed(String),
-    /// A guarantee of the method does not hold.
+    /// A publication that breaks the claim audited.
     #[error("audit failed: {0}")]
-    Audit(String),
+    Audit(crate::audit::SlicingViolations),
     /// Reading a file.
     #[error(transparent)]
     Data(#[from] txanon_data::DataError),
@@ -31,5 +31,10 @@ impl SlicingError {
     /// True when the error comes from the caller's data or parameters (a CLI exits 2).
     pub fn is_bad_input(&self) -> bool {
         !matches!(self, SlicingError::Audit(_))
+    }
+
+    /// True for a publication that failed its audit (a CLI exits 3).
+    pub fn is_audit_failure(&self) -> bool {
+        matches!(self, SlicingError::Audit(_))
     }
 }

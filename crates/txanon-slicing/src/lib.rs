@@ -11,15 +11,16 @@
 //! partition keeps that guess at most `1/ℓ`.
 //!
 //! - [`Microdata`]: a [`Table`](txanon_data::Table) coded for the methods.
-//! - [`slice()`]: the whole method, audited before it is returned; [`audit_sliced`] is the
-//!   independent checker from the publication and the original tuples.
-//! - [`mondrian`] and [`anatomize`]: the baselines, each with its publication and audit.
+//! - [`anonymize`]: the whole method, audited before it is returned; [`audit`] is the
+//!   independent checker of a [`DiversityClaim`] from the publication and the original tuples.
+//! - [`mondrian()`] and [`anatomize`]: the baselines, each audited before it is returned;
+//!   [`audit_generalized`] and [`audit_anatomy`] are their checkers.
 //! - [`membership`]: matching buckets of original and fake tuples.
 //!
 //! ```
 //! use std::path::Path;
 //! use txanon_data::{Schema, Table};
-//! use txanon_slicing::{ColumnSpec, Microdata, SlicingParams, slice};
+//! use txanon_slicing::{ColumnSpec, Microdata, SlicingParams, anonymize};
 //!
 //! let schema: Schema = serde_json::from_str(r#"{"name": "t", "attributes": [
 //!     {"name": "age", "type": "numeric", "role": "quasi_identifier"},
@@ -28,7 +29,7 @@
 //! let table = Table::read_from(csv.as_bytes(), Path::new("<memory>"), &schema, false)?;
 //! let data = Microdata::from_table(&table)?;
 //! let params = SlicingParams::new(ColumnSpec::SensitiveAlone(2), 2).seed(Some(1)).check()?;
-//! let sliced = slice(&data, &params)?;
+//! let sliced = anonymize(&data, &params)?;
 //! assert!(sliced.audit.worst <= 0.5);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -38,11 +39,13 @@ mod algorithm;
 mod anatomy;
 mod attributes;
 mod audit;
+mod bucketized;
 mod cell;
 mod csv;
 mod diversity;
 mod encode;
 mod error;
+mod generalized;
 pub mod membership;
 mod microdata;
 mod mondrian;
@@ -50,19 +53,19 @@ mod params;
 mod sliced;
 mod split;
 
-pub use algorithm::{Sliced, SlicingStats, slice};
-pub use anatomy::{
-    ANATOMY_FORMAT, AnatomyAudit, AnatomyMeta, AnatomyTables, anatomize, audit_anatomy,
-};
+pub use algorithm::{Sliced, SlicingStats, anonymize};
+pub use anatomy::anatomize;
 pub use attributes::{attribute_distances, partition_attributes};
-pub use audit::{SlicingAudit, audit_sliced};
+pub use audit::{
+    AnatomyAudit, DiversityClaim, MondrianAudit, SlicingAudit, SlicingViolation, SlicingViolations,
+    audit, audit_anatomy, audit_generalized,
+};
+pub use bucketized::{ANATOMY_FORMAT, AnatomyMeta, AnatomyTables};
 pub use cell::Cell;
 pub use error::SlicingError;
+pub use generalized::{GENERALIZED_FORMAT, GeneralizedMeta, GeneralizedTable};
 pub use microdata::Microdata;
-pub use mondrian::{
-    GENERALIZED_FORMAT, GeneralizedMeta, GeneralizedTable, MondrianAudit, audit_generalized,
-    mondrian,
-};
+pub use mondrian::mondrian;
 pub use params::{
     BaselineParams, ColumnSpec, CutPolicy, SlicingParams, ValidBaselineParams, ValidSlicingParams,
 };

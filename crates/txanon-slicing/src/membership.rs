@@ -15,10 +15,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
 
-use crate::anatomy::AnatomyTables;
+use crate::bucketized::AnatomyTables;
 use crate::cell::{Cell, Resolver};
+use crate::generalized::GeneralizedTable;
 use crate::microdata::Microdata;
-use crate::mondrian::GeneralizedTable;
 use crate::sliced::SlicedTable;
 
 /// Tuples as text, one value per attribute of the [`Microdata`] they come from, in its order.

@@ -98,11 +98,11 @@ impl SlicingParams {
     /// Validates the parameters.
     ///
     /// # Errors
-    /// [`ParamError::OutOfRange`] for `l < 1`, fewer than 2 columns, an empty column,
+    /// [`ParamError::OutOfRange`] for `l < 2` (which protects nothing), fewer than 2 columns, an empty column,
     /// `bins < 2`, or a generalization `k < 1`.
     pub fn check(self) -> Result<ValidSlicingParams, ParamError> {
-        if self.l < 1 {
-            return Err(out_of_range("l", self.l, "at least 1"));
+        if self.l < 2 {
+            return Err(out_of_range("l", self.l, "at least 2: ℓ = 1 protects nothing"));
         }
         match &self.columns {
             ColumnSpec::Count(c) | ColumnSpec::SensitiveAlone(c) if *c < 2 => {
@@ -191,13 +191,13 @@ impl BaselineParams {
     /// Validates.
     ///
     /// # Errors
-    /// [`ParamError::OutOfRange`] for `k < 1` or `l < 1`.
+    /// [`ParamError::OutOfRange`] for `k < 1` or `l < 2` (which protects nothing).
     pub fn check(self) -> Result<ValidBaselineParams, ParamError> {
         if self.k < 1 {
             return Err(out_of_range("k", self.k, "at least 1"));
         }
-        if self.l < 1 {
-            return Err(out_of_range("l", self.l, "at least 1"));
+        if self.l < 2 {
+            return Err(out_of_range("l", self.l, "at least 2: ℓ = 1 protects nothing"));
         }
         Ok(ValidBaselineParams(self))
     }
@@ -221,6 +221,10 @@ impl ValidBaselineParams {
 }
 
 /// The ChaCha20 generator of a publication: seeded when asked, else from the operating system.
+/// Relative tolerance of the bound `p(t, s) ≤ 1/ℓ` on floating-point sums: part of what
+/// ℓ-diversity means here, shared by the algorithm's check and the audit.
+pub(crate) const TOLERANCE: f64 = 1e-9;
+
 pub(crate) fn publication_rng(seed: Option<u64>) -> rand_chacha::ChaCha20Rng {
     use rand::SeedableRng;
     match seed {

@@ -1,6 +1,8 @@
 //! The slicing family: the paper's Table 1, the incremental diversity check against the naive
 //! one, the baselines' guarantees, membership disclosure, files, and real data.
 
+mod tamper;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -10,9 +12,9 @@ use txanon_slicing::membership::{
     Histogram, anatomy_matches, fake_tuples, generalized_matches, original_tuples, sliced_matches,
 };
 use txanon_slicing::{
-    AnatomyTables, BaselineParams, ColumnSpec, CutPolicy, GeneralizedTable, Microdata, SlicedTable,
-    SlicingError, SlicingParams, anatomize, audit_anatomy, audit_generalized, audit_sliced,
-    mondrian, slice,
+    AnatomyTables, BaselineParams, ColumnSpec, CutPolicy, DiversityClaim, GeneralizedTable,
+    Microdata, SlicedTable, SlicingError, SlicingParams, anatomize, anonymize, audit,
+    audit_anatomy, audit_generalized, mondrian,
 };
 
 fn examples() -> PathBuf {
@@ -96,7 +98,7 @@ fn p_by_definition(table: &SlicedTable, tuple: &[&str]) -> HashMap<String, f64> 
 fn the_papers_table1_slices_into_two_buckets_of_four() {
     let data = table1();
     let params = SlicingParams::new(paper_columns(), 2).seed(Some(7)).cross_check(true);
-    let sliced = slice(&data, &params.check().unwrap()).unwrap();
+    let sliced = anonymize(&data, &params.check().unwrap()).unwrap();
     // Table 1(d): ages 22, 22, 33, 52 in one bucket, 54, 60, 60, 64 in the other; splitting
     // further would leave some tuple with a sensitive value above 1/2.
     assert_eq!(sliced.stats.buckets, 2);
@@ -133,13 +135,13 @@ fn the_papers_table1_slices_into_two_buckets_of_four() {
     // ℓ = 3 cannot hold: even one bucket of eight gives t1 1/2 (47906 comes with Heart Disease
     // and Cancer).
     let too_much = SlicingParams::new(paper_columns(), 3).seed(Some(7)).check().unwrap();
-    assert!(matches!(slice(&data, &too_much), Err(SlicingError::Infeasible(_))));
+    assert!(matches!(anonymize(&data, &too_much), Err(SlicingError::Infeasible(_))));
 }
 
 #[test]
 fn the_audit_equals_the_definition_and_refuses_a_stronger_claim() {
     let data = table1();
-    let sliced = slice(
+    let sliced = anonymize(
         &data,
         &SlicingParams::new(ColumnSpec::SensitiveAlone(3), 2).seed(Some(3)).check().unwrap(),
     )
@@ -157,12 +159,13 @@ fn the_audit_equals_the_definition_and_refuses_a_stronger_claim() {
         worst = p_by_definition(&sliced.table, &t).values().fold(worst, |m, &x| m.max(x));
     }
     assert!((worst - sliced.audit.worst).abs() < 1e-12, "{worst} vs {}", sliced.audit.worst);
-    let err = audit_sliced(&sliced.table, &data, 3).unwrap_err().to_string();
+    let err =
+        audit(&sliced.table, &data, &DiversityClaim::new(3).unwrap()).unwrap_err().to_string();
     assert!(err.contains("p(t,") && err.contains("1/3"), "{err}");
     // A publication that is not the original's values is refused.
     let mut forged = sliced.table.clone();
     forged.rows[0].cells[0] = "99".into();
-    assert!(audit_sliced(&forged, &data, 2).is_err());
+    assert!(audit(&forged, &data, &DiversityClaim::new(2).unwrap()).is_err());
 }
 
 #[test]
@@ -207,7 +210,7 @@ fn attribute_partition_by_contingency_puts_the_sensitive_column_last() {
 fn publication_round_trips_through_files() {
     let data = table1();
     let sliced =
-        slice(&data, &SlicingParams::new(paper_columns(), 2).seed(Some(9)).check().unwrap())
+        anonymize(&data, &SlicingParams::new(paper_columns(), 2).seed(Some(9)).check().unwrap())
             .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let (csv, meta) = (dir.path().join("sliced.csv"), dir.path().join("sliced.json"));
@@ -215,10 +218,10 @@ fn publication_round_trips_through_files() {
     std::fs::write(&meta, sliced.table.meta_json()).unwrap();
     let back = SlicedTable::read(&csv, &meta).unwrap();
     assert_eq!(back, sliced.table);
-    audit_sliced(&back, &data, 2).unwrap();
+    audit(&back, &data, &DiversityClaim::new(2).unwrap()).unwrap();
     // Another seed permutes differently but publishes the same buckets.
     let other =
-        slice(&data, &SlicingParams::new(paper_columns(), 2).seed(Some(10)).check().unwrap())
+        anonymize(&data, &SlicingParams::new(paper_columns(), 2).seed(Some(10)).check().unwrap())
             .unwrap();
     assert_eq!(bucket_contents(&other.table), bucket_contents(&sliced.table));
 }
@@ -227,7 +230,7 @@ fn publication_round_trips_through_files() {
 fn column_generalization_makes_every_column_value_frequent() {
     let data = table1();
     let params = SlicingParams::new(paper_columns(), 2).generalize(Some(2)).seed(Some(1));
-    let sliced = slice(&data, &params.check().unwrap()).unwrap();
+    let sliced = anonymize(&data, &params.check().unwrap()).unwrap();
     let mut counts: HashMap<(String, String), usize> = HashMap::new();
     for row in &sliced.table.rows {
         *counts.entry((row.cells[0].clone(), row.cells[1].clone())).or_default() += 1;
@@ -252,7 +255,7 @@ fn mondrian_is_k_anonymous_l_diverse_and_covers_every_tuple() {
     std::fs::write(&meta, table.meta_json()).unwrap();
     let back = GeneralizedTable::read(&csv, &meta).unwrap();
     assert_eq!(back, table);
-    assert!(audit_generalized(&back, Some(&data), 5, 2).is_err());
+    assert!(audit_generalized(&back, &data, &DiversityClaim::with_k(2, 5).unwrap()).is_err());
     assert!(matches!(
         mondrian(&data, &BaselineParams::new(9, 2).check().unwrap()),
         Err(SlicingError::Infeasible(_))
@@ -274,8 +277,8 @@ fn anatomy_groups_have_l_distinct_values_and_round_trip() {
     std::fs::write(p("a.json"), tables.meta_json()).unwrap();
     let back = AnatomyTables::read(&p("qit.csv"), &p("st.csv"), &p("a.json")).unwrap();
     assert_eq!(back, tables);
-    audit_anatomy(&back, Some(&data), 2).unwrap();
-    assert!(audit_anatomy(&back, Some(&data), 3).is_err());
+    audit_anatomy(&back, &data, &DiversityClaim::new(2).unwrap()).unwrap();
+    assert!(audit_anatomy(&back, &data, &DiversityClaim::new(3).unwrap()).is_err());
     // Heart Disease is 3 of 8: no 3-diverse grouping exists.
     assert!(anatomize(&data, &BaselineParams::new(1, 3).check().unwrap()).is_err());
 }
@@ -284,7 +287,7 @@ fn anatomy_groups_have_l_distinct_values_and_round_trip() {
 fn membership_original_tuples_always_match_fakes_often_do_not() {
     let data = table1();
     let sliced =
-        slice(&data, &SlicingParams::new(paper_columns(), 2).seed(Some(2)).check().unwrap())
+        anonymize(&data, &SlicingParams::new(paper_columns(), 2).seed(Some(2)).check().unwrap())
             .unwrap();
     let originals = original_tuples(&data);
     let own = sliced_matches(&sliced.table, data.names(), &originals);
@@ -327,7 +330,7 @@ fn bad_parameters_are_refused() {
     assert!(BaselineParams::new(0, 2).check().is_err());
     let data = table1();
     let five = SlicingParams::new(ColumnSpec::Count(5), 2).check().unwrap();
-    assert!(matches!(slice(&data, &five), Err(SlicingError::Schema(_))));
+    assert!(matches!(anonymize(&data, &five), Err(SlicingError::Schema(_))));
 }
 
 /// A small random table: `n` rows of three quasi-identifiers and a sensitive value.
@@ -366,7 +369,7 @@ proptest! {
         let cut = if any_cut { CutPolicy::AnyCut } else { CutPolicy::FirstCut };
         let params =
             SlicingParams::new(spec, l).cut(cut).seed(Some(1)).cross_check(true).check().unwrap();
-        match slice(&data, &params) {
+        match anonymize(&data, &params) {
             Ok(sliced) => prop_assert!(sliced.audit.worst <= 1.0 / l as f64 + 1e-9),
             Err(SlicingError::Infeasible(_)) => {}
             Err(e) => return Err(TestCaseError::fail(e.to_string())),
@@ -381,7 +384,7 @@ proptest! {
         let mut reversed = rows.clone();
         reversed.reverse();
         let params = SlicingParams::new(ColumnSpec::Count(2), 2).seed(Some(1)).check().unwrap();
-        let (x, y) = (slice(&random_table(&rows), &params), slice(&random_table(&reversed), &params));
+        let (x, y) = (anonymize(&random_table(&rows), &params), anonymize(&random_table(&reversed), &params));
         match (x, y) {
             (Ok(x), Ok(y)) => prop_assert_eq!(bucket_contents(&x.table), bucket_contents(&y.table)),
             (Err(_), Err(_)) => {}
@@ -413,14 +416,14 @@ fn adult_slices_and_both_baselines_publish_audited_tables() {
     // The paper's columns put Occupation with workclass, education and capital-gain, whose
     // values predict it: no bucketing is even 2-diverse.
     let paper = SlicingParams::new(ColumnSpec::Count(3), 2).seed(Some(1)).check().unwrap();
-    assert!(matches!(slice(&data, &paper), Err(SlicingError::Infeasible(_))));
+    assert!(matches!(anonymize(&data, &paper), Err(SlicingError::Infeasible(_))));
     let params =
         SlicingParams::new(ColumnSpec::SensitiveAlone(3), 5).seed(Some(1)).check().unwrap();
-    let sliced = slice(&data, &params).unwrap();
+    let sliced = anonymize(&data, &params).unwrap();
     assert!(sliced.audit.worst <= 0.2 + 1e-9);
     assert!(sliced.stats.buckets > 5, "{:?}", sliced.stats);
     // Trying the other attributes' cuts finds many more buckets under the same guarantee.
-    let any = slice(&data, &params_any_cut()).unwrap();
+    let any = anonymize(&data, &params_any_cut()).unwrap();
     assert!(any.stats.buckets > 5 * sliced.stats.buckets, "{:?}", any.stats);
     assert!(any.audit.worst <= 0.2 + 1e-9);
     assert_eq!(sliced.audit.tuples, 30_162);
@@ -432,7 +435,7 @@ fn adult_slices_and_both_baselines_publish_audited_tables() {
     assert!(a.worst <= 0.2 && a.groups >= 5_000);
     // Prof-specialty is 4,038 of 30,162 tuples (13.4%): ℓ = 8 is out of reach of every method.
     let eight = SlicingParams::new(ColumnSpec::SensitiveAlone(3), 8).check().unwrap();
-    assert!(matches!(slice(&data, &eight), Err(SlicingError::Infeasible(_))));
+    assert!(matches!(anonymize(&data, &eight), Err(SlicingError::Infeasible(_))));
     let eight = BaselineParams::new(8, 8).check().unwrap();
     assert!(mondrian(&data, &eight).is_err() && anatomize(&data, &eight).is_err());
 }

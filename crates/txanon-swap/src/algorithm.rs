@@ -50,7 +50,8 @@ pub struct Swapped {
     pub pairs: Vec<(u32, u32)>,
     /// What the run did.
     pub stats: SwapStats,
-    /// The audit of the publication against the input.
+    /// The audit of the publication against the input, under the claim of `params` (its
+    /// method and exposure allowance).
     pub audit: SwapAudit,
     /// Seconds for the method (pairing and rewriting), without the audit.
     pub seconds: f64,
@@ -64,8 +65,9 @@ pub struct Swapped {
 ///
 /// # Errors
 /// [`SwapError::Categories`] when `categories` does not cover the items of `db`;
-/// [`SwapError::Audit`] when the publication fails the method's guarantee (a bug: nothing
-/// should be published).
+/// [`SwapError::Audit`] when the publication fails its audit under
+/// [`ValidSwapParams::claim`]: more records left showing their tendency than allowed (records
+/// no eligible partner was found for, or a baseline's weakness), or a bug.
 pub fn anonymize(
     db: &TransactionDb,
     categories: &ItemCategories,
@@ -196,8 +198,7 @@ pub fn anonymize(
     let published = TransactionDb::from_parts(offsets, items, db.labels().clone());
     stats.published_records = published.len();
     let seconds = started.elapsed().as_secs_f64();
-    let report = audit(db, &published, Some(&key), categories)?;
-    report.check(method, &stats)?;
+    let report = audit(db, &published, &key, categories, &params.claim())?;
     Ok(Swapped { published, key, pairs: made, stats, audit: report, seconds })
 }
 

@@ -1,15 +1,210 @@
-//! The independent checker: from the original, the publication and (optionally) the key
-//! linking published records to original ones, re-derive what the publication hides.
+//! The independent checker: from the original, the publication, the key linking published
+//! records to original ones and the categories, decide for every record whether the method did
+//! what it claims, and whether the record's tendency is still shown.
+//!
+//! It imports nothing from the algorithm: a record's tendency is recomputed here from the
+//! paper's definition (a category heavier than the record's mean per category, the first in
+//! the categories' order among equally heavy ones; or several items of one category only), so
+//! a bug in the algorithm's own tendency cannot hide from it.
+
+use std::collections::HashMap;
+use std::fmt;
 
 use serde::Serialize;
-use txanon_data::{ItemCategories, TransactionDb};
+use txanon_data::audit::{ViolationLog, Violations};
+use txanon_data::{ItemCategories, ItemId, TransactionDb};
 
-use crate::algorithm::SwapStats;
 use crate::error::SwapError;
 use crate::params::Method;
-use crate::tendency::{Tendency, dominant_category, tendency_of};
 
-/// What [`audit`] found.
+/// What the auditor wants verified: that the publication is what `method` publishes, and that
+/// at most `max_exposed` records still show their tendency beyond what the method leaves
+/// exposed by design ([`SwapClaim::exposed_by_design`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SwapClaim {
+    method: Method,
+    max_exposed: usize,
+}
+
+impl SwapClaim {
+    /// `method`'s guarantee with no record exposed beyond its design.
+    pub fn new(method: Method) -> Self {
+        Self { method, max_exposed: 0 }
+    }
+
+    /// Allow up to `n` records whose tendency is still shown (beyond the method's design).
+    pub fn max_exposed(mut self, n: usize) -> Self {
+        self.max_exposed = n;
+        self
+    }
+
+    /// The method.
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// The exposed records allowed.
+    pub fn allowed(&self) -> usize {
+        self.max_exposed
+    }
+
+    /// Whether `method` leaves a record of this kind of tendency exposed by design, so that it
+    /// is counted apart: partial swapping and partial suppression select nothing in a record
+    /// of one category (Algorithm 1: no category above the mean); full swapping touches only
+    /// those; split personality publishes every category of a record as a record of its own,
+    /// which shows that category alone. Both swappings and RandSwap claim to hide every
+    /// tendency.
+    pub fn exposed_by_design(method: Method, single_category: bool) -> bool {
+        match method {
+            Method::PartSwap | Method::PartSupp => single_category,
+            Method::FullSwap => !single_category,
+            Method::SplitPerson => true,
+            Method::PartAndFullSwap | Method::RandSwap => false,
+        }
+    }
+}
+
+/// A way a swap publication breaks its claim. Records are numbered from 1, as lines of the
+/// original and of the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SwapViolation {
+    /// A published item the original does not have.
+    ItemNotInOriginal {
+        /// Its label.
+        item: String,
+    },
+    /// The key does not have one entry per published record.
+    KeyLength {
+        /// Entries of the key.
+        entries: usize,
+        /// Published records.
+        published: usize,
+    },
+    /// A key entry naming no record of the original.
+    KeyOutOfRange {
+        /// The published record (key line).
+        published_record: usize,
+        /// The original record it names (1-based).
+        names: u64,
+        /// Records of the original.
+        records: usize,
+    },
+    /// An original record with no published record.
+    NotPublished {
+        /// The original record.
+        record: usize,
+    },
+    /// An original record published more than once by a method that publishes each once.
+    PublishedTwice {
+        /// The original record.
+        record: usize,
+        /// How many published records it has.
+        times: usize,
+    },
+    /// An item more often in the publication than in the original.
+    OccurrencesGained {
+        /// The item.
+        item: String,
+        /// Its occurrences in the original.
+        original: u64,
+        /// In the publication.
+        published: u64,
+    },
+    /// An item less often in the publication than in the original, under a method that moves
+    /// items but never loses one.
+    OccurrencesLost {
+        /// The item.
+        item: String,
+        /// Its occurrences in the original.
+        original: u64,
+        /// In the publication.
+        published: u64,
+    },
+    /// A record without tendency changed by a swapping (only records with a tendency swap).
+    ChangedWithoutTendency {
+        /// The original record.
+        record: usize,
+    },
+    /// Under PartSupp, a published record that is not its original less exactly the items of
+    /// the original's tendency category.
+    NotSuppressedAsClaimed {
+        /// The original record.
+        record: usize,
+    },
+    /// Under SplitPerson, published records that are not the original's items split by
+    /// category, one record per category.
+    NotASplit {
+        /// The original record.
+        record: usize,
+    },
+    /// Two records left unswapped, both still showing their tendencies, that could have been
+    /// swapped with each other: they were not left for want of a partner.
+    CouldHaveSwapped {
+        /// One record.
+        first: usize,
+        /// The other.
+        second: usize,
+    },
+    /// More records still show their tendency than the auditor allows.
+    Exposed {
+        /// Records whose tendency is shown, beyond the method's design.
+        exposed: usize,
+        /// What the auditor allows.
+        allowed: usize,
+        /// The first few of them.
+        first: Vec<usize>,
+    },
+}
+
+impl fmt::Display for SwapViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ItemNotInOriginal { item } => {
+                write!(f, "published item {item} is not an item of the original")
+            }
+            Self::KeyLength { entries, published } => {
+                write!(f, "the key has {entries} entries for {published} published records")
+            }
+            Self::KeyOutOfRange { published_record, names, records } => write!(
+                f,
+                "key line {published_record} names record {names}; the original has {records}"
+            ),
+            Self::NotPublished { record } => write!(f, "original record {record} is not published"),
+            Self::PublishedTwice { record, times } => {
+                write!(f, "original record {record} is published {times} times")
+            }
+            Self::OccurrencesGained { item, original, published } => write!(
+                f,
+                "item {item} occurs {published} times in the publication, {original} in the original"
+            ),
+            Self::OccurrencesLost { item, original, published } => write!(
+                f,
+                "item {item} occurs {published} times in the publication, {original} in the original: this method loses no item"
+            ),
+            Self::ChangedWithoutTendency { record } => {
+                write!(f, "record {record} has no tendency, yet its published record differs")
+            }
+            Self::NotSuppressedAsClaimed { record } => write!(
+                f,
+                "record {record} is not published as itself less its tendency category's items"
+            ),
+            Self::NotASplit { record } => {
+                write!(f, "record {record} is not published as one record per category it holds")
+            }
+            Self::CouldHaveSwapped { first, second } => write!(
+                f,
+                "records {first} and {second} are left unswapped, showing their tendencies, though they could have swapped with each other"
+            ),
+            Self::Exposed { exposed, allowed, first } => write!(
+                f,
+                "{exposed} records still show their tendency (allowed: {allowed}); first: {first:?}"
+            ),
+        }
+    }
+}
+
+/// What [`audit`] found in a publication that keeps its claim.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct SwapAudit {
     /// Records of the original.
@@ -17,45 +212,103 @@ pub struct SwapAudit {
     /// Records published.
     pub published_records: usize,
     /// Occurrences of items in the original.
-    pub occurrences: usize,
-    /// Occurrences an item has fewer of in the publication than in the original (summed over
-    /// items): collisions and suppressions.
-    pub occurrences_lost: usize,
-    /// Occurrences an item has more of in the publication: never legitimate.
-    pub occurrences_gained: usize,
-    /// Per-record findings; `None` without a key.
-    pub records_checked: Option<RecordAudit>,
-}
-
-/// Per-record findings of [`audit`], through the key.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct RecordAudit {
-    /// Original records showing a tendency: a category above the mean, or several items of a
-    /// single category.
+    pub occurrences: u64,
+    /// Occurrences an item has fewer of in the publication (summed over items): RandSwap's
+    /// collisions, PartSupp's suppressions.
+    pub occurrences_lost: u64,
+    /// Original records whose tendency is a category above the mean.
     pub with_tendency: usize,
+    /// Original records of several items all in one category.
+    pub single_category: usize,
     /// Original records whose published items differ.
     pub changed: usize,
-    /// Records with a tendency that some published record of theirs still shows (the same
-    /// category strictly heaviest): the tendency is exposed.
+    /// Records (either kind) whose tendency some published record of theirs still shows,
+    /// beyond the method's design: at most the claim's allowance.
     pub exposed: usize,
-    /// Changed records whose tendency is still exposed: swaps that are not true swaps.
+    /// Records the method leaves exposed by design ([`SwapClaim::exposed_by_design`]).
+    pub exposed_by_design: usize,
+    /// Records left unswapped for want of a partner, showing their tendency: the audit has
+    /// verified that no two of them could have been swapped with each other (the paper's
+    /// algorithms leave such records as they are).
+    pub exposed_unmatched: usize,
+    /// Changed records whose tendency is still shown: swaps that are not true swaps.
     pub false_swaps: usize,
-    /// Changed records that had no tendency to hide.
-    pub changed_without_tendency: usize,
+    /// The allowance verified.
+    pub max_exposed: usize,
 }
 
-/// Audits `published` against `original`. With `key` (for each published record, the original
-/// record it comes from) the per-record findings are derived too.
+/// What a record shows of its owner's tendency, by the paper's definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    /// A category heavier than the mean weight per category (the first of equally heavy ones).
+    AboveMean(u32),
+    /// Several items, one category.
+    OneCategory(u32),
+    Nothing,
+}
+
+impl Shown {
+    fn category(self) -> Option<u32> {
+        match self {
+            Shown::AboveMean(g) | Shown::OneCategory(g) => Some(g),
+            Shown::Nothing => None,
+        }
+    }
+}
+
+/// The tendency a record of these items' categories shows.
+fn shown(categories: impl Iterator<Item = u32>) -> Shown {
+    let mut weight: HashMap<u32, u64> = HashMap::new();
+    let mut items = 0u64;
+    for c in categories {
+        *weight.entry(c).or_default() += 1;
+        items += 1;
+    }
+    if items < 2 {
+        return Shown::Nothing;
+    }
+    // Heaviest, and among equally heavy the smallest id (the first name in order).
+    let (&g, &w) =
+        weight.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))).expect("at least one");
+    let count = weight.len() as u64;
+    if count == 1 {
+        Shown::OneCategory(g)
+    } else if w * count > items {
+        // w > items / count, the mean weight per category present.
+        Shown::AboveMean(g)
+    } else {
+        Shown::Nothing
+    }
+}
+
+/// Audits `published` (any dictionary: items are matched to `original`'s by label) against
+/// `original` under `claim`, through `key` (for each published record, the 0-based original
+/// record it comes from) and the item → category map of `original`.
+///
+/// Checked for every method: every published item is an original item and none occurs more
+/// often than in the original; the key has one entry per published record, each naming an
+/// original record, and every original record is published (exactly once, but under
+/// SplitPerson). Then per method: the swappings lose no occurrence and change no record
+/// without a tendency; PartSupp publishes each record less exactly its tendency category's
+/// items; SplitPerson publishes each record as one record per category it holds. Finally, for
+/// every record with a tendency, whether some published record of it shows the same tendency:
+/// those beyond the method's design must number at most the claim's allowance. Records a
+/// swapping left unchanged for want of a partner count apart when no two of them could have
+/// swapped with each other (at the end of the paper's pairing no two such records remain).
 ///
 /// # Errors
-/// [`SwapError::Mismatch`] when the two databases have different dictionaries, or the key
-/// does not fit them (wrong length, a record out of range, an original record left out);
-/// [`SwapError::Categories`] when the categorization does not cover the items.
+/// [`SwapError::Categories`] when `categories` does not cover `original`'s items (the
+/// auditor's input at fault); [`SwapError::Audit`] with the violations found.
+///
+/// # Complexity
+/// `O(N)` expected time and space in the occurrences of both databases, plus `O(U² · w)` for
+/// the `U` records left unswapped (at most 50 million pair checks).
 pub fn audit(
     original: &TransactionDb,
     published: &TransactionDb,
-    key: Option<&[u32]>,
+    key: &[u32],
     categories: &ItemCategories,
+    claim: &SwapClaim,
 ) -> Result<SwapAudit, SwapError> {
     let category_of = categories.categories();
     if category_of.len() != original.num_items() {
@@ -64,149 +317,279 @@ pub fn audit(
             items: original.num_items(),
         });
     }
-    if original.labels() != published.labels() {
-        return Err(SwapError::Mismatch(
-            "the two files have different item dictionaries (read them with the same labels)"
-                .into(),
-        ));
+    let method = claim.method;
+    let mut log = ViolationLog::new();
+    // Published item ids → original ones, by label.
+    let mut to_original: Vec<ItemId> = Vec::with_capacity(published.num_items());
+    for i in 0..published.num_items() as ItemId {
+        let label = published.label(i).to_string();
+        match original.labels().find(&label) {
+            Some(o) => to_original.push(o),
+            None => {
+                log.push(SwapViolation::ItemNotInOriginal { item: label });
+                to_original.push(ItemId::MAX);
+            }
+        }
     }
+    if key.len() != published.len() {
+        log.push(SwapViolation::KeyLength { entries: key.len(), published: published.len() });
+    }
+    log.stop_if_any().map_err(SwapError::Audit)?;
+    let n = original.len();
+    let mut rows_of: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (p, &o) in key.iter().enumerate() {
+        match rows_of.get_mut(o as usize) {
+            Some(rows) => rows.push(p),
+            None => {
+                log.push(SwapViolation::KeyOutOfRange {
+                    published_record: p + 1,
+                    names: u64::from(o) + 1,
+                    records: n,
+                });
+            }
+        }
+    }
+    for (o, rows) in rows_of.iter().enumerate() {
+        if rows.is_empty() {
+            log.push(SwapViolation::NotPublished { record: o + 1 });
+        } else if rows.len() > 1 && method != Method::SplitPerson {
+            log.push(SwapViolation::PublishedTwice { record: o + 1, times: rows.len() });
+        }
+    }
+    log.stop_if_any().map_err(SwapError::Audit)?;
+
+    // Occurrences per item, in the original's numbering.
+    let mut before = vec![0u64; original.num_items()];
+    for t in original.iter() {
+        for &i in t {
+            before[i as usize] += 1;
+        }
+    }
+    let mut after = vec![0u64; original.num_items()];
+    for t in published.iter() {
+        for &i in t {
+            after[to_original[i as usize] as usize] += 1;
+        }
+    }
+    let exact = matches!(
+        method,
+        Method::PartSwap | Method::FullSwap | Method::PartAndFullSwap | Method::SplitPerson
+    );
     let mut report = SwapAudit {
-        records: original.len(),
+        records: n,
         published_records: published.len(),
-        occurrences: original.occurrences(),
+        occurrences: before.iter().sum(),
+        max_exposed: claim.max_exposed,
         ..SwapAudit::default()
     };
-    for (&before, &after) in original.supports().iter().zip(published.supports()) {
-        if after > before {
-            report.occurrences_gained += (after - before) as usize;
-        } else {
-            report.occurrences_lost += (before - after) as usize;
+    for (i, (&b, &a)) in before.iter().zip(&after).enumerate() {
+        let item = || original.label(i as ItemId).to_string();
+        if a > b {
+            log.push(SwapViolation::OccurrencesGained { item: item(), original: b, published: a });
+        } else if a < b {
+            report.occurrences_lost += b - a;
+            if exact {
+                log.push(SwapViolation::OccurrencesLost {
+                    item: item(),
+                    original: b,
+                    published: a,
+                });
+            }
         }
     }
-    let Some(key) = key else { return Ok(report) };
-    if key.len() != published.len() {
-        return Err(SwapError::Mismatch(format!(
-            "the key has {} entries for {} published records",
-            key.len(),
-            published.len()
-        )));
-    }
-    let mut rows_of: Vec<Vec<usize>> = vec![Vec::new(); original.len()];
-    for (p, &o) in key.iter().enumerate() {
-        let Some(rows) = rows_of.get_mut(o as usize) else {
-            return Err(SwapError::Mismatch(format!(
-                "key entry {} names record {o}, the original has {}",
-                p + 1,
-                original.len()
-            )));
-        };
-        rows.push(p);
-    }
-    if let Some(o) = rows_of.iter().position(Vec::is_empty) {
-        return Err(SwapError::Mismatch(format!("original record {} is not published", o + 1)));
-    }
-    let mut found = RecordAudit::default();
-    let mut scratch = Vec::new();
-    let mut merged = Vec::new();
+
+    let swapping = matches!(method, Method::PartSwap | Method::FullSwap | Method::PartAndFullSwap);
+    let mut exposed_records = Vec::new();
+    let (mut unmatched_partial, mut unmatched_full) = (Vec::new(), Vec::new());
+    let mut row: Vec<ItemId> = Vec::new();
     for (o, rows) in rows_of.iter().enumerate() {
         let t = original.transaction(o);
-        let shown = match tendency_of(t, category_of, &mut scratch) {
-            Tendency::Category(g) | Tendency::Single(g) => Some(g),
-            Tendency::None => None,
+        let tendency = shown(t.iter().map(|&i| category_of[i as usize]));
+        let published_row = |p: usize, row: &mut Vec<ItemId>| {
+            row.clear();
+            row.extend(published.transaction(p).iter().map(|&i| to_original[i as usize]));
+            row.sort_unstable();
         };
-        merged.clear();
+        // Changed: the published records, together, are not the original record.
+        let mut together: Vec<ItemId> = Vec::new();
         for &p in rows {
-            merged.extend_from_slice(published.transaction(p));
+            published_row(p, &mut row);
+            together.extend_from_slice(&row);
         }
-        merged.sort_unstable();
-        let changed = merged.as_slice() != t;
-        let exposed = shown.is_some_and(|g| {
-            rows.iter().any(|&p| {
-                dominant_category(published.transaction(p), category_of, &mut scratch) == Some(g)
+        together.sort_unstable();
+        let changed = together.as_slice() != t;
+        report.changed += usize::from(changed);
+        match tendency {
+            Shown::AboveMean(_) => report.with_tendency += 1,
+            Shown::OneCategory(_) => report.single_category += 1,
+            Shown::Nothing => {}
+        }
+        if swapping && changed && tendency == Shown::Nothing {
+            log.push(SwapViolation::ChangedWithoutTendency { record: o + 1 });
+        }
+        if method == Method::PartSupp {
+            published_row(rows[0], &mut row);
+            let expected: Vec<ItemId> = match tendency {
+                Shown::AboveMean(g) => {
+                    t.iter().copied().filter(|&i| category_of[i as usize] != g).collect()
+                }
+                _ => t.to_vec(),
+            };
+            if row != expected {
+                log.push(SwapViolation::NotSuppressedAsClaimed { record: o + 1 });
+            }
+        }
+        if method == Method::SplitPerson
+            && !is_split(t, rows, category_of, |p, r| {
+                published_row(p, r);
             })
+        {
+            log.push(SwapViolation::NotASplit { record: o + 1 });
+        }
+        let Some(g) = tendency.category() else { continue };
+        let still_shown = rows.iter().any(|&p| {
+            published_row(p, &mut row);
+            shown(row.iter().map(|&i| category_of[i as usize])).category() == Some(g)
+                && !row.is_empty()
         });
-        found.with_tendency += usize::from(shown.is_some());
-        found.changed += usize::from(changed);
-        found.exposed += usize::from(exposed);
-        found.false_swaps += usize::from(changed && exposed);
-        found.changed_without_tendency += usize::from(changed && shown.is_none());
+        if !still_shown {
+            continue;
+        }
+        report.false_swaps += usize::from(changed);
+        let single = matches!(tendency, Shown::OneCategory(_));
+        if SwapClaim::exposed_by_design(method, single) {
+            report.exposed_by_design += 1;
+        } else if !changed
+            && matches!(method, Method::PartSwap | Method::PartAndFullSwap)
+            && !single
+        {
+            unmatched_partial.push((o, g));
+        } else if !changed && matches!(method, Method::FullSwap | Method::PartAndFullSwap) && single
+        {
+            unmatched_full.push((o, g));
+        } else {
+            report.exposed += 1;
+            if exposed_records.len() < 10 {
+                exposed_records.push(o + 1);
+            }
+        }
     }
-    report.records_checked = Some(found);
-    Ok(report)
+    // Records left unswapped are excused only if no two of them could have swapped.
+    let partial_excused =
+        no_two_could_swap(original, category_of, &unmatched_partial, false, &mut log);
+    let full_excused = no_two_could_swap(original, category_of, &unmatched_full, true, &mut log);
+    for (excused, list) in [(partial_excused, &unmatched_partial), (full_excused, &unmatched_full)]
+    {
+        if excused {
+            report.exposed_unmatched += list.len();
+        } else {
+            report.exposed += list.len();
+            for &(o, _) in list {
+                if exposed_records.len() < 10 {
+                    exposed_records.push(o + 1);
+                }
+            }
+        }
+    }
+    if report.exposed > claim.max_exposed {
+        log.push(SwapViolation::Exposed {
+            exposed: report.exposed,
+            allowed: claim.max_exposed,
+            first: exposed_records,
+        });
+    }
+    log.finish(report).map_err(SwapError::Audit)
 }
 
-impl SwapAudit {
-    /// Checks what the publication alone must show under `method`: no occurrence ever gained;
-    /// for the paper's swappings, nothing lost and, with the key, every changed record a true
-    /// swap of a record that had a tendency.
-    ///
-    /// # Errors
-    /// [`SwapError::Audit`] naming the first guarantee that fails.
-    pub fn check_publication(&self, method: Method) -> Result<(), SwapError> {
-        let fail = |what: String| Err(SwapError::Audit(what));
-        if self.occurrences_gained > 0 {
-            return fail(format!("{} occurrences appeared from nowhere", self.occurrences_gained));
-        }
-        let swapping =
-            matches!(method, Method::PartSwap | Method::FullSwap | Method::PartAndFullSwap);
-        if !swapping {
-            return Ok(());
-        }
-        if self.occurrences_lost > 0 {
-            return fail(format!("{} occurrences lost, none expected", self.occurrences_lost));
-        }
-        if let Some(r) = &self.records_checked {
-            if r.false_swaps > 0 {
-                return fail(format!(
-                    "{} swapped records still show their tendency",
-                    r.false_swaps
-                ));
-            }
-            if r.changed_without_tendency > 0 {
-                return fail(format!(
-                    "{} records without a tendency were changed",
-                    r.changed_without_tendency
-                ));
-            }
-        }
-        Ok(())
-    }
+/// Pair checks spent proving that records left unswapped had no partner; beyond it they are
+/// not excused (a publication that leaves that many unswapped is suspect anyway).
+const PAIR_BUDGET: u64 = 50_000_000;
 
-    /// [`check_publication`](Self::check_publication), and against what the run says it did
-    /// (`stats`): for RandSwap the losses exactly its collisions, for PartSupp exactly its
-    /// suppressions, for the swappings two changed records per swap; one published record per
-    /// input record except for SplitPerson.
-    ///
-    /// # Errors
-    /// [`SwapError::Audit`] naming the first guarantee that fails.
-    pub fn check(&self, method: Method, stats: &SwapStats) -> Result<(), SwapError> {
-        self.check_publication(method)?;
-        let fail = |what: String| Err(SwapError::Audit(what));
-        let expected_lost = match method {
-            Method::RandSwap => stats.collisions,
-            Method::PartSupp => stats.suppressed,
-            _ => 0,
+/// Whether no two of the unswapped records `left` (original record, tendency category) could
+/// have been swapped with each other by the paper's rules: for full swapping, records of one
+/// category only and different categories; for partial swapping, different tendencies, neither
+/// holding an item of the other's tendency category. A pair that could is logged.
+fn no_two_could_swap(
+    original: &TransactionDb,
+    category_of: &[u32],
+    left: &[(usize, u32)],
+    full: bool,
+    log: &mut ViolationLog<SwapViolation>,
+) -> bool {
+    let mut budget = PAIR_BUDGET;
+    for (x, &(a, ga)) in left.iter().enumerate() {
+        for &(b, gb) in &left[x + 1..] {
+            if ga == gb {
+                continue;
+            }
+            if budget == 0 {
+                return false;
+            }
+            budget -= 1;
+            let (ta, tb) = (original.transaction(a), original.transaction(b));
+            let holds_of = |t: &[ItemId], other: &[ItemId], g: u32| {
+                other.iter().any(|&i| category_of[i as usize] == g && t.binary_search(&i).is_ok())
+            };
+            if full || (!holds_of(tb, ta, ga) && !holds_of(ta, tb, gb)) {
+                log.push(SwapViolation::CouldHaveSwapped { first: a + 1, second: b + 1 });
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Whether the published records `rows` of original record `t` are `t` split by category: one
+/// non-empty record per category `t` holds, each exactly `t`'s items of that category (an
+/// empty `t`: one empty record).
+fn is_split(
+    t: &[ItemId],
+    rows: &[usize],
+    category_of: &[u32],
+    mut row_of: impl FnMut(usize, &mut Vec<ItemId>),
+) -> bool {
+    let mut by_category: HashMap<u32, Vec<ItemId>> = HashMap::new();
+    for &i in t {
+        by_category.entry(category_of[i as usize]).or_default().push(i);
+    }
+    if t.is_empty() {
+        let mut row = Vec::new();
+        return rows.len() == 1 && {
+            row_of(rows[0], &mut row);
+            row.is_empty()
         };
-        if self.occurrences_lost != expected_lost {
-            return fail(format!(
-                "{} occurrences lost, {expected_lost} expected",
-                self.occurrences_lost
-            ));
+    }
+    if rows.len() != by_category.len() {
+        return false;
+    }
+    let mut row = Vec::new();
+    for &p in rows {
+        row_of(p, &mut row);
+        let Some(&first) = row.first() else { return false };
+        let c = category_of[first as usize];
+        match by_category.remove(&c) {
+            Some(items) if items == row => {}
+            _ => return false,
         }
-        let swapping =
-            matches!(method, Method::PartSwap | Method::FullSwap | Method::PartAndFullSwap);
-        if let Some(r) = &self.records_checked
-            && swapping
-            && r.changed != 2 * stats.pairs
-        {
-            return fail(format!("{} records changed by {} swaps", r.changed, stats.pairs));
-        }
-        if method != Method::SplitPerson && self.published_records != self.records {
-            return fail(format!(
-                "{} records published for {}",
-                self.published_records, self.records
-            ));
-        }
-        Ok(())
+    }
+    by_category.is_empty()
+}
+
+/// Swap's own violations, as the error carries them.
+pub type SwapViolations = Violations<SwapViolation>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tendencies_by_definition() {
+        assert_eq!(shown([0, 0, 1].into_iter()), Shown::AboveMean(0));
+        assert_eq!(shown([0, 1].into_iter()), Shown::Nothing);
+        // 2, 2, 1 against a mean of 5/3: both heavy; the smaller id.
+        assert_eq!(shown([2, 2, 1, 1, 0].into_iter()), Shown::AboveMean(1));
+        assert_eq!(shown([3, 3, 3].into_iter()), Shown::OneCategory(3));
+        assert_eq!(shown([3].into_iter()), Shown::Nothing);
+        assert_eq!(shown(std::iter::empty()), Shown::Nothing);
     }
 }

@@ -17,17 +17,19 @@ pub enum SwapError {
         /// Items of the database.
         items: usize,
     },
-    /// The published data and the key do not fit the original.
-    #[error("the publication does not match the original: {0}")]
-    Mismatch(String),
-    /// A guarantee of the method does not hold.
+    /// The publication breaks the claim audited.
     #[error("audit failed: {0}")]
-    Audit(String),
+    Audit(crate::audit::SwapViolations),
 }
 
 impl SwapError {
     /// True when the error comes from the caller's data or parameters (a CLI exits 2).
     pub fn is_bad_input(&self) -> bool {
         !matches!(self, SwapError::Audit(_))
+    }
+
+    /// True for a publication that failed its audit (a CLI exits 3).
+    pub fn is_audit_failure(&self) -> bool {
+        matches!(self, SwapError::Audit(_))
     }
 }

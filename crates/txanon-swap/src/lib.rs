@@ -9,7 +9,8 @@
 //! the baselines ([`Method`]).
 //!
 //! - [`anonymize`]: any method, published in a shuffled order, audited before it is returned.
-//! - [`audit`]: the independent checker, from the original, the publication and the key.
+//! - [`audit`]: the independent checker of a [`SwapClaim`], from the original, the publication
+//!   and the key; it shares no code with the algorithm.
 //!
 //! ```
 //! use txanon_data::{ItemCategories, TransactionDb};
@@ -22,7 +23,7 @@
 //! let swapped = anonymize(&db, &categories, &params)?;
 //! // {1, 2, 4} (tendency a) and {3, 5, 6} (tendency b) exchange {1, 2} and {5, 6}.
 //! assert_eq!(swapped.stats.pairs, 1);
-//! assert_eq!(swapped.audit.records_checked.unwrap().false_swaps, 0);
+//! assert_eq!((swapped.audit.exposed, swapped.audit.false_swaps), (0, 0));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
@@ -35,7 +36,7 @@ mod params;
 mod tendency;
 
 pub use algorithm::{SwapStats, Swapped, anonymize};
-pub use audit::{RecordAudit, SwapAudit, audit};
+pub use audit::{SwapAudit, SwapClaim, SwapViolation, SwapViolations, audit};
 pub use error::SwapError;
 pub use params::{Method, Search, SwapParams, ValidSwapParams};
 pub use tendency::{Tendency, dominant_category, tendency_of};

@@ -71,6 +71,7 @@ pub struct SwapParams {
     method: Method,
     search: Search,
     seed: Option<u64>,
+    max_exposed: usize,
 }
 
 /// Checked [`SwapParams`].
@@ -80,7 +81,7 @@ pub struct ValidSwapParams(SwapParams);
 impl SwapParams {
     /// The method, with the indexed search and a seed from the operating system.
     pub fn new(method: Method) -> Self {
-        Self { method, search: Search::Indexed, seed: None }
+        Self { method, search: Search::Indexed, seed: None, max_exposed: 0 }
     }
 
     /// The destination search of partial swapping (default [`Search::Indexed`]).
@@ -94,6 +95,14 @@ impl SwapParams {
     /// operating system.
     pub fn seed(mut self, seed: Option<u64>) -> Self {
         self.seed = seed;
+        self
+    }
+
+    /// How many records may still show their tendency, beyond what the method leaves exposed
+    /// by design, for the publication to pass its audit (default 0; see
+    /// [`SwapClaim`](crate::SwapClaim)).
+    pub fn max_exposed(mut self, n: usize) -> Self {
+        self.max_exposed = n;
         self
     }
 
@@ -121,5 +130,10 @@ impl ValidSwapParams {
     /// The seed.
     pub fn seed(&self) -> Option<u64> {
         self.0.seed
+    }
+
+    /// The claim the publication is audited under.
+    pub fn claim(&self) -> crate::SwapClaim {
+        crate::SwapClaim::new(self.0.method).max_exposed(self.0.max_exposed)
     }
 }

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use txanon_anatomy::{
-    Anatomized, AnatomyError, AnatomyParams, Diversity, ItemPartitioning, anatomize,
+    Anatomized, AnatomyError, AnatomyParams, Diversity, ItemPartitioning, anonymize,
 };
 use txanon_data::{QuestParams, TransactionDb};
 use txanon_metrics::{ItemAlignment, rule_accuracy};
@@ -99,7 +99,7 @@ fn run_one(
 ) -> Result<(Result<Anatomized, String>, f64)> {
     let params = reading.params(p, l, seed)?;
     let started = Instant::now();
-    let result = anatomize(db, &params);
+    let result = anonymize(db, &params);
     let seconds = started.elapsed().as_secs_f64();
     Ok((
         match result {

@@ -15,7 +15,7 @@ use txanon_band::{
     sparsity_svg,
 };
 use txanon_cahd::{
-    BandOrder, CahdError, CahdParams, QidDraw, Workload, anonymize, audit, random_sensitive_items,
+    BandOrder, CahdError, CahdParams, QidDraw, Workload, anonymize, random_sensitive_items,
     reconstruction_error,
 };
 use txanon_data::{ItemId, QuestParams, TransactionDb};
@@ -213,7 +213,6 @@ pub fn run(ctx: &Context) -> Result<Output> {
                         }
                         Err(e) => return Err(e.into()),
                     };
-                    audit(&a.published, None)?;
                     let total = started.elapsed().as_secs_f64();
                     let kl = reconstruction_error(db, &a.published, &workload)?;
                     let kl_weighted = reconstruction_error(db, &a.published, &weighted)?;
@@ -305,7 +304,6 @@ pub fn run(ctx: &Context) -> Result<Output> {
                     .check()?;
                 let started = Instant::now();
                 let a = anonymize(&db, &sensitive, &params)?;
-                audit(&a.published, None)?;
                 let seconds = started.elapsed().as_secs_f64();
                 timing.push(vec![
                     format!("BMS-WebView-1, first {rows}").into(),

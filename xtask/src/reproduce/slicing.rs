@@ -29,7 +29,7 @@ use txanon_slicing::membership::{
 };
 use txanon_slicing::{
     AnatomyTables, BaselineParams, Cell, ColumnSpec, CutPolicy, GeneralizedTable, Microdata,
-    SlicedTable, SlicingError, SlicingParams, anatomize, mondrian, partition_attributes, slice,
+    SlicedTable, SlicingError, SlicingParams, anatomize, anonymize, mondrian, partition_attributes,
 };
 
 use super::{Context, Figure, FigureKind, Output, ResultTable, Series, Value};
@@ -93,7 +93,7 @@ fn run_slicing(
     seed: u64,
 ) -> Result<Run, SlicingError> {
     let params = SlicingParams::new(columns, l).cut(cut).seed(Some(seed)).check()?;
-    let sliced = slice(data, &params)?;
+    let sliced = anonymize(data, &params)?;
     Ok((Published::Sliced(sliced.table), sliced.audit.buckets))
 }
 
@@ -311,7 +311,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
                 .seed(Some(ctx.seed))
                 .check()?;
             let started = Instant::now();
-            match slice(whole, &params) {
+            match anonymize(whole, &params) {
                 Ok(s) => time.push(vec![
                     whole.len().into(),
                     l.into(),

@@ -119,12 +119,15 @@ pub fn run(ctx: &Context) -> Result<Output> {
             ]);
         }
         for (m, &method) in METHODS.iter().enumerate() {
-            let params = SwapParams::new(method).seed(Some(ctx.seed)).check()?;
+            // The baselines' exposure is what the experiment measures, not a claim: any number
+            // of exposed records is allowed.
+            let params =
+                SwapParams::new(method).seed(Some(ctx.seed)).max_exposed(usize::MAX).check()?;
             let started = Instant::now();
             let swapped = anonymize(db, &categories, &params)?;
             let seconds = started.elapsed().as_secs_f64();
             let diss = dissimilarity(db, &swapped.published);
-            let records = swapped.audit.records_checked.clone().unwrap_or_default();
+            let audit = &swapped.audit;
             runs.push(vec![
                 name.clone().into(),
                 method.name().into(),
@@ -134,10 +137,10 @@ pub fn run(ctx: &Context) -> Result<Output> {
                 swapped.stats.pairs.into(),
                 swapped.stats.unmatched.into(),
                 swapped.stats.items_moved.into(),
-                swapped.audit.occurrences_lost.into(),
+                (audit.occurrences_lost as usize).into(),
                 swapped.published.len().into(),
-                records.exposed.into(),
-                records.false_swaps.into(),
+                (audit.exposed + audit.exposed_by_design).into(),
+                audit.false_swaps.into(),
                 Value::Float(diss, 5),
                 Value::Float(seconds, 3),
             ]);

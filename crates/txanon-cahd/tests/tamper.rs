@@ -1,0 +1,370 @@
+//! The audit against published groups broken on purpose: each is rejected with the violation
+//! the tampering causes; and a random single edit of valid groups is either rejected or still
+//! private by a brute-force check of the definition.
+
+use proptest::prelude::*;
+use txanon_cahd::{
+    CahdClaim, CahdError, CahdParams, CahdViolation, PublishedGroups, anonymize, audit,
+};
+use txanon_data::{QuestParams, TransactionDb, random_items};
+
+/// Valid groups of degree 3 over Quest data with 4 sensitive items; the original; the labels
+/// of the sensitive items.
+fn valid(seed: u64) -> (PublishedGroups, TransactionDb, Vec<String>) {
+    let db = QuestParams::new(300, 6.0, 3.0, 40).seed(seed).check().unwrap().generate();
+    let mut sensitive = random_items(&db, 4, seed).unwrap();
+    // Keep the degree feasible: no sensitive item above a third of the transactions.
+    sensitive.retain(|&s| db.supports()[s as usize] as usize * 3 <= db.len());
+    let params = CahdParams::new(3).seed(Some(seed)).check().unwrap();
+    let published = anonymize(&db, &sensitive, &params).unwrap().published;
+    let labels = sensitive.iter().map(|&s| db.label(s).to_string()).collect();
+    (published, db, labels)
+}
+
+fn run(
+    groups: &PublishedGroups,
+    p: u64,
+    sensitive: &[String],
+    original: Option<&TransactionDb>,
+) -> Result<(), CahdError> {
+    let claim = CahdClaim::new(p, sensitive.iter().cloned()).unwrap();
+    audit(groups, &claim, original).map(|_| ())
+}
+
+macro_rules! rejects {
+    ($run:expr, $pattern:pat) => {{
+        eprintln!("tampering to reach {}", stringify!($pattern));
+        match $run {
+            Err(CahdError::Audit(v)) => {
+                assert!(v.list().iter().any(|v| matches!(v, $pattern)), "{v}")
+            }
+            other => panic!("expected a failed audit, got {other:?}"),
+        }
+    }};
+}
+
+#[test]
+fn the_untampered_groups_pass() {
+    for seed in 1..4 {
+        let (groups, db, sensitive) = valid(seed);
+        run(&groups, 3, &sensitive, Some(&db)).unwrap();
+    }
+}
+
+#[test]
+fn tampered_groups_are_rejected() {
+    let (good, db, sensitive) = valid(1);
+    let edit = |f: &dyn Fn(&mut PublishedGroups)| {
+        let mut g = good.clone();
+        f(&mut g);
+        g
+    };
+    let g_sens = good.groups.iter().position(|g| !g.sensitive.is_empty()).unwrap();
+    let first_sensitive = good.groups[g_sens].sensitive[0].0.clone();
+    use CahdViolation as V;
+    // 1. Another format.
+    rejects!(run(&edit(&|g| g.format = "x".into()), 3, &sensitive, None), V::Format { .. });
+    // 2. A transaction removed from a group with a sensitive item: the share rises.
+    rejects!(
+        run(
+            &edit(&|g| {
+                let size = g.groups[g_sens].qid.len();
+                let c = g.groups[g_sens].sensitive[0].1;
+                g.groups[g_sens].qid.truncate(c * 3 - 1);
+                let _ = size;
+            }),
+            3,
+            &sensitive,
+            None
+        ),
+        V::DegreeBelow { .. } | V::CountOutOfRange { .. }
+    );
+    // 3. A count above the group's size.
+    rejects!(
+        run(&edit(&|g| g.groups[g_sens].sensitive[0].1 = 10_000), 3, &sensitive, None),
+        V::CountOutOfRange { count: 10_000, .. }
+    );
+    // 4. A count of 0.
+    rejects!(
+        run(&edit(&|g| g.groups[g_sens].sensitive[0].1 = 0), 3, &sensitive, None),
+        V::CountOutOfRange { count: 0, .. }
+    );
+    // 5. A sensitive item among the QID items.
+    let s0 = first_sensitive.clone();
+    rejects!(
+        run(&edit(&|g| g.groups[0].qid[0].push(s0.clone())), 3, &sensitive, None),
+        V::SensitiveInQid { group: 0, .. }
+    );
+    // 6. Declassified: moved into the QID lists and dropped from the header and the counts.
+    let s0 = first_sensitive.clone();
+    rejects!(
+        run(
+            &edit(&|g| {
+                g.sensitive.retain(|s| s != &s0);
+                for group in &mut g.groups {
+                    if let Some(k) = group.sensitive.iter().position(|(s, _)| s == &s0) {
+                        let (_, c) = group.sensitive.remove(k);
+                        for t in group.qid.iter_mut().take(c) {
+                            t.push(s0.clone());
+                        }
+                    }
+                }
+            }),
+            3,
+            &sensitive,
+            None
+        ),
+        V::SensitiveInQid { .. }
+    );
+    // 7. A sensitive item counted twice in a group.
+    rejects!(
+        run(
+            &edit(&|g| {
+                let again = g.groups[g_sens].sensitive[0].clone();
+                g.groups[g_sens].sensitive.push(again);
+            }),
+            3,
+            &sensitive,
+            None
+        ),
+        V::CountedTwice { .. }
+    );
+    // 8. An undeclared item counted (a QID item moved to the counts).
+    rejects!(
+        run(
+            &edit(&|g| g.groups[g_sens].sensitive.push(("no-such-item".into(), 1))),
+            3,
+            &sensitive,
+            None
+        ),
+        V::UndeclaredSensitive { .. }
+    );
+    // 9. The header lists an item twice.
+    rejects!(
+        run(
+            &edit(&|g| {
+                let x = g.sensitive[0].clone();
+                g.sensitive.push(x);
+            }),
+            3,
+            &sensitive,
+            None
+        ),
+        V::SensitiveListedTwice { .. }
+    );
+    // 10. An item twice in a transaction.
+    rejects!(
+        run(
+            &edit(&|g| {
+                let t = g.groups.iter().position(|x| x.qid.iter().any(|t| !t.is_empty())).unwrap();
+                let k = g.groups[t].qid.iter().position(|t| !t.is_empty()).unwrap();
+                let item = g.groups[t].qid[k][0].clone();
+                g.groups[t].qid[k].push(item);
+            }),
+            3,
+            &sensitive,
+            None
+        ),
+        V::ItemTwice { .. }
+    );
+    // 11. An empty group.
+    rejects!(
+        run(&edit(&|g| g.groups[0].qid.clear()), 3, &sensitive, None),
+        V::EmptyGroup { group: 0 } | V::CountOutOfRange { .. }
+    );
+    // 12. No group.
+    rejects!(run(&edit(&|g| g.groups.clear()), 3, &sensitive, None), V::NoGroup);
+    // 13. A count and a size near 2^63: c · p would wrap in 64 bits.
+    rejects!(
+        run(&edit(&|g| g.groups[g_sens].sensitive[0].1 = (1usize << 62) + 1), 4, &sensitive, None),
+        V::CountOutOfRange { .. }
+    );
+    // 14. The auditor's p is what counts: degree 3 groups are not of degree 1000, whatever
+    // the file claims.
+    rejects!(run(&edit(&|g| g.p = 1000), 1000, &sensitive, None), V::DegreeBelow { p: 1000, .. });
+    // 15. Two groups merged after dropping a sensitive count: the totals no longer match.
+    rejects!(
+        run(
+            &edit(&|g| {
+                let other = g.groups.remove(if g_sens == 0 { 1 } else { 0 });
+                let target = g.groups.iter_mut().find(|x| !x.sensitive.is_empty()).unwrap();
+                target.qid.extend(other.qid);
+            }),
+            3,
+            &sensitive,
+            Some(&db)
+        ),
+        V::SensitiveTotal { .. }
+    );
+    // 16. A group split in two: the half with the sensitive item is not 3-private.
+    rejects!(
+        run(
+            &edit(&|g| {
+                let mut half = g.groups[g_sens].clone();
+                let keep = half.sensitive[0].1;
+                half.qid.truncate(keep);
+                g.groups[g_sens].qid.drain(..keep);
+                g.groups[g_sens].sensitive.clear();
+                half.sensitive.truncate(1);
+                g.groups.push(half);
+            }),
+            3,
+            &sensitive,
+            None
+        ),
+        V::DegreeBelow { .. } | V::CountOutOfRange { .. }
+    );
+    // 17. A transaction truncated (a QID item dropped).
+    rejects!(
+        run(
+            &edit(&|g| {
+                let t = g.groups.iter().position(|x| x.qid.iter().any(|t| !t.is_empty())).unwrap();
+                let k = g.groups[t].qid.iter().position(|t| !t.is_empty()).unwrap();
+                g.groups[t].qid[k].pop();
+            }),
+            3,
+            &sensitive,
+            Some(&db)
+        ),
+        V::QidNotFromOriginal { .. }
+    );
+    // 18. A transaction duplicated over another.
+    rejects!(
+        run(
+            &edit(&|g| {
+                let k =
+                    (1..g.groups[0].qid.len()).find(|&k| g.groups[0].qid[k] != g.groups[0].qid[0]);
+                let k = k.unwrap_or(0);
+                let copy = g.groups[1].qid[0].clone();
+                g.groups[0].qid[k] = copy;
+            }),
+            3,
+            &sensitive,
+            Some(&db)
+        ),
+        V::QidNotFromOriginal { .. }
+    );
+    // 19. An item renamed.
+    rejects!(
+        run(
+            &edit(&|g| {
+                let t = g.groups.iter().position(|x| x.qid.iter().any(|t| !t.is_empty())).unwrap();
+                let k = g.groups[t].qid.iter().position(|t| !t.is_empty()).unwrap();
+                g.groups[t].qid[k][0] = "renamed".into();
+            }),
+            3,
+            &sensitive,
+            Some(&db)
+        ),
+        V::QidNotFromOriginal { .. }
+    );
+    // 20. A transaction added.
+    rejects!(
+        run(
+            &edit(&|g| {
+                let t = g.groups[0].qid[0].clone();
+                g.groups[0].qid.push(t);
+            }),
+            3,
+            &sensitive,
+            Some(&db)
+        ),
+        V::RecordCount { .. }
+    );
+    // 21. A sensitive count lowered (an occurrence hidden), still private.
+    rejects!(
+        run(
+            &edit(&|g| {
+                let x = g.groups.iter().position(|x| x.sensitive.iter().any(|s| s.1 >= 2));
+                match x {
+                    Some(x) => {
+                        let k = g.groups[x].sensitive.iter().position(|s| s.1 >= 2).unwrap();
+                        g.groups[x].sensitive[k].1 -= 1;
+                    }
+                    None => {
+                        g.groups[g_sens].sensitive.remove(0);
+                    }
+                }
+            }),
+            3,
+            &sensitive,
+            Some(&db)
+        ),
+        V::SensitiveTotal { .. }
+    );
+    // 22. A sensitive item the file does not declare, published among the QID items: the
+    // auditor's own list catches it.
+    let s0 = first_sensitive.clone();
+    rejects!(
+        run(
+            &edit(&|g| {
+                g.sensitive.retain(|s| s != &s0);
+                for group in &mut g.groups {
+                    group.sensitive.retain(|(s, _)| s != &s0);
+                }
+                g.groups[0].qid[0].push(s0.clone());
+            }),
+            3,
+            &sensitive,
+            None
+        ),
+        V::SensitiveInQid { group: 0, .. }
+    );
+}
+
+/// The definition by brute force: every group non-empty, every counted item declared once with
+/// a count from 1 to the group's size and at most 1/p of it, no sensitive item among the QID
+/// items, no item twice in a transaction.
+fn brute_force_private(g: &PublishedGroups, p: usize, sensitive: &[String]) -> bool {
+    let declared = |s: &String| g.sensitive.contains(s);
+    let mut header = g.sensitive.clone();
+    header.sort();
+    header.dedup();
+    header.len() == g.sensitive.len()
+        && !g.groups.is_empty()
+        && g.groups.iter().all(|group| {
+            let size = group.qid.len();
+            let mut counted: Vec<&String> = group.sensitive.iter().map(|(s, _)| s).collect();
+            counted.sort();
+            counted.dedup();
+            size > 0
+                && counted.len() == group.sensitive.len()
+                && group.qid.iter().all(|t| {
+                    let mut u = t.clone();
+                    u.sort();
+                    u.dedup();
+                    u.len() == t.len() && t.iter().all(|i| !declared(i) && !sensitive.contains(i))
+                })
+                && group.sensitive.iter().all(|(s, c)| {
+                    declared(s)
+                        && *c >= 1
+                        && *c <= size
+                        && (*c as u128) * (p as u128) <= size as u128
+                })
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// A random single edit: rejected, or private by brute force.
+    #[test]
+    fn a_random_edit_is_rejected_or_still_private(
+        seed in 1u64..4,
+        group in any::<prop::sample::Index>(),
+        row in any::<prop::sample::Index>(),
+        kind in 0u8..5,
+    ) {
+        let (mut g, _, sensitive) = valid(seed);
+        let x = group.index(g.groups.len());
+        match kind {
+            0 => { let k = row.index(g.groups[x].qid.len()); g.groups[x].qid.remove(k); }
+            1 => { if let Some(s) = g.groups[x].sensitive.first_mut() { s.1 += 1; } }
+            2 => { let t = g.groups[x].qid[0].clone(); g.groups[x].qid.push(t); }
+            3 => { let s = sensitive[row.index(sensitive.len())].clone(); g.groups[x].qid[0].push(s); }
+            _ => { if !g.groups[x].sensitive.is_empty() { g.groups[x].sensitive.remove(0); } }
+        }
+        let audited = run(&g, 3, &sensitive, None).is_ok();
+        prop_assert_eq!(audited, brute_force_private(&g, 3, &sensitive));
+    }
+}
