@@ -1,7 +1,8 @@
 //! `txanon`: publish transaction data and microdata without exposing the people in it.
 //!
 //! This binary only parses arguments and dispatches; each subcommand lives in its own module.
-//! Exit codes: 0 success, 2 bad input or parameters (the error on stderr), 1 internal failure.
+//! Exit codes: 0 success, 2 bad input or parameters (the error on stderr), 3 a publication that
+//! failed its audit, 1 internal failure.
 
 mod anonymize;
 mod band;

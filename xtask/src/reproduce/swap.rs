@@ -139,7 +139,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
                 swapped.stats.items_moved.into(),
                 (audit.occurrences_lost as usize).into(),
                 swapped.published.len().into(),
-                (audit.exposed + audit.exposed_by_design).into(),
+                (audit.exposed + audit.exposed_by_design + audit.exposed_unmatched).into(),
                 audit.false_swaps.into(),
                 Value::Float(diss, 5),
                 Value::Float(seconds, 3),
@@ -227,7 +227,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
             .into(),
     );
     out.notes.push(
-        "U is the Jaccard similarity of the frequent-itemset collections (Eq. 2), Diss the dissimilarity of Oliveira and Zaïane, Σ|f_D(i) − f_D̃(i)| / Σ f_D(i) over items. SplitPerson's supports are relative to its own, larger number of records. `tendencies exposed`: original records with a tendency whose published record still has that category strictly heaviest; `false swaps`: changed records among them (RandSwap's partner may share the category). Times are in memory, audit included."
+        "U is the Jaccard similarity of the frequent-itemset collections (Eq. 2), Diss the dissimilarity of Oliveira and Zaïane, Σ|f_D(i) − f_D̃(i)| / Σ f_D(i) over items. SplitPerson's supports are relative to its own, larger number of records. `tendencies exposed`: original records with a tendency (a category above the mean, the first of equally heavy ones, or several items of one category) that some published record of theirs still shows, by the same definition (the audit's; records left unswapped for want of a partner and those each method leaves by design included); `false swaps`: changed records among them (RandSwap's partner may share the category). Times are in memory, audit included."
             .into(),
     );
     out.parameters = vec![
