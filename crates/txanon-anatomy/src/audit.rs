@@ -463,19 +463,21 @@ fn check_flattened(
         return;
     }
     let positions = positions_of(table);
+    let at = positions_in(flattened, &positions);
     let mut start = 0usize;
     for (b, bucket) in table.buckets.iter().enumerate() {
         let mut counts: Vec<HashMap<Vec<u32>, usize>> = vec![HashMap::new(); table.columns.len()];
         for r in start..start + bucket.size {
-            let labels = flattened.transaction(r).iter().map(|&i| flattened.label(i).to_string());
-            match project(labels, &positions, table.columns.len()) {
+            match project(flattened.transaction(r), &at, table.columns.len()) {
                 Ok(values) => {
                     for (j, v) in values.into_iter().enumerate() {
                         *counts[j].entry(v).or_default() += 1;
                     }
                 }
                 Err(item) => {
-                    log.push(AnatomyViolation::FlattenedItem { item });
+                    log.push(AnatomyViolation::FlattenedItem {
+                        item: flattened.label(item).to_string(),
+                    });
                     return;
                 }
             }
@@ -504,16 +506,26 @@ fn positions_of(table: &AnatomizedTable) -> HashMap<&str, (usize, u32)> {
     positions
 }
 
-/// A record's value in each column, as sorted positions; the first label of no column as the
+/// Each item of `db`, by id: its (column, position) in the table, looked up by label once.
+fn positions_in(
+    db: &TransactionDb,
+    positions: &HashMap<&str, (usize, u32)>,
+) -> Vec<Option<(usize, u32)>> {
+    (0..db.num_items() as ItemId)
+        .map(|i| positions.get(db.label(i).to_string().as_str()).copied())
+        .collect()
+}
+
+/// Record `t`'s value in each column, as sorted positions; the first item of no column as the
 /// error.
 fn project(
-    labels: impl Iterator<Item = String>,
-    positions: &HashMap<&str, (usize, u32)>,
+    t: &[ItemId],
+    at: &[Option<(usize, u32)>],
     columns: usize,
-) -> Result<Vec<Vec<u32>>, String> {
+) -> Result<Vec<Vec<u32>>, ItemId> {
     let mut values = vec![Vec::new(); columns];
-    for label in labels {
-        let Some(&(j, k)) = positions.get(label.as_str()) else { return Err(label) };
+    for &i in t {
+        let Some((j, k)) = at[i as usize] else { return Err(i) };
         values[j].push(k);
     }
     for v in &mut values {
@@ -553,11 +565,10 @@ fn check_original(
         return None;
     }
     let positions = positions_of(table);
+    let at = positions_in(original, &positions);
     let mut available: Vec<HashMap<Vec<u32>, u64>> = vec![HashMap::new(); table.columns.len()];
     for t in original.iter() {
-        let labels = t.iter().map(|&i| original.label(i).to_string());
-        let values =
-            project(labels, &positions, table.columns.len()).expect("every item is in a column");
+        let values = project(t, &at, table.columns.len()).expect("every item is in a column");
         for (j, v) in values.into_iter().enumerate() {
             *available[j].entry(v).or_default() += 1;
         }

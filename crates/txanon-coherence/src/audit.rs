@@ -5,10 +5,12 @@
 //! search over the public itemsets that occur, in item order, with the transaction lists of
 //! each node, checks every itemset of at most `p` items. A perfect extension of a node (an item
 //! in every one of its transactions) gives itemsets with the node's own transactions, hence
-//! the node's own support and inferences: it is never branched on. So `k` identical wide
-//! transactions cost one pass, and a violation in a wide transaction is found after one scan
-//! of it; the search stops once [`MAX_VIOLATIONS`](txanon_data::audit::MAX_VIOLATIONS) are
-//! found.
+//! the node's own support and inferences: it is never branched on; children of a node with the
+//! same transactions are one class, searched once. Identical transactions are one row with a
+//! weight. So `k` identical wide transactions cost one pass, the items of a wide transaction
+//! that occur nowhere else are one class, and a violation in a wide transaction is found after
+//! one scan of it; the search stops once
+//! [`MAX_VIOLATIONS`](txanon_data::audit::MAX_VIOLATIONS) are found.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -228,15 +230,48 @@ pub fn audit(
         log.push(CoherenceViolation::TooFewTransactions { transactions: n, k });
     }
     // Public and private parts of every transaction, compressed rows.
+    // Identical transactions merged into one row with a weight: k copies of a wide
+    // transaction are one row, whose every itemset has the same transactions.
+    let mut distinct: HashMap<&[ItemId], u32> = HashMap::new();
     let mut public = Rows::default();
     let mut secret = Rows::default();
     for t in published.iter() {
-        public.push(t.iter().copied().filter(|&i| !is_private[i as usize]));
-        secret.push(t.iter().copied().filter(|&i| is_private[i as usize]));
+        let row = *distinct.entry(t).or_insert_with(|| {
+            public.push(t.iter().copied().filter(|&i| !is_private[i as usize]));
+            secret.push(t.iter().copied().filter(|&i| is_private[i as usize]));
+            public.weights.len() as u32 - 1
+        });
+        public.weights[row as usize] += 1;
     }
+    secret.weights.clone_from(&public.weights);
+    // Public items renumbered by ascending support (the usual order of itemset search): the
+    // rare items of a wide transaction come first, where each is one small class, and a node
+    // ending in a frequent item scans only the frequent rest of a wide transaction.
+    let mut support = vec![0u64; published.num_items()];
+    for (t, &w) in public.weights.iter().enumerate() {
+        for &i in public.row(t as u32) {
+            support[i as usize] += w;
+        }
+    }
+    let mut by_support: Vec<ItemId> =
+        (0..published.num_items() as ItemId).filter(|&i| support[i as usize] > 0).collect();
+    by_support.sort_by_key(|&i| (support[i as usize], i));
+    let mut rank = vec![0 as ItemId; published.num_items()];
+    for (r, &i) in by_support.iter().enumerate() {
+        rank[i as usize] = r as ItemId;
+    }
+    for t in 0..public.weights.len() {
+        let (start, end) = (public.offsets[t], public.offsets[t + 1]);
+        let row = &mut public.items[start..end];
+        for i in row.iter_mut() {
+            *i = rank[*i as usize];
+        }
+        row.sort_unstable();
+    }
+    let ranked_label = |r: ItemId| label(by_support[r as usize]);
     let mut worst = 0.0f64;
     let mut private_counts = vec![0u64; published.num_items()];
-    let all: Vec<u32> = (0..n as u32).collect();
+    let all: Vec<u32> = (0..public.weights.len() as u32).collect();
     if let Some(v) = breach(&all, &secret, &mut private_counts, h, &mut worst) {
         log.push(CoherenceViolation::Breach {
             itemset: Vec::new(),
@@ -247,8 +282,15 @@ pub fn audit(
     }
     let mut classes = 1u64;
     if n as u64 >= k {
-        classes +=
-            search(&public, &secret, claim, &mut private_counts, &mut worst, &mut log, &label);
+        classes += search(
+            &public,
+            &secret,
+            claim,
+            &mut private_counts,
+            &mut worst,
+            &mut log,
+            (&ranked_label, &label),
+        );
     }
     let mut suppressed_items = None;
     if let Some(original) = original {
@@ -264,11 +306,12 @@ pub fn audit(
     .map_err(CoherenceError::Audit)
 }
 
-/// Compressed rows of item ids.
+/// Compressed rows of item ids, each the distinct transaction it stands for `weight` times.
 #[derive(Debug, Default)]
 struct Rows {
     offsets: Vec<usize>,
     items: Vec<ItemId>,
+    weights: Vec<u64>,
 }
 
 impl Rows {
@@ -278,6 +321,12 @@ impl Rows {
         }
         self.items.extend(row);
         self.offsets.push(self.items.len());
+        self.weights.push(0);
+    }
+
+    /// The transactions the rows `tids` stand for.
+    fn support(&self, tids: &[u32]) -> u64 {
+        tids.iter().map(|&t| self.weights[t as usize]).sum()
     }
 
     fn row(&self, t: u32) -> &[ItemId] {
@@ -299,11 +348,12 @@ fn breach(
     }
     let mut touched = Vec::new();
     for &t in tids {
+        let w = secret.weights[t as usize];
         for &s in secret.row(t) {
             if counts[s as usize] == 0 {
                 touched.push(s);
             }
-            counts[s as usize] += 1;
+            counts[s as usize] += w;
         }
     }
     let mut top: Option<(ItemId, u64)> = None;
@@ -315,7 +365,7 @@ fn breach(
         counts[s as usize] = 0;
     }
     let (s, c) = top?;
-    let total = tids.len() as u64;
+    let total = secret.support(tids);
     *worst = worst.max(c as f64 / total as f64);
     share_exceeds(c, total, h).then_some((s, c))
 }
@@ -334,16 +384,20 @@ fn search(
     private_counts: &mut [u64],
     worst: &mut f64,
     log: &mut ViolationLog<CoherenceViolation>,
-    label: &dyn Fn(ItemId) -> String,
+    (label, private_label): (&dyn Fn(ItemId) -> String, &dyn Fn(ItemId) -> String),
 ) -> u64 {
     let items = public.items.iter().map(|&i| i as usize + 1).max().unwrap_or(0);
-    let n = public.offsets.len().saturating_sub(1);
-    let mut counts = vec![0u32; items];
+    let n = public.weights.len();
+    let mut counts = vec![0u64; items];
     let mut classes = 0u64;
     let mut stack = vec![Node { base: Vec::new(), tids: (0..n as u32).collect() }];
     while let Some(node) = stack.pop() {
         if log.is_full() {
             break;
+        }
+        // One distinct transaction: every item after the base is a perfect extension.
+        if node.tids.len() == 1 && !node.base.is_empty() {
+            continue;
         }
         let last = node.base.last().copied();
         let after =
@@ -352,32 +406,29 @@ fn search(
         let mut touched: Vec<ItemId> = Vec::new();
         for &t in &node.tids {
             let row = public.row(t);
+            let w = public.weights[t as usize];
             for &b in &row[after(row)..] {
                 if counts[b as usize] == 0 {
                     touched.push(b);
                 }
-                counts[b as usize] += 1;
+                counts[b as usize] += w;
             }
         }
         touched.sort_unstable();
-        let support = node.tids.len() as u32;
+        let support = public.support(&node.tids);
         let depth = node.base.len() as u64 + 1;
         // Children: not perfect extensions (those share the node's transactions and checks).
-        let mut children: Vec<(ItemId, u32)> = Vec::new();
+        let mut children: Vec<(ItemId, u64)> = Vec::new();
         for &b in &touched {
             let c = counts[b as usize];
             counts[b as usize] = 0;
             if c == support {
                 continue;
             }
-            if u64::from(c) < claim.k {
+            if c < claim.k {
                 let mut itemset: Vec<String> = node.base.iter().map(|&i| label(i)).collect();
                 itemset.push(label(b));
-                if !log.push(CoherenceViolation::RareItemset {
-                    itemset,
-                    support: u64::from(c),
-                    k: claim.k,
-                }) {
+                if !log.push(CoherenceViolation::RareItemset { itemset, support: c, k: claim.k }) {
                     return classes;
                 }
             } else {
@@ -390,10 +441,9 @@ fn search(
         // Each child's transactions, in one more pass; `counts` (all zero again) holds each
         // child's slot plus one meanwhile.
         for (x, &(b, _)) in children.iter().enumerate() {
-            counts[b as usize] = x as u32 + 1;
+            counts[b as usize] = x as u64 + 1;
         }
-        let mut lists: Vec<Vec<u32>> =
-            children.iter().map(|&(_, c)| Vec::with_capacity(c as usize)).collect();
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); children.len()];
         for &t in &node.tids {
             let row = public.row(t);
             for &b in &row[after(row)..] {
@@ -406,17 +456,27 @@ fn search(
         for &(b, _) in &children {
             counts[b as usize] = 0;
         }
+        // Children with the same transactions are one class: `base ∪ {b₂} ∪ X` has the
+        // transactions of `base ∪ {b₁} ∪ X`, of the same length, so the smallest item stands
+        // for the others (the items of a wide transaction that occur nowhere else are one
+        // child, not a million).
+        let keep: Vec<bool> = {
+            let mut seen: std::collections::HashSet<&[u32]> = std::collections::HashSet::new();
+            lists.iter().map(|l| seen.insert(l.as_slice())).collect()
+        };
         // Pushed in reverse so that the smallest item is searched first.
-        for ((b, _), tids) in children.into_iter().zip(lists).rev() {
+        for (((b, _), tids), _) in
+            children.into_iter().zip(lists).zip(keep).rev().filter(|(_, keep)| *keep)
+        {
             classes += 1;
             let mut base = node.base.clone();
             base.push(b);
             if let Some((s, c)) = breach(&tids, secret, private_counts, claim.h, worst) {
                 let pushed = log.push(CoherenceViolation::Breach {
                     itemset: base.iter().map(|&i| label(i)).collect(),
-                    private: label(s),
+                    private: private_label(s),
                     count: c,
-                    support: tids.len() as u64,
+                    support: public.support(&tids),
                 });
                 if !pushed {
                     return classes;

@@ -273,14 +273,9 @@ pub fn audit(
     stop(&mut log)?;
 
     // 4. The permutation test.
-    let fingerprint = |ids: &[usize], sid: u32| -> Key { (ids.to_vec(), sid) };
-    let mut identical = 0u64;
-    for (b, ids, sid) in &rows {
-        if placed[*b].contains_key(&fingerprint(ids, *sid)) {
-            identical += 1;
-        }
-    }
-    let (expected, spread) = permutation_null(&rows, &placed, buckets, c);
+    let placed_keys: Vec<HashSet<u64>> =
+        placed.iter().map(|p| p.keys().map(|(ids, sid)| key_hash(ids, *sid)).collect()).collect();
+    let (identical, expected, spread) = permutation_test(&rows, &placed_keys, buckets, c);
     let threshold = expected + 6.0 * spread + 3.0;
     if identical as f64 > threshold {
         log.push(SlicingViolation::Unpermuted { identical, expected, threshold });
@@ -353,25 +348,46 @@ pub fn audit(
     .map_err(SlicingError::Audit)
 }
 
-/// Mean and standard deviation, over seeded replicates, of the number of rows equal to an
-/// original tuple of their bucket when every column of every bucket is permuted independently.
-fn permutation_null(
+/// One column's value of a row, mixed into 64 bits with its dimension: a row's key is the
+/// wrapping sum of its columns' mixes (a collision, at odds of 2⁻⁶⁴, would only count a row
+/// as identical in the test and its replicates alike).
+fn mix(d: usize, id: usize, sid: u32) -> u64 {
+    let mut x = (d as u64) << 56 ^ (id as u64) << 20 ^ u64::from(sid);
+    // splitmix64's finalizer.
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The row key's hash: see [`mix`].
+fn key_hash(ids: &[usize], sid: u32) -> u64 {
+    let c = ids.len();
+    ids.iter()
+        .enumerate()
+        .map(|(d, &id)| mix(d, id, if d + 1 == c { sid } else { 0 }))
+        .fold(0u64, u64::wrapping_add)
+}
+
+/// The number of rows equal to an original tuple of their bucket (`placed`, by key hash), and
+/// its mean and standard deviation over seeded replicates in which every column of every bucket
+/// is permuted independently.
+fn permutation_test(
     rows: &[(usize, Vec<usize>, u32)],
-    placed: &[HashMap<&Key, u64>],
+    placed: &[HashSet<u64>],
     buckets: usize,
     c: usize,
-) -> (f64, f64) {
-    // Each bucket's columns: dimension d < c − 1 as cell ids; the last as (cell id, s).
-    let mut columns: Vec<Vec<Vec<(usize, u32)>>> = vec![vec![Vec::new(); c]; buckets];
+) -> (u64, f64, f64) {
+    // Each bucket's columns as mixes; the last column's with the sensitive value.
+    let mut columns: Vec<Vec<Vec<u64>>> = vec![vec![Vec::new(); c]; buckets];
+    let mut observed = 0u64;
     for (b, ids, sid) in rows {
-        for d in 0..c - 1 {
-            columns[*b][d].push((ids[d], 0));
+        for (d, column) in columns[*b].iter_mut().enumerate() {
+            column.push(mix(d, ids[d], if d + 1 == c { *sid } else { 0 }));
         }
-        columns[*b][c - 1].push((ids[c - 1], *sid));
+        observed += u64::from(placed[*b].contains(&key_hash(ids, *sid)));
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x5eed);
     let mut samples = Vec::with_capacity(REPLICATES);
-    let mut key = (Vec::with_capacity(c), 0u32);
     for _ in 0..REPLICATES {
         let mut identical = 0u64;
         for (b, bucket) in columns.iter_mut().enumerate() {
@@ -381,10 +397,8 @@ fn permutation_null(
             let rows = bucket.first().map_or(0, Vec::len);
             identical += (0..rows)
                 .filter(|&j| {
-                    key.0.clear();
-                    key.0.extend(bucket.iter().map(|column| column[j].0));
-                    key.1 = bucket[c - 1][j].1;
-                    placed[b].contains_key(&key)
+                    let key = bucket.iter().map(|column| column[j]).fold(0u64, u64::wrapping_add);
+                    placed[b].contains(&key)
                 })
                 .count() as u64;
         }
@@ -393,5 +407,5 @@ fn permutation_null(
     let mean = samples.iter().sum::<f64>() / REPLICATES as f64;
     let variance =
         samples.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (REPLICATES - 1) as f64;
-    (mean, variance.sqrt())
+    (observed, mean, variance.sqrt())
 }
