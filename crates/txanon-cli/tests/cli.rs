@@ -1013,3 +1013,180 @@ fn the_readme_swap_workflow_passes_its_own_audit() {
         }
     }
 }
+
+/// Every family's README workflow, for several seeds: what `anonymize` wrote passes `audit`
+/// given the same guarantee, the flattened or QID files and the original.
+#[test]
+fn the_readme_workflows_pass_their_own_audits() {
+    let dir = tempfile::tempdir().unwrap();
+    let quest = dir.path().join("q.dat");
+    let q = quest.to_str().unwrap();
+    let o = txanon(&[
+        "generate",
+        "quest",
+        "--transactions",
+        "3000",
+        "--avg-len",
+        "8",
+        "--pattern-len",
+        "3",
+        "--items",
+        "150",
+        "--seed",
+        "4",
+        "--out",
+        q,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let list = |name: &str, summary: &serde_json::Value, key: &str| {
+        let items: Vec<&str> =
+            summary[key].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        fixture(dir.path(), name, items.join("\n"))
+    };
+    let (data, schema) = (examples("slicing-table1.csv"), examples("slicing-table1.schema.json"));
+    for seed in ["1", "2", "3"] {
+        let out = |family: &str| dir.path().join(format!("{family}-{seed}"));
+        let at = |family: &str, file: &str| out(family).join(file).to_str().unwrap().to_owned();
+        let ok = |o: Output, what: &str| {
+            assert!(o.status.success(), "{what} (seed {seed}): {}", stderr(&o));
+            serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+        };
+        let a = out("anatomy");
+        ok(
+            txanon(&[
+                "anonymize",
+                "anatomy",
+                q,
+                "-p",
+                "5",
+                "-l",
+                "3",
+                "--seed",
+                seed,
+                "-o",
+                a.to_str().unwrap(),
+            ]),
+            "anonymize anatomy",
+        );
+        ok(
+            txanon(&[
+                "audit",
+                "anatomy",
+                &at("anatomy", "table.json"),
+                "-l",
+                "3",
+                "--flattened",
+                &at("anatomy", "anonymized.dat"),
+                "--original",
+                q,
+            ]),
+            "audit anatomy",
+        );
+        let c = out("cahd");
+        let summary = ok(
+            txanon(&[
+                "anonymize",
+                "cahd",
+                q,
+                "--sensitive-random",
+                "5",
+                "-p",
+                "4",
+                "--seed",
+                seed,
+                "-o",
+                c.to_str().unwrap(),
+            ]),
+            "anonymize cahd",
+        );
+        let sensitive = list(&format!("cahd-{seed}.txt"), &summary, "sensitive_items");
+        ok(
+            txanon(&[
+                "audit",
+                "cahd",
+                &at("cahd", "groups.json"),
+                "-p",
+                "4",
+                "--sensitive",
+                &sensitive,
+                "--original",
+                q,
+            ]),
+            "audit cahd",
+        );
+        let h = out("coherence");
+        let summary = ok(
+            txanon(&[
+                "anonymize",
+                "coherence",
+                q,
+                "--private-random",
+                "10",
+                "--h",
+                "0.5",
+                "--k",
+                "5",
+                "--p",
+                "2",
+                "--nugget-support",
+                "30",
+                "--seed",
+                seed,
+                "-o",
+                h.to_str().unwrap(),
+            ]),
+            "anonymize coherence",
+        );
+        let private = list(&format!("coherence-{seed}.txt"), &summary, "private_items");
+        ok(
+            txanon(&[
+                "audit",
+                "coherence",
+                &at("coherence", "published.dat"),
+                "--private",
+                &private,
+                "--h",
+                "0.5",
+                "--k",
+                "5",
+                "--p",
+                "2",
+                "--original",
+                q,
+            ]),
+            "audit coherence",
+        );
+        let s = out("slicing");
+        ok(
+            txanon(&[
+                "anonymize",
+                "slicing",
+                &data,
+                "--schema",
+                &schema,
+                "--column-spec",
+                "Age,Sex;Zipcode,Disease",
+                "-l",
+                "2",
+                "--seed",
+                seed,
+                "-o",
+                s.to_str().unwrap(),
+            ]),
+            "anonymize slicing",
+        );
+        ok(
+            txanon(&[
+                "audit",
+                "slicing",
+                &data,
+                s.to_str().unwrap(),
+                "--schema",
+                &schema,
+                "-l",
+                "2",
+            ]),
+            "audit slicing",
+        );
+    }
+}
