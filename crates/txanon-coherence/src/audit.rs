@@ -268,7 +268,12 @@ pub fn audit(
         }
         row.sort_unstable();
     }
-    let ranked_label = |r: ItemId| label(by_support[r as usize]);
+    // An itemset of ranks, as its items' labels in id order.
+    let ranked_labels = |ranks: &[ItemId]| -> Vec<String> {
+        let mut ids: Vec<ItemId> = ranks.iter().map(|&r| by_support[r as usize]).collect();
+        ids.sort_unstable();
+        ids.into_iter().map(label).collect()
+    };
     let mut worst = 0.0f64;
     let mut private_counts = vec![0u64; published.num_items()];
     let all: Vec<u32> = (0..public.weights.len() as u32).collect();
@@ -289,7 +294,7 @@ pub fn audit(
             &mut private_counts,
             &mut worst,
             &mut log,
-            (&ranked_label, &label),
+            (&ranked_labels, &label),
         );
     }
     let mut suppressed_items = None;
@@ -384,7 +389,7 @@ fn search(
     private_counts: &mut [u64],
     worst: &mut f64,
     log: &mut ViolationLog<CoherenceViolation>,
-    (label, private_label): (&dyn Fn(ItemId) -> String, &dyn Fn(ItemId) -> String),
+    (labels, private_label): (&dyn Fn(&[ItemId]) -> Vec<String>, &dyn Fn(ItemId) -> String),
 ) -> u64 {
     let items = public.items.iter().map(|&i| i as usize + 1).max().unwrap_or(0);
     let n = public.weights.len();
@@ -426,8 +431,9 @@ fn search(
                 continue;
             }
             if c < claim.k {
-                let mut itemset: Vec<String> = node.base.iter().map(|&i| label(i)).collect();
-                itemset.push(label(b));
+                let mut ranks = node.base.clone();
+                ranks.push(b);
+                let itemset = labels(&ranks);
                 if !log.push(CoherenceViolation::RareItemset { itemset, support: c, k: claim.k }) {
                     return classes;
                 }
@@ -473,7 +479,7 @@ fn search(
             base.push(b);
             if let Some((s, c)) = breach(&tids, secret, private_counts, claim.h, worst) {
                 let pushed = log.push(CoherenceViolation::Breach {
-                    itemset: base.iter().map(|&i| label(i)).collect(),
+                    itemset: labels(&base),
                     private: private_label(s),
                     count: c,
                     support: public.support(&tids),
