@@ -41,7 +41,7 @@ fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> 
     s.serialize_f64(d.as_secs_f64())
 }
 
-/// The result of [`slice()`].
+/// The result of [`anonymize`].
 #[derive(Debug, Clone)]
 pub struct Sliced {
     /// The publication.

@@ -28,7 +28,7 @@ pub enum CutPolicy {
     AnyCut,
 }
 
-/// Parameters of [`slice`](crate::slice); build with [`SlicingParams::new`], validate with
+/// Parameters of [`anonymize`](crate::anonymize); build with [`SlicingParams::new`], validate with
 /// [`SlicingParams::check`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SlicingParams {
