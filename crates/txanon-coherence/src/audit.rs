@@ -381,6 +381,12 @@ struct Node {
     tids: Vec<u32>,
 }
 
+/// Labels of an itemset of ranks (public items), in item order.
+type ItemsetLabels<'a> = &'a dyn Fn(&[ItemId]) -> Vec<String>;
+
+/// The label of a private item.
+type ItemLabel<'a> = &'a dyn Fn(ItemId) -> String;
+
 /// The depth-first search below the empty itemset; the number of classes visited.
 fn search(
     public: &Rows,
@@ -389,7 +395,7 @@ fn search(
     private_counts: &mut [u64],
     worst: &mut f64,
     log: &mut ViolationLog<CoherenceViolation>,
-    (labels, private_label): (&dyn Fn(&[ItemId]) -> Vec<String>, &dyn Fn(ItemId) -> String),
+    (labels, private_label): (ItemsetLabels<'_>, ItemLabel<'_>),
 ) -> u64 {
     let items = public.items.iter().map(|&i| i as usize + 1).max().unwrap_or(0);
     let n = public.weights.len();
