@@ -14,6 +14,7 @@ use txanon_data::{Format, write_atomic, write_db};
 
 use crate::exit::UsageError;
 use crate::input::{InputArgs, emit};
+use crate::publication::{Description, Staged};
 
 /// Anonymization methods.
 #[derive(Debug, Subcommand)]
@@ -81,9 +82,30 @@ pub struct AnatomyArgs {
     /// Seed of every random choice (only to reproduce a run; by default the OS seeds ChaCha20).
     #[arg(long)]
     seed: Option<u64>,
-    /// Output directory: table.json, anonymized.dat (flattened, FIMI) and summary.json.
+    /// The publication: table.json, anonymized.dat (flattened; .csv for text labels),
+    /// summary.json and manifest.json.
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Where a publication goes.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Output directory: the publication with its manifest.json, created whole or not at all;
+    /// it must be absent or empty.
     #[arg(long, short = 'o', value_name = "DIR")]
-    out: PathBuf,
+    pub out: PathBuf,
+    /// Replace an existing output directory, atomically: a reader sees the old publication or
+    /// the new one, never a mix.
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl OutputArgs {
+    /// Checks the output directory and starts the publication (before any computation).
+    pub fn prepare(&self) -> Result<Staged> {
+        crate::publication::prepare(&self.out, self.force)
+    }
 }
 
 /// `--diversity`.
@@ -163,6 +185,7 @@ pub fn run(cmd: AnonymizeCommand) -> Result<()> {
 }
 
 fn anatomy(args: AnatomyArgs) -> Result<()> {
+    let staged = args.output.prepare()?;
     let (db, _) = args.input.read()?;
     let started = Instant::now();
     let params = AnatomyParams::new(args.columns, args.l)
@@ -195,27 +218,25 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
         worst_share: report.worst_share,
         seconds,
     };
-    output_dir(&args.out)?;
-    write_text(&args.out.join("table.json"), &json)?;
-    write_atomic(&args.out.join("anonymized.dat"), |file| -> Result<()> {
-        let mut w = std::io::BufWriter::new(file);
-        write_db(&result.flattened, Format::Fimi, &mut w)?;
-        std::io::Write::flush(&mut w)?;
-        Ok(())
-    })
-    .with_context(|| format!("writing {}", args.out.join("anonymized.dat").display()))?;
+    write_text(&staged.path("table.json"), &json)?;
+    write_transactions(staged.dir(), "anonymized", &result.flattened)?;
     let summary_json = serde_json::to_string_pretty(&summary)? + "\n";
-    write_text(&args.out.join("summary.json"), &summary_json)?;
+    write_text(&staged.path("summary.json"), &summary_json)?;
+    staged.commit(Description {
+        method: "anatomy",
+        parameters: serde_json::json!({
+            "columns": args.columns,
+            "l": args.l,
+            "diversity": params.diversity(),
+            "partitioning": format!("{:?}", args.partitioning).to_lowercase(),
+            "headroom": args.headroom,
+        }),
+        seed: args.seed,
+        inputs: vec![&args.input.input],
+        audit: serde_json::to_value(report)?,
+        note: None,
+    })?;
     emit(&summary_json)
-}
-
-/// Creates the output directory of a run (after every check has passed, so a failed run leaves
-/// nothing behind).
-pub(crate) fn output_dir(out: &Path) -> Result<()> {
-    if out.exists() && !out.is_dir() {
-        return Err(UsageError(format!("{}: exists and is not a directory", out.display())).into());
-    }
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))
 }
 
 /// Writes `db` atomically as `dir/stem.dat` (FIMI) when every label is an integer, else as
@@ -260,6 +281,7 @@ pub fn run_audit(cmd: AuditCommand) -> Result<()> {
 }
 
 fn audit_anatomy(args: AuditAnatomyArgs) -> Result<()> {
+    crate::publication::verify_beside(&args.table)?;
     let text = std::fs::read_to_string(&args.table)
         .map_err(|e| UsageError(format!("{}: {e}", args.table.display())))?;
     let table = AnatomizedTable::from_json(&text)

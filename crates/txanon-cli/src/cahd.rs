@@ -11,11 +11,11 @@ use txanon_cahd::{
     BandOrder, CahdClaim, CahdParams, GroupingStats, PublishedGroups, ReconstructionError,
     Workload, anonymize, audit, random_sensitive_items, reconstruction_error,
 };
-use txanon_data::{Format, Label, TransactionDb, write_atomic, write_db};
 
-use crate::anonymize::{output_dir, write_text};
+use crate::anonymize::{OutputArgs, write_text, write_transactions};
 use crate::exit::UsageError;
 use crate::input::{InputArgs, emit, os_seed, read_item_list};
+use crate::publication::Description;
 
 /// Arguments of `txanon anonymize cahd`.
 #[derive(Debug, Args)]
@@ -43,9 +43,10 @@ pub struct CahdArgs {
     /// ChaCha20, so two runs publish differently.
     #[arg(long)]
     seed: Option<u64>,
-    /// Output directory: groups.json, qid.dat (QID items, group after group) and summary.json.
-    #[arg(long, short = 'o', value_name = "DIR")]
-    out: PathBuf,
+    /// The publication: groups.json, qid.dat (QID items, group after group; .csv for text
+    /// labels), summary.json and manifest.json.
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 /// `--band`.
@@ -100,6 +101,7 @@ struct CahdSummary {
 
 /// Runs `txanon anonymize cahd`.
 pub fn run(args: CahdArgs) -> Result<()> {
+    let staged = args.output.prepare()?;
     let (db, _) = args.input.read()?;
     let started = Instant::now();
     let sensitive = match (&args.sensitive, args.sensitive_random) {
@@ -148,32 +150,32 @@ pub fn run(args: CahdArgs) -> Result<()> {
         grouping_seconds: result.grouping_seconds,
         seconds,
     };
-    output_dir(&args.out)?;
-    write_text(&args.out.join("groups.json"), &json)?;
-    write_qid(&qid, &args.out)?;
+    write_text(&staged.path("groups.json"), &json)?;
+    write_transactions(staged.dir(), "qid", &qid)?;
     let summary_json = serde_json::to_string_pretty(&summary)? + "\n";
-    write_text(&args.out.join("summary.json"), &summary_json)?;
+    write_text(&staged.path("summary.json"), &summary_json)?;
+    staged.commit(Description {
+        method: "cahd",
+        parameters: serde_json::json!({
+            "p": args.p,
+            "alpha": args.alpha,
+            "band": summary.band,
+            "sensitive": result.published.sensitive,
+        }),
+        seed: args.seed,
+        inputs: [Some(args.input.input.as_path()), args.sensitive.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect(),
+        audit: serde_json::to_value(report)?,
+        note: None,
+    })?;
     emit(&summary_json)
-}
-
-/// The QID transactions as FIMI (`qid.dat`), or as basket CSV (`qid.csv`) when the labels are
-/// not integers (FIMI holds integers only).
-fn write_qid(qid: &TransactionDb, out: &std::path::Path) -> Result<()> {
-    let ints = (0..qid.num_items() as u32).all(|i| matches!(qid.label(i), Label::Int(_)));
-    let (name, format) =
-        if ints { ("qid.dat", Format::Fimi) } else { ("qid.csv", Format::BasketWide) };
-    let path = out.join(name);
-    write_atomic(&path, |file| -> Result<()> {
-        let mut w = std::io::BufWriter::new(file);
-        write_db(qid, format, &mut w)?;
-        std::io::Write::flush(&mut w)?;
-        Ok(())
-    })
-    .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Runs `txanon audit cahd`.
 pub fn run_audit(args: AuditCahdArgs) -> Result<()> {
+    crate::publication::verify_beside(&args.groups)?;
     let text = std::fs::read_to_string(&args.groups)
         .map_err(|e| UsageError(format!("{}: {e}", args.groups.display())))?;
     let published = PublishedGroups::from_json(&text)

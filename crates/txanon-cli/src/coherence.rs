@@ -9,9 +9,10 @@ use serde::Serialize;
 use txanon_coherence::{CoherenceClaim, CoherenceParams, Engine, Reason, anonymize, audit};
 use txanon_data::{ItemId, random_items};
 
-use crate::anonymize::{output_dir, write_text, write_transactions};
+use crate::anonymize::{OutputArgs, write_text, write_transactions};
 use crate::exit::UsageError;
 use crate::input::{InputArgs, emit, os_seed, read_item_list};
+use crate::publication::Description;
 
 /// Arguments of `txanon anonymize coherence`.
 #[derive(Debug, Args)]
@@ -42,9 +43,10 @@ pub struct CoherenceArgs {
     /// Count with the paper's border edges and Compute-δ.
     #[arg(long)]
     edges: bool,
-    /// Output directory: published.dat (or .csv), suppressed.json and summary.json.
-    #[arg(long, short = 'o', value_name = "DIR")]
-    out: PathBuf,
+    /// The publication: published.dat (or .csv), suppressed.json, summary.json and
+    /// manifest.json.
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 /// Arguments of `txanon audit coherence`.
@@ -111,6 +113,7 @@ struct Summary {
 
 /// Runs `txanon anonymize coherence`.
 pub fn run(args: CoherenceArgs) -> Result<()> {
+    let staged = args.output.prepare()?;
     let (db, _) = args.input.read()?;
     let started = Instant::now();
     let private = match (&args.private, args.private_random) {
@@ -168,16 +171,34 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         greedy_seconds: result.greedy_seconds,
         seconds,
     };
-    output_dir(&args.out)?;
-    write_transactions(&args.out, "published", &result.published)?;
-    write_text(&args.out.join("suppressed.json"), &(serde_json::to_string_pretty(&steps)? + "\n"))?;
+    write_transactions(staged.dir(), "published", &result.published)?;
+    write_text(&staged.path("suppressed.json"), &(serde_json::to_string_pretty(&steps)? + "\n"))?;
     let summary_json = serde_json::to_string_pretty(&summary)? + "\n";
-    write_text(&args.out.join("summary.json"), &summary_json)?;
+    write_text(&staged.path("summary.json"), &summary_json)?;
+    staged.commit(Description {
+        method: "coherence",
+        parameters: serde_json::json!({
+            "h": h,
+            "k": k,
+            "p": p,
+            "nugget_support": args.nugget_support,
+            "engine": summary.engine,
+            "private": summary.private_items,
+        }),
+        seed: args.seed,
+        inputs: [Some(args.input.input.as_path()), args.private.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect(),
+        audit: serde_json::to_value(&result.audit)?,
+        note: None,
+    })?;
     emit(&summary_json)
 }
 
 /// Runs `txanon audit coherence`.
 pub fn run_audit(args: AuditCoherenceArgs) -> Result<()> {
+    crate::publication::verify_beside(&args.input.input)?;
     let (db, _) = args.input.read()?;
     let private = txanon_data::read_label_list(&args.private)?;
     if private.is_empty() {

@@ -12,6 +12,12 @@ use txanon_mining::MiningError;
 #[error("{0}")]
 pub struct UsageError(pub String);
 
+/// A publication that fails a check the CLI makes itself (a file changed since the manifest
+/// listed it). Exit code 3, as a failed audit.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct AuditFailed(pub String);
+
 /// The exit code of a publication that failed its audit: distinct from bad input (2), so that
 /// a script can tell "the file is malformed" from "the publication is unsafe".
 pub const AUDIT_FAILED: u8 = 3;
@@ -19,9 +25,10 @@ pub const AUDIT_FAILED: u8 = 3;
 /// True when some cause of `error` is a failed audit.
 fn audit_failed(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
-        cause
-            .downcast_ref::<txanon_anatomy::AnatomyError>()
-            .is_some_and(txanon_anatomy::AnatomyError::is_audit_failure)
+        cause.downcast_ref::<AuditFailed>().is_some()
+            || cause
+                .downcast_ref::<txanon_anatomy::AnatomyError>()
+                .is_some_and(txanon_anatomy::AnatomyError::is_audit_failure)
             || cause
                 .downcast_ref::<txanon_cahd::CahdError>()
                 .is_some_and(txanon_cahd::CahdError::is_audit_failure)

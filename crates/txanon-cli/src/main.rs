@@ -15,6 +15,7 @@ mod generate;
 mod input;
 mod mine;
 mod progress;
+mod publication;
 mod slicing;
 mod stats;
 mod swap;

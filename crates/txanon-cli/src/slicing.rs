@@ -14,9 +14,10 @@ use txanon_slicing::{
     audit_generalized, mondrian,
 };
 
-use crate::anonymize::{output_dir, write_text};
+use crate::anonymize::{OutputArgs, write_text};
 use crate::exit::UsageError;
 use crate::input::{emit, os_seed};
+use crate::publication::Description;
 
 /// `--method`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -83,10 +84,10 @@ pub struct SlicingArgs {
     /// seeds ChaCha20).
     #[arg(long)]
     seed: Option<u64>,
-    /// Output directory: sliced.csv + sliced.json, generalized.csv + generalized.json, or
-    /// qit.csv + st.csv + anatomy.json; and summary.json.
-    #[arg(long, short = 'o', value_name = "DIR")]
-    out: PathBuf,
+    /// The publication: sliced.csv + sliced.json, generalized.csv + generalized.json, or
+    /// qit.csv + st.csv + anatomy.json; summary.json and manifest.json.
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 /// Arguments of `txanon audit slicing`.
@@ -144,6 +145,7 @@ fn column_spec(args: &SlicingArgs) -> Result<ColumnSpec> {
 
 /// Runs `txanon anonymize slicing`.
 pub fn run(args: SlicingArgs) -> Result<()> {
+    let staged = args.output.prepare()?;
     let (mut data, dropped) = read_microdata(&args.input, &args.schema)?;
     if let Some(names) = &args.attributes {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -169,6 +171,7 @@ pub fn run(args: SlicingArgs) -> Result<()> {
         };
     let files: Vec<(&str, String)>;
     let summary: String;
+    let audit: serde_json::Value;
     match args.method {
         MethodArg::Slicing => {
             let params = SlicingParams::new(column_spec(&args)?, args.l)
@@ -181,7 +184,7 @@ pub fn run(args: SlicingArgs) -> Result<()> {
                 .seed(seed)
                 .check()?;
             let sliced = anonymize(&data, &params)?;
-            // `slice` has audited the table against the input; nothing is written otherwise.
+            // `anonymize` has audited the table against the input; nothing is written otherwise.
             files = vec![
                 ("sliced.csv", sliced.table.to_csv()),
                 ("sliced.json", sliced.table.meta_json()),
@@ -192,37 +195,69 @@ pub fn run(args: SlicingArgs) -> Result<()> {
                 Some(serde_json::to_value(&sliced.stats)?),
                 serde_json::to_value(&sliced.audit)?,
             )?;
+            audit = serde_json::to_value(&sliced.audit)?;
         }
         MethodArg::Mondrian => {
             let params =
                 BaselineParams::new(args.k.unwrap_or(args.l), args.l).seed(seed).check()?;
-            let (table, audit) = mondrian(&data, &params)?;
+            let (table, report) = mondrian(&data, &params)?;
             files =
                 vec![("generalized.csv", table.to_csv()), ("generalized.json", table.meta_json())];
-            summary = summary_of("mondrian", None, None, serde_json::to_value(&audit)?)?;
+            audit = serde_json::to_value(&report)?;
+            summary = summary_of("mondrian", None, None, audit.clone())?;
         }
         MethodArg::Anatomy => {
             let params = BaselineParams::new(1, args.l).seed(seed).check()?;
-            let (tables, audit) = anatomize(&data, &params)?;
+            let (tables, report) = anatomize(&data, &params)?;
             files = vec![
                 ("qit.csv", tables.qit_csv()),
                 ("st.csv", tables.st_csv()),
                 ("anatomy.json", tables.meta_json()),
             ];
-            summary = summary_of("anatomy", None, None, serde_json::to_value(&audit)?)?;
+            audit = serde_json::to_value(&report)?;
+            summary = summary_of("anatomy", None, None, audit.clone())?;
         }
     }
-    output_dir(&args.out)?;
     for (name, text) in &files {
-        write_text(&args.out.join(name), text)?;
+        write_text(&staged.path(name), text)?;
     }
-    write_text(&args.out.join("summary.json"), &summary)?;
+    write_text(&staged.path("summary.json"), &summary)?;
+    let method = match args.method {
+        MethodArg::Slicing => "slicing",
+        MethodArg::Mondrian => "slicing/mondrian",
+        MethodArg::Anatomy => "slicing/anatomy",
+    };
+    staged.commit(Description {
+        method,
+        parameters: serde_json::json!({
+            "l": args.l,
+            "k": args.k,
+            "columns": args.columns,
+            "sensitive_alone": args.sensitive_alone,
+            "column_spec": args.column_spec,
+            "generalize": args.generalize,
+            "cut": format!("{:?}", args.cut).to_lowercase(),
+            "bins": args.bins,
+            "attributes": args.attributes,
+        }),
+        seed: args.seed,
+        inputs: vec![&args.input, &args.schema],
+        audit,
+        note: None,
+    })?;
     emit(&summary)
 }
 
 /// Runs `txanon audit slicing`: finds which publication the directory holds and verifies it
 /// against the original.
 pub fn run_audit(args: AuditSlicingArgs) -> Result<()> {
+    if !crate::publication::verify_manifest(&args.published)? {
+        eprintln!(
+            "note: {} has no {}: the files' integrity is not checked, only the guarantee",
+            args.published.display(),
+            crate::publication::MANIFEST
+        );
+    }
     let (original, _) = read_microdata(&args.original, &args.schema)?;
     let dir = &args.published;
     let at = |name: &str| dir.join(name);

@@ -10,9 +10,10 @@ use serde::Serialize;
 use txanon_data::{ItemCategories, TransactionDb, random_categories, read_categories};
 use txanon_swap::{Method, SwapAudit, SwapClaim, SwapParams, SwapStats, anonymize, audit};
 
-use crate::anonymize::{output_dir, write_text, write_transactions};
+use crate::anonymize::{OutputArgs, write_text, write_transactions};
 use crate::exit::UsageError;
 use crate::input::{InputArgs, emit, os_seed};
+use crate::publication::Description;
 
 /// `--method`.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -68,10 +69,15 @@ pub struct SwapArgs {
     /// design, for the run to publish (its audit fails otherwise and nothing is written).
     #[arg(long, value_name = "N", default_value_t = 0)]
     max_exposed: usize,
-    /// Output directory: published.dat (or .csv), key.txt (secret), summary.json, and
+    /// Where to write the key (secret: it links every published record to its input record
+    /// and undoes the anonymization), with mode 0600; never inside the publication. Without it
+    /// no key is kept, and the per-record audit cannot be run later.
+    #[arg(long, value_name = "PATH")]
+    key_out: Option<PathBuf>,
+    /// The publication: published.dat (or .csv), summary.json, manifest.json, and
     /// categories.txt with --random-categories.
-    #[arg(long, short = 'o', value_name = "DIR")]
-    out: PathBuf,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 /// Arguments of `txanon audit swap`.
@@ -109,6 +115,10 @@ struct Summary {
 
 /// Runs `txanon anonymize swap`.
 pub fn run(args: SwapArgs) -> Result<()> {
+    if let Some(key) = &args.key_out {
+        check_key_path(key, &args.output.out)?;
+    }
+    let staged = args.output.prepare()?;
     let (db, _) = args.input.read()?;
     let started = Instant::now();
     let seed = args.seed.unwrap_or_else(os_seed);
@@ -128,16 +138,7 @@ pub fn run(args: SwapArgs) -> Result<()> {
         audit: swapped.audit.clone(),
         seconds: started.elapsed().as_secs_f64(),
     };
-    output_dir(&args.out)?;
-    write_transactions(&args.out, "published", &swapped.published)?;
-    let mut key = String::from(
-        "# SECRET, not for publication: for each published record (line order), the input\n\
-         # record (1-based) it comes from. `txanon audit swap --key` reads it.\n",
-    );
-    for &k in &swapped.key {
-        writeln!(key, "{}", k + 1).expect("writing to a String");
-    }
-    write_text(&args.out.join("key.txt"), &key)?;
+    write_transactions(staged.dir(), "published", &swapped.published)?;
     if args.random_categories.is_some() {
         let mut text =
             String::from("# item category (txanon anonymize swap --random-categories)\n");
@@ -145,11 +146,70 @@ pub fn run(args: SwapArgs) -> Result<()> {
             writeln!(text, "{} {}", db.label(i as u32), categories.names()[c as usize])
                 .expect("writing to a String");
         }
-        write_text(&args.out.join("categories.txt"), &text)?;
+        write_text(&staged.path("categories.txt"), &text)?;
     }
     let json = serde_json::to_string_pretty(&summary)? + "\n";
-    write_text(&args.out.join("summary.json"), &json)?;
+    write_text(&staged.path("summary.json"), &json)?;
+    if let Some(path) = &args.key_out {
+        let mut key = String::from(
+            "# SECRET, not for publication: for each published record (line order), the input\n\
+             # record (1-based) it comes from. `txanon audit swap --key` reads it.\n",
+        );
+        for &k in &swapped.key {
+            writeln!(key, "{}", k + 1).expect("writing to a String");
+        }
+        txanon_data::write_atomic_with_mode(path, 0o600, |file| -> Result<()> {
+            std::io::Write::write_all(file, key.as_bytes())?;
+            Ok(())
+        })
+        .with_context(|| format!("writing {}", path.display()))?;
+    }
+    staged.commit(Description {
+        method: &format!("swap/{}", method.name()),
+        parameters: serde_json::json!({
+            "method": method.name(),
+            "categories": categories.len(),
+            "random_categories": args.random_categories,
+            "max_exposed": args.max_exposed,
+        }),
+        seed: args.seed,
+        inputs: [Some(args.input.input.as_path()), args.categories.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect(),
+        audit: serde_json::to_value(&swapped.audit)?,
+        note: Some(if args.key_out.is_some() {
+            "a key linking every published record to its input record exists, kept by the data holder outside this publication"
+        } else {
+            "no key was kept"
+        }),
+    })?;
     emit(&json)
+}
+
+/// The key's path must lie outside the publication and its directory must exist.
+fn check_key_path(key: &Path, out: &Path) -> Result<()> {
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    if absolute(key).starts_with(absolute(out)) {
+        return Err(UsageError(format!(
+            "--key-out {}: the key undoes the anonymization and must not be inside the publication {}",
+            key.display(),
+            out.display()
+        ))
+        .into());
+    }
+    if key.is_dir() {
+        return Err(UsageError(format!("--key-out {}: is a directory", key.display())).into());
+    }
+    match key.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => Err(UsageError(format!(
+            "--key-out {}: {} is not a directory",
+            key.display(),
+            dir.display()
+        ))
+        .into()),
+        _ => Ok(()),
+    }
 }
 
 fn category_file(db: &TransactionDb, path: &Path) -> Result<ItemCategories> {
@@ -182,6 +242,7 @@ fn read_key(path: &Path) -> Result<Vec<u32>> {
 
 /// Runs `txanon audit swap`.
 pub fn run_audit(args: AuditSwapArgs) -> Result<()> {
+    crate::publication::verify_beside(&args.published)?;
     let read = |path: &Path| -> Result<TransactionDb> {
         Ok(txanon_data::read_path(path, &txanon_data::ReadOptions::new())
             .with_context(|| format!("reading {}", path.display()))?

@@ -3,11 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn txanon(args: &[&str]) -> Output {
+pub(crate) fn txanon(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_txanon")).args(args).output().expect("the binary runs")
 }
 
-fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
@@ -23,12 +23,12 @@ fn fixture(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> String {
 }
 
 /// A file of `datasets/examples`, as the CLI takes it.
-fn examples(name: &str) -> String {
+pub(crate) fn examples(name: &str) -> String {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples");
     dir.join(name).to_str().unwrap().to_owned()
 }
 
-fn files_in(dir: &Path) -> Vec<String> {
+pub(crate) fn files_in(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -345,7 +345,7 @@ fn anonymize_anatomy_writes_a_verified_table_or_nothing() {
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(files_in(&out), ["anonymized.dat", "summary.json", "table.json"]);
+    assert_eq!(files_in(&out), ["anonymized.dat", "manifest.json", "summary.json", "table.json"]);
     let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let published = summary["published_records"].as_u64().unwrap();
     assert_eq!(published + summary["suppressed"].as_u64().unwrap(), 3000);
@@ -500,7 +500,7 @@ fn anonymize_cahd_writes_verified_groups_or_nothing() {
     let o = txanon(&[&args[..], &["-o", out.to_str().unwrap()]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
     // Text labels: the QID file is basket CSV, not FIMI.
-    assert_eq!(files_in(&out), ["groups.json", "qid.csv", "summary.json"]);
+    assert_eq!(files_in(&out), ["groups.json", "manifest.json", "qid.csv", "summary.json"]);
     let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(summary["groups"], 3);
     assert_eq!(summary["achieved_privacy"], 2.0);
@@ -603,7 +603,10 @@ fn anonymize_coherence_writes_a_verified_publication_or_nothing() {
         .concat(),
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(files_in(&out), ["published.csv", "summary.json", "suppressed.json"]);
+    assert_eq!(
+        files_in(&out),
+        ["manifest.json", "published.csv", "summary.json", "suppressed.json"]
+    );
     let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // The paper's Example 3: c and d by the pre-step, then a and b; 9 nuggets become 5.
     assert_eq!(summary["suppressed_infrequent"], 2);
@@ -706,6 +709,21 @@ fn anonymize_swap_writes_a_verified_publication_and_a_key() {
     let data = examples("swap-table1.csv");
     let categories = examples("swap-table1.categories");
     let out = dir.path().join("published");
+    let key_path = dir.path().join("secret-key.txt");
+    // The key must not go inside the publication: refused before any work, nothing written.
+    let o = txanon(&[
+        "anonymize",
+        "swap",
+        &data,
+        "--categories",
+        &categories,
+        "--key-out",
+        out.join("key.txt").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!out.exists());
     let o = txanon(&[
         "anonymize",
         "swap",
@@ -714,11 +732,22 @@ fn anonymize_swap_writes_a_verified_publication_and_a_key() {
         &categories,
         "--seed",
         "1",
+        "--key-out",
+        key_path.to_str().unwrap(),
         "-o",
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(files_in(&out), ["key.txt", "published.dat", "summary.json"]);
+    assert_eq!(files_in(&out), ["manifest.json", "published.dat", "summary.json"]);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&key_path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the key is private");
+    }
+    let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
+    assert!(manifest.contains("a key linking every published record"), "{manifest}");
+    assert!(!manifest.contains("secret-key"), "the manifest names no key path");
     let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(summary["method"], "partswap");
     assert_eq!(summary["with_tendency"], 10);
@@ -726,7 +755,7 @@ fn anonymize_swap_writes_a_verified_publication_and_a_key() {
     assert_eq!(summary["audit"]["false_swaps"], 0);
     assert_eq!(summary["audit"]["exposed"], 0);
     let published = out.join("published.dat").to_str().unwrap().to_owned();
-    let key = out.join("key.txt").to_str().unwrap().to_owned();
+    let key = key_path.to_str().unwrap().to_owned();
     let audit = |file: &str, key: &str, method: &str| {
         txanon(&[
             "audit",
@@ -789,7 +818,10 @@ fn anonymize_swap_writes_a_verified_publication_and_a_key() {
         rand_out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(files_in(&rand_out), ["categories.txt", "key.txt", "published.dat", "summary.json"]);
+    assert_eq!(
+        files_in(&rand_out),
+        ["categories.txt", "manifest.json", "published.dat", "summary.json"]
+    );
 
     // Categories that miss items, or none at all: exit 2, nothing written.
     let partial = fixture(dir.path(), "partial.txt", "1 a\n2 b\n");
@@ -827,7 +859,7 @@ fn anonymize_slicing_publishes_the_papers_two_buckets_and_audits_all_methods() {
         out_s,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(files_in(&out), ["sliced.csv", "sliced.json", "summary.json"]);
+    assert_eq!(files_in(&out), ["manifest.json", "sliced.csv", "sliced.json", "summary.json"]);
     let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(summary["stats"]["buckets"], 2);
     assert_eq!(summary["audit"]["worst"], 0.5);
@@ -867,8 +899,8 @@ fn anonymize_slicing_publishes_the_papers_two_buckets_and_audits_all_methods() {
     ]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     for (method, files) in [
-        ("mondrian", vec!["generalized.csv", "generalized.json", "summary.json"]),
-        ("anatomy", vec!["anatomy.json", "qit.csv", "st.csv", "summary.json"]),
+        ("mondrian", vec!["generalized.csv", "generalized.json", "manifest.json", "summary.json"]),
+        ("anatomy", vec!["anatomy.json", "manifest.json", "qit.csv", "st.csv", "summary.json"]),
     ] {
         let out = dir.path().join(method);
         let out_s = out.to_str().unwrap();
@@ -984,6 +1016,7 @@ fn the_readme_swap_workflow_passes_its_own_audit() {
     for categories in ["9", "10", "12", "50"] {
         for seed in ["1", "7", "23"] {
             let out = dir.path().join(format!("swap-{categories}-{seed}"));
+            let key = dir.path().join(format!("key-{categories}-{seed}.txt"));
             let o = txanon(&[
                 "anonymize",
                 "swap",
@@ -992,6 +1025,8 @@ fn the_readme_swap_workflow_passes_its_own_audit() {
                 categories,
                 "--seed",
                 seed,
+                "--key-out",
+                key.to_str().unwrap(),
                 "-o",
                 out.to_str().unwrap(),
             ]);
@@ -1005,7 +1040,7 @@ fn the_readme_swap_workflow_passes_its_own_audit() {
                 "--categories",
                 &at("categories.txt"),
                 "--key",
-                &at("key.txt"),
+                key.to_str().unwrap(),
                 "--method",
                 "partswap",
             ]);

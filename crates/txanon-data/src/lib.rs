@@ -53,7 +53,7 @@ pub use read::{
     Format, ReadOptions, ReadReport, detect_format, open_input, read_bytes, read_from, read_path,
 };
 pub use table::{Attribute, AttributeType, Column, MissingPolicy, Role, Schema, Table};
-pub use write::{write_atomic, write_db, write_path};
+pub use write::{write_atomic, write_atomic_with_mode, write_db, write_path};
 
 #[cfg(test)]
 mod autotraits {

@@ -128,6 +128,22 @@ pub fn write_atomic<E>(
 where
     E: From<DataError>,
 {
+    write_atomic_with_mode(path, 0o644, fill)
+}
+
+/// [`write_atomic`] for a file whose permissions are `mode` (on Unix) from the moment it is
+/// visible: `0o600` for a secret, which must never be readable by others, not even briefly.
+///
+/// # Errors
+/// As [`write_atomic`].
+pub fn write_atomic_with_mode<E>(
+    path: &Path,
+    mode: u32,
+    fill: impl FnOnce(&mut fs::File) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E>
+where
+    E: From<DataError>,
+{
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -139,14 +155,17 @@ where
         .map_err(|e| DataError::io(dir, e))?;
     fill(tmp.as_file_mut())?;
     tmp.as_file_mut().sync_all().map_err(|e| DataError::io(path, e))?;
-    // The temporary file is created private (0600); what we write is meant to be read.
+    // The temporary file is created private (0600); it gets the mode asked for before it is
+    // renamed into sight.
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         tmp.as_file()
-            .set_permissions(fs::Permissions::from_mode(0o644))
+            .set_permissions(fs::Permissions::from_mode(mode))
             .map_err(|e| DataError::io(path, e))?;
     }
+    #[cfg(not(unix))]
+    let _ = mode;
     tmp.persist(path).map_err(|e| DataError::io(path, e.error))?;
     Ok(())
 }
