@@ -109,13 +109,15 @@ pub fn anonymize(
 fn check_feasible(db: &TransactionDb, sensitive: &[ItemId], p: usize) -> Result<(), CahdError> {
     let n = db.len();
     match sensitive.iter().map(|&s| (s, db.supports()[s as usize] as usize)).max_by_key(|x| x.1) {
-        Some((s, support)) if support * p > n => Err(CahdError::Infeasible {
-            item: db.label(s).to_string(),
-            support,
-            transactions: n,
-            p,
-            max_p: n / support,
-        }),
+        Some((s, support)) if support as u128 * p as u128 > n as u128 => {
+            Err(CahdError::Infeasible {
+                item: db.label(s).to_string(),
+                support,
+                transactions: n,
+                p,
+                max_p: n / support.max(1),
+            })
+        }
         _ => Ok(()),
     }
 }
@@ -174,7 +176,9 @@ pub fn form_groups(
     let mut remaining = n;
     let mut stats = GroupingStats::default();
     let mut groups: Vec<Vec<u32>> = Vec::new();
-    let reach = alpha * p;
+    // At most every transaction on one side: α·p beyond n means all of them (and must not
+    // overflow for any α a flag can hold).
+    let reach = alpha.saturating_mul(p).min(n);
     let conflicts = |a: &[ItemId], b: &[ItemId]| a.iter().any(|s| b.binary_search(s).is_ok());
     let shared_qid = |a: u32, b: u32| {
         let (mut x, mut y) = (qid_of(a).peekable(), qid_of(b).peekable());

@@ -117,7 +117,17 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
     let (db, _) = args.input.read()?;
     let started = Instant::now();
     let private = match (&args.private, args.private_random) {
-        (Some(path), _) => read_item_list(&db, path, &args.input.input)?,
+        (Some(path), _) => {
+            let items = read_item_list(&db, path, &args.input.input)?;
+            if items.is_empty() {
+                return Err(UsageError(format!(
+                    "{}: no private item: (h,k,p)-coherence protects private items, name at least one",
+                    path.display()
+                ))
+                .into());
+            }
+            items
+        }
         (None, Some(n)) => random_items(&db, n, args.seed.unwrap_or_else(os_seed))?,
         (None, None) => unreachable!("clap requires one"),
     };

@@ -54,7 +54,7 @@ pub struct SlicingArgs {
     #[arg(long, value_enum, default_value_t = MethodArg::Slicing)]
     method: MethodArg,
     /// Slicing: number of columns c, found by PAM k-medoids on 1 − φ².
-    #[arg(long, short = 'c', required_if_eq("method", "slicing"), conflicts_with = "column_spec")]
+    #[arg(long, short = 'c', conflicts_with = "column_spec")]
     columns: Option<usize>,
     /// Slicing: cluster the other attributes into c − 1 columns and keep the sensitive
     /// attribute alone in the last (needed when its correlated attributes predict it).
@@ -145,6 +145,7 @@ fn column_spec(args: &SlicingArgs) -> Result<ColumnSpec> {
 
 /// Runs `txanon anonymize slicing`.
 pub fn run(args: SlicingArgs) -> Result<()> {
+    refuse_ignored_options(&args)?;
     let staged = args.output.prepare()?;
     let (mut data, dropped) = read_microdata(&args.input, &args.schema)?;
     if let Some(names) = &args.attributes {
@@ -246,6 +247,30 @@ pub fn run(args: SlicingArgs) -> Result<()> {
         note: None,
     })?;
     emit(&summary)
+}
+
+/// Options a method does not use are refused, not silently dropped.
+fn refuse_ignored_options(args: &SlicingArgs) -> Result<()> {
+    let method = match args.method {
+        MethodArg::Slicing => "slicing",
+        MethodArg::Mondrian => "mondrian",
+        MethodArg::Anatomy => "anatomy",
+    };
+    let given: Vec<(&str, bool, bool)> = vec![
+        // (option, given, used by this method)
+        ("--columns", args.columns.is_some(), args.method == MethodArg::Slicing),
+        ("--column-spec", args.column_spec.is_some(), args.method == MethodArg::Slicing),
+        ("--sensitive-alone", args.sensitive_alone, args.method == MethodArg::Slicing),
+        ("--generalize", args.generalize.is_some(), args.method == MethodArg::Slicing),
+        ("-k", args.k.is_some(), args.method == MethodArg::Mondrian),
+    ];
+    match given.iter().find(|(_, given, used)| *given && !used) {
+        Some((option, ..)) => {
+            Err(UsageError(format!("{option} does not apply to --method {method}: leave it out"))
+                .into())
+        }
+        None => Ok(()),
+    }
 }
 
 /// Runs `txanon audit slicing`: finds which publication the directory holds and verifies it

@@ -16,7 +16,7 @@ fn example() -> PathBuf {
 }
 
 /// Writes `contents` to `dir/name` and returns the path as the CLI takes it.
-fn fixture(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> String {
+pub(crate) fn fixture(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> String {
     let path = dir.join(name);
     std::fs::write(&path, contents).unwrap();
     path.to_str().unwrap().to_owned()

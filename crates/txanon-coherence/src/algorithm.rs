@@ -100,6 +100,13 @@ pub struct MoleBorder {
     pub maximal: Vec<Vec<ItemId>>,
 }
 
+/// The attacker's power that matters: no itemset longer than the longest transaction occurs,
+/// so a larger `p` (up to `usize::MAX` from a flag) changes nothing but the work.
+fn effective_p(db: &TransactionDb, params: &ValidCoherenceParams) -> usize {
+    let longest = db.iter().map(<[ItemId]>::len).max().unwrap_or(0);
+    params.p().min(longest.max(1))
+}
+
 /// The mole border of `db` with private items `private` after the pre-step (public items in
 /// fewer than `max(k, k′)` transactions removed): the paper's Figure 3 for its running example.
 ///
@@ -111,7 +118,7 @@ pub fn mole_border(
     params: &ValidCoherenceParams,
 ) -> Result<MoleBorder, CoherenceError> {
     let (w, _) = prepare(db, private, params)?;
-    let nonmoles = NonMoles::find(&w, params.h(), params.k(), params.p());
+    let nonmoles = NonMoles::find(&w, params.h(), params.k(), effective_p(db, params));
     let back = |s: &Vec<u32>| -> Vec<ItemId> {
         let mut v: Vec<ItemId> = s.iter().map(|&j| w.public_ids[j as usize]).collect();
         v.sort_unstable();
@@ -224,7 +231,7 @@ pub fn anonymize(
     params: &ValidCoherenceParams,
 ) -> Result<Coherent, CoherenceError> {
     let started = Instant::now();
-    let (h, k, p, k2) = (params.h(), params.k(), params.p(), params.nugget_support());
+    let (h, k, p, k2) = (params.h(), params.k(), effective_p(db, params), params.nugget_support());
     let (mut w, mut suppressed) = prepare(db, private, params)?;
     let nonmoles = NonMoles::find(&w, h, k, p);
     let minimal_moles = nonmoles.minimal.len();

@@ -66,6 +66,10 @@ impl NonMoles {
             }
         }
         for depth in 1..p {
+            // Nothing left to extend: no longer non-mole exists.
+            if level.is_empty() {
+                break;
+            }
             let last_level = depth + 1 == p;
             // Each non-mole of the level extends independently (rayon); results are merged in
             // the level's order, so the outcome does not depend on scheduling.

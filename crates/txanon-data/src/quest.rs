@@ -37,6 +37,13 @@ pub struct QuestParams {
     seed: u64,
 }
 
+/// The most items the generator accepts.
+const MAX_ITEMS: u32 = 10_000_000;
+/// The most potentially large itemsets (patterns) it accepts.
+const MAX_PATTERNS: usize = 10_000_000;
+/// The most item occurrences it builds (about 8 GB of compressed rows).
+const MAX_OCCURRENCES: f64 = 2e9;
+
 /// Checked [`QuestParams`], ready to generate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ValidQuestParams(QuestParams);
@@ -100,21 +107,36 @@ impl QuestParams {
         if self.transactions == 0 {
             return range("transactions", "0".into(), "must be at least 1");
         }
-        if self.items == 0 {
-            return range("items", "0".into(), "must be at least 1");
+        if !(1..=MAX_ITEMS).contains(&self.items) {
+            return range(
+                "items",
+                self.items.to_string(),
+                "choose between 1 and 10,000,000 (the generator keeps per-item tables)",
+            );
         }
-        if !(self.avg_len >= 1.0 && self.avg_len.is_finite()) {
-            return range("avg-len", self.avg_len.to_string(), "must be a finite number ≥ 1");
+        if !(self.avg_len >= 1.0 && self.avg_len <= f64::from(self.items)) {
+            return range(
+                "avg-len",
+                self.avg_len.to_string(),
+                "choose a number from 1 to the number of items (a transaction holds each item once)",
+            );
         }
-        if !(self.pattern_len >= 1.0 && self.pattern_len.is_finite()) {
+        if !(self.pattern_len >= 1.0 && self.pattern_len <= f64::from(self.items)) {
             return range(
                 "pattern-len",
                 self.pattern_len.to_string(),
-                "must be a finite number ≥ 1",
+                "choose a number from 1 to the number of items",
             );
         }
-        if self.patterns == 0 {
-            return range("patterns", "0".into(), "must be at least 1");
+        if self.transactions as f64 * self.avg_len > MAX_OCCURRENCES {
+            return range(
+                "transactions",
+                self.transactions.to_string(),
+                "|D| · |T| (transactions times their mean length) must stay below 2·10⁹ occurrences: the database is built in memory",
+            );
+        }
+        if !(1..=MAX_PATTERNS).contains(&self.patterns) {
+            return range("patterns", self.patterns.to_string(), "choose between 1 and 10,000,000");
         }
         if !(0.0..=1.0).contains(&self.correlation) {
             return range("correlation", self.correlation.to_string(), "must lie in [0, 1]");
@@ -283,5 +305,21 @@ mod tests {
         assert!(QuestParams::new(10, 10.0, 4.0, 0).check().is_err());
         assert!(QuestParams::new(10, 10.0, 4.0, 10).patterns(0).check().is_err());
         assert!(QuestParams::new(10, 10.0, 4.0, 10).correlation(1.5).check().is_err());
+    }
+
+    /// Values a flag can hold that would abort, panic or hang are refused by name.
+    #[test]
+    fn absurd_sizes_are_refused_naming_the_rule() {
+        let refused = |p: QuestParams| match p.check() {
+            Err(ParamError::OutOfRange { name, .. }) => name,
+            Ok(_) => panic!("accepted"),
+        };
+        assert_eq!(refused(QuestParams::new(10, 1e20, 4.0, 1000)), "avg-len");
+        assert_eq!(refused(QuestParams::new(10, 20.0, 4.0, 10)), "avg-len");
+        assert_eq!(refused(QuestParams::new(10, 10.0, 4.0, u32::MAX)), "items");
+        assert_eq!(refused(QuestParams::new(10, 10.0, 1e9, 1000)), "pattern-len");
+        assert_eq!(refused(QuestParams::new(usize::MAX, 10.0, 4.0, 1000)), "transactions");
+        assert_eq!(refused(QuestParams::new(10, 10.0, 4.0, 1000).patterns(usize::MAX)), "patterns");
+        assert!(QuestParams::new(10_000_000, 10.0, 4.0, 5000).check().is_ok());
     }
 }

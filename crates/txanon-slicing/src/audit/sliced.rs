@@ -3,7 +3,7 @@
 //! original tuples' values alone, as text. It shares no code with the algorithm's incremental
 //! check (which works on interned ids and sums kept across splits).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -188,7 +188,9 @@ pub fn audit(
     // the count of each (cell id, sensitive id).
     let mut sizes = vec![0u64; buckets];
     let mut counts: Vec<Vec<HashMap<usize, u64>>> = vec![vec![HashMap::new(); c - 1]; buckets];
-    let mut last_counts: Vec<HashMap<(usize, u32), u64>> = vec![HashMap::new(); buckets];
+    // Ordered, so that every sum below adds its terms in one order: the same figures for the
+    // same publication, run after run.
+    let mut last_counts: Vec<BTreeMap<(usize, u32), u64>> = vec![BTreeMap::new(); buckets];
     for (b, ids, sid) in &rows {
         sizes[*b] += 1;
         for d in 0..c - 1 {
