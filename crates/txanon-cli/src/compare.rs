@@ -38,6 +38,11 @@ pub struct CompareArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// The key linking each published record to its original record (as swap's --key-out
+    /// writes it): needed for the record distortion, since a publication's records are in a
+    /// shuffled order and do not correspond by position.
+    #[arg(long, value_name = "FILE")]
+    key: Option<PathBuf>,
 }
 
 #[derive(Debug, Serialize)]
@@ -56,7 +61,7 @@ struct Comparison {
     relative_support_error: f64,
     dissimilarity: f64,
     item_loss: ItemLoss,
-    /// `None` when the record counts differ (records do not correspond).
+    /// `None` without a key that pairs every original record with one published record.
     record_distortion: Option<f64>,
 }
 
@@ -80,6 +85,15 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let f_anon = forward.itemsets(&f_anon_raw);
     let r_anon = forward.rules(&r_anon_raw);
 
+    // Records correspond only through the key: by position, a shuffled identical copy would
+    // look almost entirely distorted.
+    let aligned = match &args.key {
+        Some(path) => Some(
+            in_original_order(&anonymized, &crate::swap::read_key(path)?, original.len())
+                .map_err(|e| crate::exit::UsageError(format!("{}: {e}", path.display())))?,
+        ),
+        None => None,
+    };
     let report = Comparison {
         original: args.original.display().to_string(),
         anonymized: args.anonymized.display().to_string(),
@@ -97,7 +111,10 @@ pub fn run(args: CompareArgs) -> Result<()> {
         }),
         dissimilarity: dissimilarity(&original, &anonymized),
         item_loss: item_loss(&original, &anonymized),
-        record_distortion: record_distortion(&original, &anonymized).ok(),
+        record_distortion: match &aligned {
+            Some(aligned) => record_distortion(&original, aligned).ok(),
+            None => None,
+        },
     };
     if args.json {
         return emit(&(serde_json::to_string_pretty(&report)? + "\n"));
@@ -131,7 +148,11 @@ pub fn run(args: CompareArgs) -> Result<()> {
         ),
         (
             "record distortion (mean Jaccard distance)",
-            r.record_distortion.map_or("n/a (record counts differ)".into(), |d| format!("{d:.6}")),
+            r.record_distortion.map_or(
+                "n/a (give --key: published records are shuffled, they correspond only through it)"
+                    .into(),
+                |d| format!("{d:.6}"),
+            ),
         ),
     ];
     writeln!(
@@ -149,4 +170,43 @@ pub fn run(args: CompareArgs) -> Result<()> {
 
 fn ratio(r: &Ratio) -> String {
     format!("{:.6} ({} of {})", r.ratio, r.matched, r.total)
+}
+
+/// `published` reordered so that record `o` is the published record the key maps to original
+/// record `o`.
+///
+/// # Errors
+/// A key that does not pair the records one to one.
+fn in_original_order(
+    published: &txanon_data::TransactionDb,
+    key: &[u32],
+    records: usize,
+) -> std::result::Result<txanon_data::TransactionDb, String> {
+    if key.len() != published.len() || key.len() != records {
+        return Err(format!(
+            "{} key entries for {} published and {records} original records: records do not correspond one to one",
+            key.len(),
+            published.len()
+        ));
+    }
+    let mut at = vec![usize::MAX; records];
+    for (p, &o) in key.iter().enumerate() {
+        match at.get_mut(o as usize) {
+            Some(slot) if *slot == usize::MAX => *slot = p,
+            _ => {
+                return Err(format!(
+                    "key line {} names record {} twice or beyond the original",
+                    p + 1,
+                    o + 1
+                ));
+            }
+        }
+    }
+    let rows: Vec<Vec<String>> = at
+        .iter()
+        .map(|&p| {
+            published.transaction(p).iter().map(|&i| published.label(i).to_string()).collect()
+        })
+        .collect();
+    Ok(txanon_data::TransactionDb::from_str_transactions(rows))
 }

@@ -46,7 +46,20 @@ fn audit_failed(error: &anyhow::Error) -> bool {
 
 /// Prints `error` with its causes to stderr and picks the exit code.
 pub fn report(error: &anyhow::Error) -> ExitCode {
-    eprintln!("error: {error:#}");
+    // The causes joined by ": ", as `{:#}` would, but a cause its parent's message already
+    // ends with is said once (an OS error inside a located error, say).
+    let mut message = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if message.ends_with(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    eprintln!("error: {message}");
     if audit_failed(error) {
         return ExitCode::from(AUDIT_FAILED);
     }

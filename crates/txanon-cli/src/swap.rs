@@ -216,7 +216,7 @@ fn category_file(db: &TransactionDb, path: &Path) -> Result<ItemCategories> {
     Ok(read_categories(path, db)?.0)
 }
 
-fn read_key(path: &Path) -> Result<Vec<u32>> {
+pub(crate) fn read_key(path: &Path) -> Result<Vec<u32>> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
     let mut key = Vec::new();

@@ -294,16 +294,33 @@ fn compare_reports_every_metric() {
     let dir = tempfile::tempdir().unwrap();
     let original = fixture(dir.path(), "d.dat", "1 2\n1 2 3\n1 3\n2\n");
     let anonymized = fixture(dir.path(), "a.dat", "1 2\n1 2\n1 3\n2 4\n");
-    let o =
-        txanon(&["compare", &original, &anonymized, "-s", "2", "--confidence", "0.5", "--json"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let identity = fixture(dir.path(), "identity.txt", "1\n2\n3\n4\n");
+    let compare = |anonymized: &str, key: Option<&str>| {
+        let mut args = vec!["compare", &original, anonymized, "-s", "2", "--confidence", "0.5"];
+        args.push("--json");
+        if let Some(key) = key {
+            args.extend(["--key", key]);
+        }
+        let o = txanon(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let v = compare(&anonymized, Some(&identity));
     assert_eq!(v["dissimilarity"], 0.25);
     assert_eq!(v["itemset_accuracy"]["matched"], 3);
     assert_eq!(v["itemset_accuracy"]["total"], 5);
     assert_eq!(v["jaccard_itemsets"], 0.6);
     assert_eq!(v["item_loss"]["occurrences_removed"], 1);
     assert!((v["record_distortion"].as_f64().unwrap() - 5.0 / 24.0).abs() < 1e-12);
+    // Without the key, records do not correspond: no record distortion is claimed.
+    assert!(compare(&anonymized, None)["record_distortion"].is_null());
+    // A shuffled identical copy, through its key: no distortion at all.
+    let shuffled = fixture(dir.path(), "s.dat", "1 3\n2\n1 2\n1 2 3\n");
+    let key = fixture(dir.path(), "key.txt", "3\n4\n1\n2\n");
+    assert_eq!(compare(&shuffled, Some(&key))["record_distortion"], 0.0);
+    let bad_key = fixture(dir.path(), "bad.txt", "1\n1\n2\n3\n");
+    let o = txanon(&["compare", &original, &shuffled, "-s", "2", "--key", &bad_key]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     // Rules at 0.5: original 1→2 (2/3), 2→1 (2/3), 1→3 (2/3), 3→1 (1); anonymized 1→2 (2/3), 2→1 (2/3).
     assert_eq!(v["rule_accuracy"]["matched"], 2);
     assert_eq!(v["rule_accuracy"]["total"], 4);

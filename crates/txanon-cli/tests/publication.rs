@@ -369,3 +369,12 @@ fn ignored_options_and_empty_lists_are_refused() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(!out.exists());
 }
+
+/// An OS error is said once, and a missing input is bad input (exit 2).
+#[test]
+fn os_errors_are_printed_once() {
+    let o = txanon(&["stats", "/nonexistent/input.dat"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+}
