@@ -1,7 +1,7 @@
 //! Item partition, record partition (the paper's Figure 2) and publication.
 
+use rand::Rng;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rustc_hash::FxHashMap;
 use txanon_correlate::{KMedoids, KMedoidsParams, item_distances};
@@ -45,10 +45,7 @@ pub fn item_partition(
 
 /// The run's random source: ChaCha20 from the seed, or from the operating system.
 fn rng_of(params: &ValidAnatomyParams) -> ChaCha20Rng {
-    match params.seed() {
-        Some(seed) => ChaCha20Rng::seed_from_u64(seed),
-        None => ChaCha20Rng::from_os_rng(),
-    }
+    txanon_data::publication_rng(params.seed())
 }
 
 /// Records the repair searches on. Shares of values are proportions: on this many records the

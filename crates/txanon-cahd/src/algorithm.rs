@@ -2,8 +2,6 @@
 
 use std::time::Instant;
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha20Rng;
 use txanon_band::{Envelope, Ordering, band_order};
 use txanon_data::{ItemId, TransactionDb};
 
@@ -94,10 +92,7 @@ pub fn anonymize(
     let started = Instant::now();
     let grouping = form_groups(db, &is_sensitive, ordering.order(), params.p(), params.alpha());
     let grouping_seconds = started.elapsed().as_secs_f64();
-    let mut rng = match params.seed() {
-        Some(seed) => ChaCha20Rng::seed_from_u64(seed),
-        None => ChaCha20Rng::from_os_rng(),
-    };
+    let mut rng = txanon_data::publication_rng(params.seed());
     let published = publish(db, &is_sensitive, &grouping.groups, params.p(), &mut rng);
     let claim =
         CahdClaim::new(params.p() as u64, sensitive.iter().map(|&s| db.label(s).to_string()))?;

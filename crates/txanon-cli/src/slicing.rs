@@ -16,7 +16,7 @@ use txanon_slicing::{
 
 use crate::anonymize::{OutputArgs, write_text};
 use crate::exit::UsageError;
-use crate::input::{emit, os_seed};
+use crate::input::emit;
 use crate::publication::Description;
 
 /// `--method`.
@@ -153,7 +153,7 @@ pub fn run(args: SlicingArgs) -> Result<()> {
         data = data.select(&names)?;
     }
     let started = Instant::now();
-    let seed = Some(args.seed.unwrap_or_else(os_seed));
+    let seed = args.seed;
     let input = args.input.display().to_string();
     let summary_of =
         |method, columns, stats: Option<serde_json::Value>, audit: serde_json::Value| {

@@ -121,6 +121,8 @@ pub fn run(args: SwapArgs) -> Result<()> {
     let staged = args.output.prepare()?;
     let (db, _) = args.input.read()?;
     let started = Instant::now();
+    // The categorization is the paper's artificial one, published beside the data; the
+    // publication's own randomness is seeded from all 256 bits of the OS when no --seed.
     let seed = args.seed.unwrap_or_else(os_seed);
     let categories = match (&args.categories, args.random_categories) {
         (Some(path), _) => category_file(&db, path)?,
@@ -128,7 +130,7 @@ pub fn run(args: SwapArgs) -> Result<()> {
         (None, None) => unreachable!("clap requires one"),
     };
     let method = Method::from(args.method);
-    let params = SwapParams::new(method).seed(Some(seed)).max_exposed(args.max_exposed).check()?;
+    let params = SwapParams::new(method).seed(args.seed).max_exposed(args.max_exposed).check()?;
     let swapped = anonymize(&db, &categories, &params)?;
     let summary = Summary {
         input: args.input.input.display().to_string(),

@@ -3,9 +3,7 @@
 use std::cmp::Ordering;
 use std::time::Instant;
 
-use rand::SeedableRng;
 use rand::seq::SliceRandom;
-use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
 use txanon_data::{ItemId, TransactionDb};
 use txanon_mining::{MinSupport, MiningParams, count_itemsets};
@@ -282,10 +280,7 @@ pub fn anonymize(
         gone[s.item as usize] = true;
     }
     let mut order: Vec<usize> = (0..db.len()).collect();
-    let mut rng = match params.seed() {
-        Some(seed) => ChaCha20Rng::seed_from_u64(seed),
-        None => ChaCha20Rng::from_os_rng(),
-    };
+    let mut rng = txanon_data::publication_rng(params.seed());
     order.shuffle(&mut rng);
     let mut offsets = vec![0];
     let mut items = Vec::with_capacity(db.occurrences());

@@ -38,6 +38,7 @@ mod index;
 mod labels;
 pub mod quest;
 mod read;
+mod rng;
 mod table;
 mod write;
 
@@ -52,6 +53,7 @@ pub use quest::{QuestParams, ValidQuestParams};
 pub use read::{
     Format, ReadOptions, ReadReport, detect_format, open_input, read_bytes, read_from, read_path,
 };
+pub use rng::publication_rng;
 pub use table::{Attribute, AttributeType, Column, MissingPolicy, Role, Schema, Table};
 pub use write::{write_atomic, write_atomic_with_mode, write_db, write_path};
 

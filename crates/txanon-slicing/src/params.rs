@@ -225,13 +225,7 @@ impl ValidBaselineParams {
 /// ℓ-diversity means here, shared by the algorithm's check and the audit.
 pub(crate) const TOLERANCE: f64 = 1e-9;
 
-pub(crate) fn publication_rng(seed: Option<u64>) -> rand_chacha::ChaCha20Rng {
-    use rand::SeedableRng;
-    match seed {
-        Some(seed) => rand_chacha::ChaCha20Rng::seed_from_u64(seed),
-        None => rand_chacha::ChaCha20Rng::from_os_rng(),
-    }
-}
+pub(crate) use txanon_data::publication_rng;
 
 fn out_of_range(name: &'static str, value: usize, reason: &'static str) -> ParamError {
     ParamError::OutOfRange { name, value: value.to_string(), reason }

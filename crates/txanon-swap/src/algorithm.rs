@@ -2,9 +2,7 @@
 
 use std::time::Instant;
 
-use rand::SeedableRng;
 use rand::seq::SliceRandom;
-use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
 use txanon_data::{ItemCategories, ItemId, TransactionDb};
 
@@ -81,10 +79,7 @@ pub fn anonymize(
         });
     }
     let started = Instant::now();
-    let mut rng = match params.seed() {
-        Some(seed) => ChaCha20Rng::seed_from_u64(seed),
-        None => ChaCha20Rng::from_os_rng(),
-    };
+    let mut rng = txanon_data::publication_rng(params.seed());
     let n = db.len();
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.sort_by(|&a, &b| db.transaction(a as usize).cmp(db.transaction(b as usize)));
