@@ -457,6 +457,7 @@ pub fn anonymize(
 #[cfg(test)]
 mod tests {
     use proptest::prelude::{ProptestConfig, any, prop, prop_assert_eq, proptest};
+    use rand::SeedableRng;
 
     use super::*;
 
