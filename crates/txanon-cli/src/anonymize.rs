@@ -13,7 +13,7 @@ use txanon_anatomy::{
 use txanon_data::{Format, write_atomic, write_db};
 
 use crate::exit::UsageError;
-use crate::input::{InputArgs, emit};
+use crate::input::{InputArgs, emit, read_transactions};
 use crate::publication::{Description, Staged};
 
 /// Anonymization methods.
@@ -287,13 +287,8 @@ fn audit_anatomy(args: AuditAnatomyArgs) -> Result<()> {
     let table = AnatomizedTable::from_json(&text)
         .map_err(|e| UsageError(format!("{}: {e}", args.table.display())))?;
     let claim = AnatomyClaim::new(args.l, args.diversity.into())?;
-    let read = |path: &Path| -> Result<txanon_data::TransactionDb> {
-        Ok(txanon_data::read_path(path, &txanon_data::ReadOptions::new())
-            .with_context(|| format!("reading {}", path.display()))?
-            .0)
-    };
-    let flattened = args.flattened.as_deref().map(read).transpose()?;
-    let original = args.original.as_deref().map(read).transpose()?;
+    let flattened = args.flattened.as_deref().map(read_transactions).transpose()?;
+    let original = args.original.as_deref().map(read_transactions).transpose()?;
     let report = audit(&table, &claim, flattened.as_ref(), original.as_ref())
         .with_context(|| format!("auditing {}", args.table.display()))?;
     emit(&(serde_json::to_string_pretty(&report)? + "\n"))

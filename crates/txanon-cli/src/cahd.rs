@@ -181,14 +181,7 @@ pub fn run_audit(args: AuditCahdArgs) -> Result<()> {
     let published = PublishedGroups::from_json(&text)
         .map_err(|e| UsageError(format!("{}: {e}", args.groups.display())))?;
     let claim = CahdClaim::new(args.p, txanon_data::read_label_list(&args.sensitive)?)?;
-    let original = match &args.original {
-        Some(path) => Some(
-            txanon_data::read_path(path, &txanon_data::ReadOptions::new())
-                .with_context(|| format!("reading {}", path.display()))?
-                .0,
-        ),
-        None => None,
-    };
+    let original = args.original.as_deref().map(crate::input::read_transactions).transpose()?;
     let report = audit(&published, &claim, original.as_ref())
         .with_context(|| format!("auditing {}", args.groups.display()))?;
     emit(&(serde_json::to_string_pretty(&report)? + "\n"))

@@ -216,14 +216,7 @@ pub fn run_audit(args: AuditCoherenceArgs) -> Result<()> {
     }
     let Setting { h, k, p } = args.setting;
     let claim = CoherenceClaim::new(h, u64::from(k), p as u64)?;
-    let original = match &args.original {
-        Some(path) => Some(
-            txanon_data::read_path(path, &txanon_data::ReadOptions::new())
-                .with_context(|| format!("reading {}", path.display()))?
-                .0,
-        ),
-        None => None,
-    };
+    let original = args.original.as_deref().map(crate::input::read_transactions).transpose()?;
     let report = audit(&db, &private, &claim, original.as_ref())
         .with_context(|| format!("auditing {}", args.input.input.display()))?;
     emit(&(serde_json::to_string_pretty(&report)? + "\n"))

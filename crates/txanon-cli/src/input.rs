@@ -116,3 +116,14 @@ pub fn os_seed() -> u64 {
     use rand::TryRngCore;
     rand::rngs::OsRng.try_next_u64().expect("the operating system's random source")
 }
+
+/// Reads a transaction file an audit is given (the publication's, or the original), in the
+/// format its name says.
+///
+/// # Errors
+/// The reader's located errors, with the path.
+pub fn read_transactions(path: &Path) -> Result<TransactionDb> {
+    Ok(read_path(path, &ReadOptions::new())
+        .with_context(|| format!("reading {}", path.display()))?
+        .0)
+}

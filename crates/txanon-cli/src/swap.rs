@@ -245,11 +245,7 @@ pub(crate) fn read_key(path: &Path) -> Result<Vec<u32>> {
 /// Runs `txanon audit swap`.
 pub fn run_audit(args: AuditSwapArgs) -> Result<()> {
     crate::publication::verify_beside(&args.published)?;
-    let read = |path: &Path| -> Result<TransactionDb> {
-        Ok(txanon_data::read_path(path, &txanon_data::ReadOptions::new())
-            .with_context(|| format!("reading {}", path.display()))?
-            .0)
-    };
+    let read = crate::input::read_transactions;
     let original = read(&args.original)?;
     let published = read(&args.published)?;
     let categories = category_file(&original, &args.categories)?;
