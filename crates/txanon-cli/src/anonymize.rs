@@ -59,8 +59,8 @@ pub enum AuditCommand {
 pub struct AnatomyArgs {
     #[command(flatten)]
     input: InputArgs,
-    /// Number of item columns p.
-    #[arg(long, short = 'p')]
+    /// Number of item columns (the paper's p), as slicing's --columns.
+    #[arg(long, short = 'c')]
     columns: usize,
     /// Diversity l: in every bucket and column no value is held by more than 1/l of the records
     /// (or, with --diversity distinct, at least l distinct values).

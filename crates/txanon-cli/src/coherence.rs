@@ -8,6 +8,7 @@ use clap::Args;
 use serde::Serialize;
 use txanon_coherence::{CoherenceClaim, CoherenceParams, Engine, Reason, anonymize, audit};
 use txanon_data::{ItemId, random_items};
+use txanon_mining::MinSupport;
 
 use crate::anonymize::{OutputArgs, write_text, write_transactions};
 use crate::exit::UsageError;
@@ -19,23 +20,34 @@ use crate::publication::Description;
 pub struct CoherenceArgs {
     #[command(flatten)]
     input: InputArgs,
-    /// A file of private item labels (blank- or comma-separated, `#` comments); every other
-    /// item is public.
-    #[arg(long, value_name = "FILE", conflicts_with = "private_random")]
-    private: Option<PathBuf>,
-    /// Make N items private, drawn uniformly at random (from --seed when given, else from the
-    /// operating system; the summary lists them).
-    #[arg(long, value_name = "N", required_unless_present = "private")]
-    private_random: Option<usize>,
-    /// Seed of --private-random and of the ChaCha20 shuffle of the published transactions
+    /// A file of sensitive item labels, the paper's private items (blank- or comma-separated,
+    /// `#` comments); every other item is public. `--private` is the same option.
+    #[arg(
+        long,
+        visible_alias = "private",
+        value_name = "FILE",
+        conflicts_with = "sensitive_random"
+    )]
+    sensitive: Option<PathBuf>,
+    /// Make N items sensitive (private), drawn uniformly at random (from --seed when given,
+    /// else from the operating system; the summary lists them).
+    #[arg(
+        long,
+        visible_alias = "private-random",
+        value_name = "N",
+        required_unless_present = "sensitive"
+    )]
+    sensitive_random: Option<usize>,
+    /// Seed of --sensitive-random and of the ChaCha20 shuffle of the published transactions
     /// (default: from the operating system).
     #[arg(long)]
     seed: Option<u64>,
     #[command(flatten)]
     setting: Setting,
-    /// Nugget support k′: itemsets in at least this many transactions are the utility kept.
-    #[arg(long, value_name = "K2")]
-    nugget_support: u32,
+    /// Nugget support k′: itemsets at least this frequent are the utility kept; a percentage
+    /// (0.1%), a fraction (0.001) or a count (78), as every support.
+    #[arg(long, value_name = "K2", value_parser = |s: &str| s.parse::<MinSupport>())]
+    nugget_support: MinSupport,
     /// Count with the enumeration reference (every mole and nugget listed) instead of FP-Growth
     /// through the border.
     #[arg(long, conflicts_with = "edges")]
@@ -54,9 +66,9 @@ pub struct CoherenceArgs {
 pub struct AuditCoherenceArgs {
     #[command(flatten)]
     input: InputArgs,
-    /// The private item labels.
-    #[arg(long, value_name = "FILE")]
-    private: PathBuf,
+    /// The sensitive (the paper's private) item labels. `--private` is the same option.
+    #[arg(long, visible_alias = "private", value_name = "FILE")]
+    sensitive: PathBuf,
     #[command(flatten)]
     setting: Setting,
     /// The original transactions: the publication must be them less some public items,
@@ -116,7 +128,7 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
     let staged = args.output.prepare()?;
     let (db, _) = args.input.read()?;
     let started = Instant::now();
-    let private = match (&args.private, args.private_random) {
+    let private = match (&args.sensitive, args.sensitive_random) {
         (Some(path), _) => {
             let items = read_item_list(&db, path, &args.input.input)?;
             if items.is_empty() {
@@ -139,10 +151,9 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         Engine::Counting
     };
     let Setting { h, k, p } = args.setting;
-    let params = CoherenceParams::new(h, k, p, args.nugget_support)
-        .engine(engine)
-        .seed(args.seed)
-        .check()?;
+    let nugget_support = args.nugget_support.count(db.len());
+    let params =
+        CoherenceParams::new(h, k, p, nugget_support).engine(engine).seed(args.seed).check()?;
     // `anonymize` has audited the publication against the input.
     let result = anonymize(&db, &private, &params)?;
     let seconds = started.elapsed().as_secs_f64();
@@ -160,7 +171,7 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         h,
         k,
         p,
-        nugget_support: args.nugget_support,
+        nugget_support,
         engine: match engine {
             Engine::Counting => "counting",
             Engine::BorderEdges => "border-edges",
@@ -191,12 +202,12 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
             "h": h,
             "k": k,
             "p": p,
-            "nugget_support": args.nugget_support,
+            "nugget_support": nugget_support,
             "engine": summary.engine,
             "private": summary.private_items,
         }),
         seed: args.seed,
-        inputs: [Some(args.input.input.as_path()), args.private.as_deref()]
+        inputs: [Some(args.input.input.as_path()), args.sensitive.as_deref()]
             .into_iter()
             .flatten()
             .collect(),
@@ -210,9 +221,13 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
 pub fn run_audit(args: AuditCoherenceArgs) -> Result<()> {
     crate::publication::verify_beside(&args.input.input)?;
     let (db, _) = args.input.read()?;
-    let private = txanon_data::read_label_list(&args.private)?;
+    let private = txanon_data::read_label_list(&args.sensitive)?;
     if private.is_empty() {
-        return Err(UsageError(format!("{}: no private item", args.private.display())).into());
+        return Err(UsageError(format!(
+            "{}: no sensitive (private) item",
+            args.sensitive.display()
+        ))
+        .into());
     }
     let Setting { h, k, p } = args.setting;
     let claim = CoherenceClaim::new(h, u64::from(k), p as u64)?;

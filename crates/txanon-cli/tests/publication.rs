@@ -189,7 +189,7 @@ fn anatomy_publishes_text_labels() {
         "anonymize",
         "anatomy",
         &data,
-        "-p",
+        "-c",
         "3",
         "-l",
         "2",
@@ -377,4 +377,70 @@ fn os_errors_are_printed_once() {
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
     assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+}
+
+/// One name per concept: `--sensitive` for coherence's private items (`--private` kept as its
+/// alias, same publication), supports in every form for `--nugget-support`, `--columns`/`-c`
+/// for anatomy's columns.
+#[test]
+fn one_name_per_concept() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = examples("coherence-figure1.csv");
+    let private = examples("coherence-figure1.private");
+    let run = |flag: &str, support: &str, name: &str| {
+        let out = dir.path().join(name);
+        let o = txanon(&[
+            "anonymize",
+            "coherence",
+            &data,
+            flag,
+            &private,
+            "--h",
+            "0.5",
+            "--k",
+            "3",
+            "--p",
+            "3",
+            "--nugget-support",
+            support,
+            "--seed",
+            "1",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{flag} {support}: {}", stderr(&o));
+        std::fs::read_to_string(out.join("published.csv")).unwrap()
+    };
+    // 4 of 7 transactions: the count, the fraction and the percentage name the same k′.
+    let base = run("--sensitive", "4", "a");
+    assert_eq!(run("--private", "4", "b"), base);
+    assert_eq!(run("--sensitive", "0.5", "c"), base);
+    assert_eq!(run("--sensitive", "57%", "d"), base);
+    let quest = examples("anatomy-table1.csv");
+    let out = dir.path().join("e");
+    let o = txanon(&[
+        "anonymize",
+        "anatomy",
+        &quest,
+        "--columns",
+        "3",
+        "-l",
+        "2",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("f");
+    let o = txanon(&[
+        "anonymize",
+        "anatomy",
+        &quest,
+        "-p",
+        "3",
+        "-l",
+        "2",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "-p is the privacy degree, not anatomy's columns");
 }
