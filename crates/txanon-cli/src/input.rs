@@ -43,11 +43,17 @@ impl InputArgs {
         let Some(dir) = &self.cache else {
             return Ok(read_path(&self.input, &options)?);
         };
-        let (db, report, outcome) = cache::read_cached(&self.input, &options, dir)?;
+        let (db, report, outcome, not_written) = cache::read_cached(&self.input, &options, dir)?;
         match outcome {
             CacheOutcome::Hit => eprintln!("cache: loaded {}", self.input.display()),
-            CacheOutcome::Miss => eprintln!("cache: parsed {} and cached it", self.input.display()),
+            CacheOutcome::Miss if not_written.is_none() => {
+                eprintln!("cache: parsed {} and cached it", self.input.display())
+            }
+            CacheOutcome::Miss => eprintln!("cache: parsed {}", self.input.display()),
             CacheOutcome::Rejected(why) => eprintln!("cache: {why}; parsed the source again"),
+        }
+        if let Some(why) = not_written {
+            eprintln!("cache: could not write the cache ({why}); the next run parses again");
         }
         Ok((db, report))
     }

@@ -7,7 +7,6 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use serde::{Deserialize, Serialize};
 
@@ -18,7 +17,7 @@ use crate::write::write_atomic;
 
 const MAGIC: &[u8; 8] = b"TXANONDB";
 /// Bump whenever the serialized layout of [`TransactionDb`] or of the fingerprint changes.
-pub const CACHE_FORMAT_VERSION: u32 = 1;
+pub const CACHE_FORMAT_VERSION: u32 = 2;
 const HEADER_LEN: usize = 8 + 4 + 8 + 4;
 
 /// What identifies the source a cache was built from: if any of it changes, the cache is stale.
@@ -28,8 +27,12 @@ pub struct SourceFingerprint {
     pub path: PathBuf,
     /// Size in bytes.
     pub len: u64,
-    /// Modification time, nanoseconds since the epoch (0 where the platform has none).
-    pub modified_ns: u128,
+    /// A 64-bit hash of the content: a file rewritten with the same size and modification time
+    /// is still recognized as changed (a size and a time were not enough), and a file merely
+    /// touched still hits. Not sha256: that costs about as much as parsing the file (measured
+    /// in docs/PERFORMANCE.md), which would defeat the cache; a cache key needs no
+    /// cryptographic strength, only to miss no accidental change.
+    pub content: u64,
     /// The read options the database was built with.
     pub options: ReadOptions,
 }
@@ -38,18 +41,55 @@ impl SourceFingerprint {
     /// Fingerprints `source` as it is on disk now.
     pub fn of(source: &Path, options: &ReadOptions) -> Result<Self> {
         let meta = fs::metadata(source).map_err(|e| DataError::io(source, e))?;
-        let modified_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
+        let content = content_hash(source)?;
         let path = fs::canonicalize(source).map_err(|e| DataError::io(source, e))?;
         let options = match detect_format(source, options) {
             Some(f) => options.clone().format(f),
             None => options.clone(),
         };
-        Ok(Self { path, len: meta.len(), modified_ns, options })
+        Ok(Self { path, len: meta.len(), content, options })
     }
+}
+
+/// A fast 64-bit hash of a file's bytes: 8-byte words mixed by multiply and rotate, the tail
+/// and the length folded in, then a final avalanche (splitmix64's).
+fn content_hash(path: &Path) -> Result<u64> {
+    use std::io::Read;
+    let mut file = fs::File::open(path).map_err(|e| DataError::io(path, e))?;
+    let mut buf = vec![0u8; 1 << 16];
+    let (mut h, mut total, mut carry) = (0x9e37_79b9_7f4a_7c15u64, 0u64, Vec::with_capacity(8));
+    let mix = |h: &mut u64, word: u64| {
+        *h = (*h ^ word).wrapping_mul(0xff51_afd7_ed55_8ccd).rotate_left(31);
+    };
+    loop {
+        let n = file.read(&mut buf).map_err(|e| DataError::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        let mut bytes = &buf[..n];
+        if !carry.is_empty() {
+            let take = (8 - carry.len()).min(bytes.len());
+            carry.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            if carry.len() == 8 {
+                mix(&mut h, u64::from_le_bytes(carry[..].try_into().expect("8 bytes")));
+                carry.clear();
+            }
+        }
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            mix(&mut h, u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        }
+        carry.extend_from_slice(words.remainder());
+    }
+    let mut tail = [0u8; 8];
+    tail[..carry.len()].copy_from_slice(&carry);
+    mix(&mut h, u64::from_le_bytes(tail));
+    mix(&mut h, total);
+    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    Ok(h ^ (h >> 31))
 }
 
 /// Saves `db`, built from the source `fingerprint` describes, to `cache` atomically.
@@ -133,17 +173,18 @@ pub enum CacheOutcome {
 }
 
 /// Reads `source` through a cache in `cache_dir`: a valid cache is loaded, anything else means the
-/// source is read and a fresh cache written. Failing to write the cache is not an error.
+/// source is read and a fresh cache written. Failing to write the cache is not an error: the
+/// fourth value says why it was not written, for the caller to tell the user.
 pub fn read_cached(
     source: &Path,
     options: &ReadOptions,
     cache_dir: &Path,
-) -> Result<(TransactionDb, ReadReport, CacheOutcome)> {
+) -> Result<(TransactionDb, ReadReport, CacheOutcome, Option<String>)> {
     let fingerprint = SourceFingerprint::of(source, options)?;
     let cache = cache_path(&fingerprint, cache_dir);
     let outcome = if cache.exists() {
         match load(&cache, &fingerprint) {
-            Ok((db, report)) => return Ok((db, report, CacheOutcome::Hit)),
+            Ok((db, report)) => return Ok((db, report, CacheOutcome::Hit, None)),
             Err(e @ DataError::Cache { .. }) => CacheOutcome::Rejected(e.to_string()),
             Err(e) => return Err(e),
         }
@@ -151,11 +192,12 @@ pub fn read_cached(
         CacheOutcome::Miss
     };
     let (db, report) = read_path(source, &fingerprint.options)?;
-    if fs::create_dir_all(cache_dir).is_ok() {
-        // A read-only or full cache directory only costs the next run a re-parse.
-        let _ = save(&db, &report, &fingerprint, &cache);
-    }
-    Ok((db, report, outcome))
+    // A read-only or full cache directory only costs the next run a re-parse.
+    let not_written = match fs::create_dir_all(cache_dir) {
+        Err(e) => Some(format!("{}: {e}", cache_dir.display())),
+        Ok(()) => save(&db, &report, &fingerprint, &cache).err().map(|e| e.to_string()),
+    };
+    Ok((db, report, outcome, not_written))
 }
 
 /// The cache file for a source: its file name plus a hash of its canonical path and options, so
@@ -185,15 +227,47 @@ mod tests {
         let (dir, src) = setup();
         let cache_dir = dir.path().join("cache");
         let opts = ReadOptions::new();
-        let (db1, _, o1) = read_cached(&src, &opts, &cache_dir).unwrap();
+        let (db1, _, o1, _) = read_cached(&src, &opts, &cache_dir).unwrap();
         assert_eq!(o1, CacheOutcome::Miss);
-        let (db2, _, o2) = read_cached(&src, &opts, &cache_dir).unwrap();
+        let (db2, _, o2, _) = read_cached(&src, &opts, &cache_dir).unwrap();
         assert_eq!(o2, CacheOutcome::Hit);
         assert_eq!(db1, db2);
         fs::write(&src, "1 2 3\n2 3\n\n9\n").unwrap();
-        let (db3, _, o3) = read_cached(&src, &opts, &cache_dir).unwrap();
+        let (db3, _, o3, _) = read_cached(&src, &opts, &cache_dir).unwrap();
         assert!(matches!(o3, CacheOutcome::Rejected(ref r) if r.contains("stale")), "{o3:?}");
         assert_eq!(db3.len(), 4);
+    }
+
+    /// A file rewritten with the same size and the same modification time is recognized as
+    /// changed; a file touched without change still hits; a cache that cannot be written is
+    /// said so.
+    #[test]
+    fn content_not_size_and_time_decides() {
+        let (dir, src) = setup();
+        let cache_dir = dir.path().join("cache");
+        let opts = ReadOptions::new();
+        read_cached(&src, &opts, &cache_dir).unwrap();
+        let mtime = fs::metadata(&src).unwrap().modified().unwrap();
+        fs::write(&src, "1 2 4\n2 3\n\n").unwrap();
+        fs::File::options().write(true).open(&src).unwrap().set_modified(mtime).unwrap();
+        let (db, _, outcome, _) = read_cached(&src, &opts, &cache_dir).unwrap();
+        assert!(matches!(outcome, CacheOutcome::Rejected(_)), "{outcome:?}");
+        assert!(db.labels().find("4").is_some());
+        fs::File::options()
+            .write(true)
+            .open(&src)
+            .unwrap()
+            .set_modified(std::time::SystemTime::now())
+            .unwrap();
+        assert_eq!(read_cached(&src, &opts, &cache_dir).unwrap().2, CacheOutcome::Hit);
+        // Chunk boundaries do not change the hash.
+        let big: String = (0..50_000).map(|i| format!("{} {}\n", i % 97, i % 89 + 100)).collect();
+        fs::write(&src, &big).unwrap();
+        assert_eq!(content_hash(&src).unwrap(), content_hash(&src).unwrap());
+        let file_in_the_way = dir.path().join("not-a-dir");
+        fs::write(&file_in_the_way, "x").unwrap();
+        let (_, _, _, not_written) = read_cached(&src, &opts, &file_in_the_way).unwrap();
+        assert!(not_written.is_some());
     }
 
     #[test]
@@ -211,7 +285,7 @@ mod tests {
         fs::write(&cache, &bytes).unwrap();
         let err = load(&cache, &fp).unwrap_err().to_string();
         assert!(err.contains("checksum mismatch"), "{err}");
-        let (_, _, outcome) = read_cached(&src, &opts, &cache_dir).unwrap();
+        let (_, _, outcome, _) = read_cached(&src, &opts, &cache_dir).unwrap();
         assert!(matches!(outcome, CacheOutcome::Rejected(_)));
         fs::write(&cache, b"NOTACACHE-at-all-xxxxxxxxxxxx").unwrap();
         assert!(load(&cache, &fp).unwrap_err().to_string().contains("bad magic"));

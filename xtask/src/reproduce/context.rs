@@ -38,7 +38,7 @@ impl Context {
     /// `--quick` mode real data is not used at all and `None` is returned without a note.
     pub fn real(&self, name: &str) -> Result<Option<(PathBuf, TransactionDb)>> {
         let Some(path) = self.real_path(name)? else { return Ok(None) };
-        let (db, _, _) = cache::read_cached(&path, &ReadOptions::new(), &self.cache_dir)
+        let (db, _, _, _) = cache::read_cached(&path, &ReadOptions::new(), &self.cache_dir)
             .with_context(|| format!("reading {}", path.display()))?;
         Ok(Some((path, db)))
     }
