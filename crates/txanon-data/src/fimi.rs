@@ -52,6 +52,12 @@ pub(crate) fn read<R: BufRead>(
     raw.items.reserve((size_hint / 2 + 1).min(1 << 32) as usize);
     let mut p = Parser { path, spmf, keep_empty, raw, report: ReadReport::default(), line: 0 };
     let mut carry: Vec<u8> = Vec::new();
+    // A UTF-8 byte-order mark is dropped, as the other readers drop it.
+    if let Ok(buf) = reader.fill_buf()
+        && buf.starts_with(crate::read::UTF8_BOM)
+    {
+        reader.consume(crate::read::UTF8_BOM.len());
+    }
     loop {
         let buf = match reader.fill_buf() {
             Ok(b) => b,

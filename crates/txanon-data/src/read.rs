@@ -237,6 +237,9 @@ fn read_with_hint<R: BufRead>(
     Ok((db, report))
 }
 
+/// The UTF-8 byte-order mark.
+pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Yields lines without their terminator, counting them, and maps I/O errors to located ones.
 /// Used by every line-based reader (basket CSV, tables); FIMI has its own in-place parser.
 pub(crate) struct LineReader<'p, R> {
@@ -265,6 +268,11 @@ impl<'p, R: BufRead> LineReader<'p, R> {
         }
         self.bytes += read as u64;
         self.number += 1;
+        // A UTF-8 byte-order mark opens some exported files: it is not part of the first
+        // field, and every reader drops it alike (FIMI's parser too).
+        if self.number == 1 && self.line.starts_with(UTF8_BOM) {
+            self.line.drain(..UTF8_BOM.len());
+        }
         if self.line.last() == Some(&b'\n') {
             self.line.pop();
         }
@@ -451,6 +459,23 @@ mod tests {
 
     fn fimi(text: &str) -> Result<(TransactionDb, ReadReport)> {
         read_bytes(text.as_bytes(), Format::Fimi, true)
+    }
+
+    /// A leading byte-order mark is dropped by every reader alike: the same database with and
+    /// without it, in every format.
+    #[test]
+    fn a_byte_order_mark_is_dropped_everywhere() {
+        for (format, text) in [
+            (Format::Fimi, "1 2\n2 3\n"),
+            (Format::Spmf, "1 2 -1 -2\n2 3 -1 -2\n"),
+            (Format::BasketWide, "a,b\nb,c\n"),
+            (Format::BasketLong, "transaction_id,item\n1,a\n1,b\n2,c\n"),
+        ] {
+            let plain = read_bytes(text.as_bytes(), format, true).unwrap().0;
+            let marked = [UTF8_BOM, text.as_bytes()].concat();
+            let with_mark = read_bytes(&marked, format, true).unwrap().0;
+            assert_eq!(plain, with_mark, "{format:?}");
+        }
     }
 
     fn parse_err(r: Result<(TransactionDb, ReadReport)>) -> (u64, u64, String) {

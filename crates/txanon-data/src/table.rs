@@ -213,6 +213,7 @@ impl Table {
         let mut numeric: Vec<Vec<f64>> = vec![Vec::new(); k];
         let mut lines = LineReader::new(reader, path, gzip);
         let mut header_pending = schema.header;
+        let mut first_row = !schema.header;
         let mut rows = 0usize;
         let mut dropped = 0usize;
         let sep = schema.separator as u8;
@@ -237,6 +238,18 @@ impl Table {
                         schema.name,
                         fields.len()
                     ),
+                ));
+            }
+            // A header line where the schema says there is none: refused with the way out,
+            // rather than read as a tuple whose numbers are names.
+            if std::mem::take(&mut first_row)
+                && fields.iter().zip(&schema.attributes).all(|(f, a)| f.as_ref() == a.name)
+            {
+                return Err(DataError::parse(
+                    path,
+                    number,
+                    0,
+                    "this line names the schema's attributes, but the schema says the file has no header: set \"header\": true in the schema",
                 ));
             }
             if header_pending {
@@ -399,6 +412,12 @@ mod tests {
         assert!(
             read("age,gender,disease\n1,M,x\n", &s).unwrap_err().to_string().contains("header")
         );
+        // A header the schema does not announce: refused with the hint, not read as a tuple.
+        let err = read("age,sex,disease\n1,M,x\n", &schema()).unwrap_err().to_string();
+        assert!(err.contains("<memory>:1") && err.contains("\"header\": true"), "{err}");
+        // With a byte-order mark before it, too.
+        let err = read("\u{feff}age,sex,disease\n1,M,x\n", &schema()).unwrap_err().to_string();
+        assert!(err.contains("\"header\": true"), "{err}");
     }
 
     #[test]
