@@ -106,7 +106,8 @@ pub fn run(args: CahdArgs) -> Result<()> {
     let started = Instant::now();
     let sensitive = match (&args.sensitive, args.sensitive_random) {
         (Some(path), _) => read_item_list(&db, path, &args.input.input)?,
-        (None, Some(m)) => random_sensitive_items(&db, m, args.seed.unwrap_or_else(os_seed))?,
+        (None, Some(m)) => random_sensitive_items(&db, m, args.seed.unwrap_or_else(os_seed))
+            .with_context(|| args.input.input.display().to_string())?,
         (None, None) => unreachable!("clap requires one"),
     };
     let params = CahdParams::new(args.p)

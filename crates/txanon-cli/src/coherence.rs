@@ -140,7 +140,8 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
             }
             items
         }
-        (None, Some(n)) => random_items(&db, n, args.seed.unwrap_or_else(os_seed))?,
+        (None, Some(n)) => random_items(&db, n, args.seed.unwrap_or_else(os_seed))
+            .with_context(|| args.input.input.display().to_string())?,
         (None, None) => unreachable!("clap requires one"),
     };
     let engine = if args.reference {

@@ -126,7 +126,8 @@ pub fn run(args: SwapArgs) -> Result<()> {
     let seed = args.seed.unwrap_or_else(os_seed);
     let categories = match (&args.categories, args.random_categories) {
         (Some(path), _) => category_file(&db, path)?,
-        (None, Some(n)) => random_categories(&db, n, seed)?,
+        (None, Some(n)) => random_categories(&db, n, seed)
+            .with_context(|| args.input.input.display().to_string())?,
         (None, None) => unreachable!("clap requires one"),
     };
     let method = Method::from(args.method);

@@ -444,3 +444,26 @@ fn one_name_per_concept() {
     ]);
     assert_eq!(o.status.code(), Some(2), "-p is the privacy degree, not anatomy's columns");
 }
+
+/// A count the data bounds is refused with the range and the file.
+#[test]
+fn counts_beyond_the_data_name_their_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = examples("cahd-example.csv");
+    let out = dir.path().join("x");
+    let o = txanon(&[
+        "anonymize",
+        "cahd",
+        &data,
+        "--sensitive-random",
+        "7",
+        "-p",
+        "2",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("cahd-example.csv") && err.contains("choose between 1 and 6"), "{err}");
+    assert!(!out.exists());
+}

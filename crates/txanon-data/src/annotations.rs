@@ -171,7 +171,7 @@ mod tests {
 /// support).
 ///
 /// # Errors
-/// [`ParamError::OutOfRange`](crate::ParamError::OutOfRange) when `count` is 0 or more than the
+/// [`ParamError::OutOfBounds`](crate::ParamError::OutOfBounds) when `count` is 0 or more than the
 /// items of `db`.
 pub fn random_items(
     db: &TransactionDb,
@@ -180,10 +180,12 @@ pub fn random_items(
 ) -> std::result::Result<Vec<ItemId>, crate::ParamError> {
     use rand::SeedableRng;
     if count == 0 || count > db.num_items() {
-        return Err(crate::ParamError::OutOfRange {
-            name: "random items",
+        return Err(crate::ParamError::OutOfBounds {
+            name: "sensitive-random",
             value: count.to_string(),
-            reason: "choose between 1 and the number of items",
+            min: 1,
+            max: db.num_items() as u64,
+            what: "the items of the data",
         });
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
@@ -200,7 +202,7 @@ pub fn random_items(
 /// (ChaCha8 from `seed`), without overlap.
 ///
 /// # Errors
-/// [`ParamError::OutOfRange`](crate::ParamError::OutOfRange) when `count` is 0 or more than the
+/// [`ParamError::OutOfBounds`](crate::ParamError::OutOfBounds) when `count` is 0 or more than the
 /// items of `db`.
 pub fn random_categories(
     db: &TransactionDb,
@@ -210,10 +212,12 @@ pub fn random_categories(
     use rand::SeedableRng;
     use rand::seq::SliceRandom;
     if count == 0 || count > db.num_items() {
-        return Err(crate::ParamError::OutOfRange {
-            name: "random categories",
+        return Err(crate::ParamError::OutOfBounds {
+            name: "random-categories",
             value: count.to_string(),
-            reason: "choose between 1 and the number of items",
+            min: 1,
+            max: db.num_items() as u64,
+            what: "the items of the data",
         });
     }
     let mut items: Vec<usize> = (0..db.num_items()).collect();

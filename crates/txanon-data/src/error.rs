@@ -108,6 +108,29 @@ pub enum ParamError {
         /// The valid range, in words.
         reason: &'static str,
     },
+    /// A count outside the range the data allows.
+    #[error("invalid parameter {name} = {value}: choose between {min} and {max}, {what}")]
+    OutOfBounds {
+        /// The parameter's name as the CLI spells it.
+        name: &'static str,
+        /// The value given.
+        value: String,
+        /// The smallest valid value.
+        min: u64,
+        /// The largest valid value.
+        max: u64,
+        /// What bounds it.
+        what: &'static str,
+    },
+}
+
+impl ParamError {
+    /// The parameter at fault, as the CLI spells it: what a test asserts, not the wording.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ParamError::OutOfRange { name, .. } | ParamError::OutOfBounds { name, .. } => name,
+        }
+    }
 }
 
 impl DataError {
