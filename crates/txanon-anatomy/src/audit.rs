@@ -322,10 +322,12 @@ pub fn audit(
     if table.format != TABLE_FORMAT {
         log.push(AnatomyViolation::Format { found: table.format.clone() });
     }
-    let mut column_of: HashMap<&str, usize> = HashMap::new();
+    // Each item label's (column, position): built once, for the disjointness check and for
+    // projecting the flattened and original records onto the columns.
+    let mut positions: HashMap<&str, (usize, u32)> = HashMap::new();
     for (j, items) in table.columns.iter().enumerate() {
-        for item in items {
-            if let Some(first) = column_of.insert(item, j) {
+        for (k, item) in items.iter().enumerate() {
+            if let Some((first, _)) = positions.insert(item, (j, k as u32)) {
                 log.push(AnatomyViolation::ItemInTwoColumns {
                     item: item.clone(),
                     first,
@@ -432,11 +434,11 @@ pub fn audit(
     // The checks against other files assume a well-formed table.
     log.stop_if_any().map_err(AnatomyError::Audit)?;
     if let Some(flattened) = flattened {
-        check_flattened(table, records, flattened, &mut log);
+        check_flattened(table, &positions, records, flattened, &mut log);
     }
     let mut suppressed = None;
     if let Some(original) = original {
-        suppressed = check_original(table, &column_of, records, original, &mut log);
+        suppressed = check_original(table, &positions, records, original, &mut log);
     }
     log.finish(AuditReport {
         l,
@@ -454,6 +456,7 @@ pub fn audit(
 
 fn check_flattened(
     table: &AnatomizedTable,
+    positions: &HashMap<&str, (usize, u32)>,
     records: u64,
     flattened: &TransactionDb,
     log: &mut ViolationLog<AnatomyViolation>,
@@ -462,8 +465,7 @@ fn check_flattened(
         log.push(AnatomyViolation::FlattenedRecords { table: records, flattened: flattened.len() });
         return;
     }
-    let positions = positions_of(table);
-    let at = positions_in(flattened, &positions);
+    let at = positions_in(flattened, positions);
     let mut start = 0usize;
     for (b, bucket) in table.buckets.iter().enumerate() {
         let mut counts: Vec<HashMap<Vec<u32>, usize>> = vec![HashMap::new(); table.columns.len()];
@@ -493,17 +495,6 @@ fn check_flattened(
         }
         start += bucket.size;
     }
-}
-
-/// Each item label's (column, position).
-fn positions_of(table: &AnatomizedTable) -> HashMap<&str, (usize, u32)> {
-    let mut positions = HashMap::new();
-    for (j, items) in table.columns.iter().enumerate() {
-        for (k, item) in items.iter().enumerate() {
-            positions.insert(item.as_str(), (j, k as u32));
-        }
-    }
-    positions
 }
 
 /// Each item of `db`, by id: its (column, position) in the table, looked up by label once.
@@ -537,7 +528,7 @@ fn project(
 /// The checks against the original; the number of records suppressed.
 fn check_original(
     table: &AnatomizedTable,
-    column_of: &HashMap<&str, usize>,
+    positions: &HashMap<&str, (usize, u32)>,
     records: u64,
     original: &TransactionDb,
     log: &mut ViolationLog<AnatomyViolation>,
@@ -551,7 +542,7 @@ fn check_original(
     }
     for i in 0..original.num_items() as ItemId {
         let label = original.label(i).to_string();
-        if !column_of.contains_key(label.as_str()) {
+        if !positions.contains_key(label.as_str()) {
             log.push(AnatomyViolation::ItemMissing { item: label });
         }
     }
@@ -564,8 +555,7 @@ fn check_original(
     if !log.is_empty() {
         return None;
     }
-    let positions = positions_of(table);
-    let at = positions_in(original, &positions);
+    let at = positions_in(original, positions);
     let mut available: Vec<HashMap<Vec<u32>, u64>> = vec![HashMap::new(); table.columns.len()];
     for t in original.iter() {
         let values = project(t, &at, table.columns.len()).expect("every item is in a column");

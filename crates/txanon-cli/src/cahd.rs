@@ -9,12 +9,12 @@ use serde::Serialize;
 use txanon_band::GraphKind;
 use txanon_cahd::{
     BandOrder, CahdClaim, CahdParams, GroupingStats, PublishedGroups, ReconstructionError,
-    Workload, anonymize, audit, random_sensitive_items, reconstruction_error,
+    Workload, anonymize, audit, reconstruction_error,
 };
 
 use crate::anonymize::{OutputArgs, write_text, write_transactions};
 use crate::exit::UsageError;
-use crate::input::{InputArgs, emit, os_seed, read_item_list};
+use crate::input::{InputArgs, SensitiveArgs, emit};
 use crate::publication::Description;
 
 /// Arguments of `txanon anonymize cahd`.
@@ -22,13 +22,8 @@ use crate::publication::Description;
 pub struct CahdArgs {
     #[command(flatten)]
     input: InputArgs,
-    /// A file of sensitive item labels (blank- or comma-separated, `#` comments).
-    #[arg(long, value_name = "FILE", conflicts_with = "sensitive_random")]
-    sensitive: Option<PathBuf>,
-    /// Choose N sensitive items uniformly at random (as the paper's experiments did), from
-    /// --seed when given.
-    #[arg(long, value_name = "N", required_unless_present = "sensitive")]
-    sensitive_random: Option<usize>,
+    #[command(flatten)]
+    sensitive: SensitiveArgs,
     /// Privacy degree p: no sensitive item linked to a transaction with probability above 1/p.
     #[arg(long, short = 'p')]
     p: usize,
@@ -104,12 +99,7 @@ pub fn run(args: CahdArgs) -> Result<()> {
     let staged = args.output.prepare()?;
     let (db, _) = args.input.read()?;
     let started = Instant::now();
-    let sensitive = match (&args.sensitive, args.sensitive_random) {
-        (Some(path), _) => read_item_list(&db, path, &args.input.input)?,
-        (None, Some(m)) => random_sensitive_items(&db, m, args.seed.unwrap_or_else(os_seed))
-            .with_context(|| args.input.input.display().to_string())?,
-        (None, None) => unreachable!("clap requires one"),
-    };
+    let sensitive = args.sensitive.resolve(&db, &args.input.input, args.seed)?;
     let params = CahdParams::new(args.p)
         .alpha(args.alpha)
         .order(match args.band {
@@ -164,7 +154,7 @@ pub fn run(args: CahdArgs) -> Result<()> {
             "sensitive": result.published.sensitive,
         }),
         seed: args.seed,
-        inputs: [Some(args.input.input.as_path()), args.sensitive.as_deref()]
+        inputs: [Some(args.input.input.as_path()), args.sensitive.file()]
             .into_iter()
             .flatten()
             .collect(),

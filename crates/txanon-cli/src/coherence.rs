@@ -7,12 +7,12 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde::Serialize;
 use txanon_coherence::{CoherenceClaim, CoherenceParams, Engine, Reason, anonymize, audit};
-use txanon_data::{ItemId, random_items};
+use txanon_data::ItemId;
 use txanon_mining::MinSupport;
 
 use crate::anonymize::{OutputArgs, write_text, write_transactions};
 use crate::exit::UsageError;
-use crate::input::{InputArgs, emit, os_seed, read_item_list};
+use crate::input::{InputArgs, SensitiveArgs, emit};
 use crate::publication::Description;
 
 /// Arguments of `txanon anonymize coherence`.
@@ -20,24 +20,8 @@ use crate::publication::Description;
 pub struct CoherenceArgs {
     #[command(flatten)]
     input: InputArgs,
-    /// A file of sensitive item labels, the paper's private items (blank- or comma-separated,
-    /// `#` comments); every other item is public. `--private` is the same option.
-    #[arg(
-        long,
-        visible_alias = "private",
-        value_name = "FILE",
-        conflicts_with = "sensitive_random"
-    )]
-    sensitive: Option<PathBuf>,
-    /// Make N items sensitive (private), drawn uniformly at random (from --seed when given,
-    /// else from the operating system; the summary lists them).
-    #[arg(
-        long,
-        visible_alias = "private-random",
-        value_name = "N",
-        required_unless_present = "sensitive"
-    )]
-    sensitive_random: Option<usize>,
+    #[command(flatten)]
+    sensitive: SensitiveArgs,
     /// Seed of --sensitive-random and of the ChaCha20 shuffle of the published transactions
     /// (default: from the operating system).
     #[arg(long)]
@@ -128,22 +112,7 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
     let staged = args.output.prepare()?;
     let (db, _) = args.input.read()?;
     let started = Instant::now();
-    let private = match (&args.sensitive, args.sensitive_random) {
-        (Some(path), _) => {
-            let items = read_item_list(&db, path, &args.input.input)?;
-            if items.is_empty() {
-                return Err(UsageError(format!(
-                    "{}: no private item: (h,k,p)-coherence protects private items, name at least one",
-                    path.display()
-                ))
-                .into());
-            }
-            items
-        }
-        (None, Some(n)) => random_items(&db, n, args.seed.unwrap_or_else(os_seed))
-            .with_context(|| args.input.input.display().to_string())?,
-        (None, None) => unreachable!("clap requires one"),
-    };
+    let private = args.sensitive.resolve(&db, &args.input.input, args.seed)?;
     let engine = if args.reference {
         Engine::Enumerate
     } else if args.edges {
@@ -208,7 +177,7 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
             "private": summary.private_items,
         }),
         seed: args.seed,
-        inputs: [Some(args.input.input.as_path()), args.sensitive.as_deref()]
+        inputs: [Some(args.input.input.as_path()), args.sensitive.file()]
             .into_iter()
             .flatten()
             .collect(),

@@ -89,7 +89,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     // look almost entirely distorted.
     let aligned = match &args.key {
         Some(path) => Some(
-            in_original_order(&anonymized, &crate::swap::read_key(path)?, original.len())
+            in_original_order(&anonymized, &crate::input::read_key(path)?, original.len())
                 .map_err(|e| crate::exit::UsageError(format!("{}: {e}", path.display())))?,
         ),
         None => None,

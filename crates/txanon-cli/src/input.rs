@@ -133,3 +133,92 @@ pub fn read_transactions(path: &Path) -> Result<TransactionDb> {
         .with_context(|| format!("reading {}", path.display()))?
         .0)
 }
+
+/// The sensitive items of a run (the coherence paper's private items): a file, or `N` drawn at
+/// random. One pair of options for every family that takes them.
+#[derive(Debug, Args)]
+pub struct SensitiveArgs {
+    /// A file of sensitive item labels (the coherence paper's private items; blank- or
+    /// comma-separated, `#` comments); every other item is public. `--private` is the same.
+    #[arg(
+        long,
+        visible_alias = "private",
+        value_name = "FILE",
+        conflicts_with = "sensitive_random"
+    )]
+    pub sensitive: Option<PathBuf>,
+    /// Make N items sensitive, drawn uniformly at random (as the papers' experiments did), from
+    /// --seed when given, else from the operating system; the summary lists them.
+    #[arg(
+        long,
+        visible_alias = "private-random",
+        value_name = "N",
+        required_unless_present = "sensitive"
+    )]
+    pub sensitive_random: Option<usize>,
+}
+
+impl SensitiveArgs {
+    /// The sensitive items of `db` (read from `input`): the file's, resolved against its
+    /// dictionary, or `N` drawn with `seed` (from the OS without one).
+    ///
+    /// # Errors
+    /// An unreadable or empty list, an unknown label, or `N` outside `1..=` the items (exit 2).
+    pub fn resolve(
+        &self,
+        db: &TransactionDb,
+        input: &Path,
+        seed: Option<u64>,
+    ) -> Result<Vec<ItemId>> {
+        match (&self.sensitive, self.sensitive_random) {
+            (Some(path), _) => {
+                let items = read_item_list(db, path, input)?;
+                if items.is_empty() {
+                    return Err(UsageError(format!(
+                        "{}: no sensitive item: name at least one, the method protects them",
+                        path.display()
+                    ))
+                    .into());
+                }
+                Ok(items)
+            }
+            (None, Some(n)) => Ok(txanon_data::random_items(db, n, seed.unwrap_or_else(os_seed))
+                .with_context(|| input.display().to_string())?),
+            (None, None) => unreachable!("clap requires one"),
+        }
+    }
+
+    /// The list file, if one was given (an input of the publication).
+    pub fn file(&self) -> Option<&Path> {
+        self.sensitive.as_deref()
+    }
+}
+
+/// Reads a key (`key.txt` as swap's --key-out writes it): per published record, the 1-based
+/// input record it comes from; returned 0-based.
+///
+/// # Errors
+/// An unreadable file, or a line that is not a record number (exit 2, naming the line).
+pub fn read_key(path: &Path) -> Result<Vec<u32>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+    let mut key = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match line.parse::<u32>() {
+            Ok(k) if k >= 1 => key.push(k - 1),
+            _ => {
+                return Err(UsageError(format!(
+                    "{}:{}: expected a record number (1-based), found {line:?}",
+                    path.display(),
+                    n + 1
+                ))
+                .into());
+            }
+        }
+    }
+    Ok(key)
+}

@@ -219,30 +219,6 @@ fn category_file(db: &TransactionDb, path: &Path) -> Result<ItemCategories> {
     Ok(read_categories(path, db)?.0)
 }
 
-pub(crate) fn read_key(path: &Path) -> Result<Vec<u32>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
-    let mut key = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        match line.parse::<u32>() {
-            Ok(k) if k >= 1 => key.push(k - 1),
-            _ => {
-                return Err(UsageError(format!(
-                    "{}:{}: expected a record number (1-based), found {line:?}",
-                    path.display(),
-                    n + 1
-                ))
-                .into());
-            }
-        }
-    }
-    Ok(key)
-}
-
 /// Runs `txanon audit swap`.
 pub fn run_audit(args: AuditSwapArgs) -> Result<()> {
     crate::publication::verify_beside(&args.published)?;
@@ -250,7 +226,7 @@ pub fn run_audit(args: AuditSwapArgs) -> Result<()> {
     let original = read(&args.original)?;
     let published = read(&args.published)?;
     let categories = category_file(&original, &args.categories)?;
-    let key = read_key(&args.key)?;
+    let key = crate::input::read_key(&args.key)?;
     let claim = SwapClaim::new(Method::from(args.method)).max_exposed(args.max_exposed);
     let report = audit(&original, &published, &key, &categories, &claim)
         .with_context(|| format!("auditing {}", args.published.display()))?;

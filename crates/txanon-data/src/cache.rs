@@ -87,9 +87,7 @@ fn content_hash(path: &Path) -> Result<u64> {
     tail[..carry.len()].copy_from_slice(&carry);
     mix(&mut h, u64::from_le_bytes(tail));
     mix(&mut h, total);
-    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    Ok(h ^ (h >> 31))
+    Ok(crate::mix64(h))
 }
 
 /// Saves `db`, built from the source `fingerprint` describes, to `cache` atomically.

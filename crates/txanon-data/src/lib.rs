@@ -34,6 +34,7 @@ pub mod datasets;
 mod db;
 mod error;
 mod fimi;
+mod hash;
 mod index;
 mod labels;
 pub mod quest;
@@ -47,6 +48,7 @@ pub use annotations::{
 };
 pub use db::{DbStats, ItemCategories, TransactionDb, Transactions};
 pub use error::{DataError, Location, ParamError, Result};
+pub use hash::mix64;
 pub use index::ItemIndex;
 pub use labels::{ItemId, ItemLabels, Label};
 pub use quest::{QuestParams, ValidQuestParams};

@@ -256,26 +256,29 @@ impl Shown {
     }
 }
 
-/// The tendency a record of these items' categories shows.
-fn shown(categories: impl Iterator<Item = u32>) -> Shown {
-    let mut weight: HashMap<u32, u64> = HashMap::new();
-    let mut items = 0u64;
-    for c in categories {
-        *weight.entry(c).or_default() += 1;
-        items += 1;
-    }
-    if items < 2 {
+/// The tendency a record of these items' categories shows. `scratch` is reused between
+/// calls (its content does not matter).
+fn shown(categories: impl Iterator<Item = u32>, scratch: &mut Vec<u32>) -> Shown {
+    scratch.clear();
+    scratch.extend(categories);
+    if scratch.len() < 2 {
         return Shown::Nothing;
     }
-    // Heaviest, and among equally heavy the smallest id (the first name in order).
-    let (&g, &w) =
-        weight.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))).expect("at least one");
-    let count = weight.len() as u64;
+    scratch.sort_unstable();
+    // Runs of equal categories: the heaviest, and among equally heavy the smallest id (the
+    // first name in order), since runs come in ascending order and only a heavier one wins.
+    let (mut best, mut weight, mut count) = (scratch[0], 0u64, 0u64);
+    for run in scratch.chunk_by(|a, b| a == b) {
+        count += 1;
+        if run.len() as u64 > weight {
+            (best, weight) = (run[0], run.len() as u64);
+        }
+    }
     if count == 1 {
-        Shown::OneCategory(g)
-    } else if w * count > items {
-        // w > items / count, the mean weight per category present.
-        Shown::AboveMean(g)
+        Shown::OneCategory(best)
+    } else if weight * count > scratch.len() as u64 {
+        // weight > items / count, the mean weight per category present.
+        Shown::AboveMean(best)
     } else {
         Shown::Nothing
     }
@@ -401,17 +404,17 @@ pub fn audit(
     let swapping = matches!(method, Method::PartSwap | Method::FullSwap | Method::PartAndFullSwap);
     let mut exposed_records = Vec::new();
     let (mut unmatched_partial, mut unmatched_full) = (Vec::new(), Vec::new());
-    let mut row: Vec<ItemId> = Vec::new();
+    let (mut row, mut together, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
     for (o, rows) in rows_of.iter().enumerate() {
         let t = original.transaction(o);
-        let tendency = shown(t.iter().map(|&i| category_of[i as usize]));
+        let tendency = shown(t.iter().map(|&i| category_of[i as usize]), &mut scratch);
         let published_row = |p: usize, row: &mut Vec<ItemId>| {
             row.clear();
             row.extend(published.transaction(p).iter().map(|&i| to_original[i as usize]));
             row.sort_unstable();
         };
         // Changed: the published records, together, are not the original record.
-        let mut together: Vec<ItemId> = Vec::new();
+        together.clear();
         for &p in rows {
             published_row(p, &mut row);
             together.extend_from_slice(&row);
@@ -449,8 +452,7 @@ pub fn audit(
         let Some(g) = tendency.category() else { continue };
         let still_shown = rows.iter().any(|&p| {
             published_row(p, &mut row);
-            shown(row.iter().map(|&i| category_of[i as usize])).category() == Some(g)
-                && !row.is_empty()
+            shown(row.iter().map(|&i| category_of[i as usize]), &mut scratch).category() == Some(g)
         });
         if !still_shown {
             continue;
@@ -584,12 +586,13 @@ mod tests {
 
     #[test]
     fn tendencies_by_definition() {
-        assert_eq!(shown([0, 0, 1].into_iter()), Shown::AboveMean(0));
-        assert_eq!(shown([0, 1].into_iter()), Shown::Nothing);
+        let s = &mut Vec::new();
+        assert_eq!(shown([0, 0, 1].into_iter(), s), Shown::AboveMean(0));
+        assert_eq!(shown([0, 1].into_iter(), s), Shown::Nothing);
         // 2, 2, 1 against a mean of 5/3: both heavy; the smaller id.
-        assert_eq!(shown([2, 2, 1, 1, 0].into_iter()), Shown::AboveMean(1));
-        assert_eq!(shown([3, 3, 3].into_iter()), Shown::OneCategory(3));
-        assert_eq!(shown([3].into_iter()), Shown::Nothing);
-        assert_eq!(shown(std::iter::empty()), Shown::Nothing);
+        assert_eq!(shown([2, 2, 1, 1, 0].into_iter(), s), Shown::AboveMean(1));
+        assert_eq!(shown([3, 3, 3].into_iter(), s), Shown::OneCategory(3));
+        assert_eq!(shown([3].into_iter(), s), Shown::Nothing);
+        assert_eq!(shown(std::iter::empty(), s), Shown::Nothing);
     }
 }

@@ -354,11 +354,7 @@ pub fn audit(
 /// wrapping sum of its columns' mixes (a collision, at odds of 2⁻⁶⁴, would only count a row
 /// as identical in the test and its replicates alike).
 fn mix(d: usize, id: usize, sid: u32) -> u64 {
-    let mut x = (d as u64) << 56 ^ (id as u64) << 20 ^ u64::from(sid);
-    // splitmix64's finalizer.
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
+    txanon_data::mix64((d as u64) << 56 ^ (id as u64) << 20 ^ u64::from(sid))
 }
 
 /// The row key's hash: see [`mix`].
