@@ -134,9 +134,13 @@ pub(crate) struct RecordPartition {
     pub buckets: Vec<Vec<u32>>,
     /// Leftover records placed into an existing bucket that stayed l-diverse (Figure 2, line 12).
     pub leftovers_placed: usize,
-    /// Leftover records that fit no bucket but together formed one more l-diverse bucket.
+    /// Leftover records that fit no bucket alone and were published in one more bucket, with
+    /// the buckets they absorbed.
     pub leftovers_merged: usize,
-    /// Leftover records that fit nowhere and were suppressed (not published).
+    /// Buckets merged into the leftovers' bucket to make it diverse.
+    pub buckets_absorbed: usize,
+    /// Leftover records that no merge could keep, suppressed (not published): only when the
+    /// whole input is not diverse.
     pub suppressed: Vec<u32>,
 }
 
@@ -210,9 +214,10 @@ impl GroupCounts {
 /// the open group; when the group is diverse (every column's most frequent value is at most
 /// `1/l` of the group, or every column has `l` distinct values), it becomes a bucket. Each
 /// record left in the last open group then goes to the first bucket, from a random starting
-/// point, that stays diverse with it. Leftovers that fit nowhere become one more bucket if they
-/// are diverse together, and are suppressed otherwise: no bucket is ever published that
-/// violates l-diversity.
+/// point, that stays diverse with it. Leftovers that fit nowhere alone become one more bucket,
+/// absorbing as few existing buckets as make it diverse (the paper suppresses them; a union of
+/// diverse buckets is diverse, so a record is suppressed only when the whole input is not
+/// diverse). No bucket is ever published that violates l-diversity.
 pub(crate) fn record_partition(
     values: &ColumnValues,
     diversity: Diversity,
@@ -280,22 +285,134 @@ pub(crate) fn record_partition(
             None => unplaced.push(r),
         }
     }
-    let (mut merged, mut suppressed) = (0, Vec::new());
+    let (mut merged, mut absorbed, mut suppressed) = (0, 0, Vec::new());
     if !unplaced.is_empty() {
-        // `open` was cleared of every closed bucket; the unplaced records are a fresh group.
         let mut together = GroupCounts::new(values, diversity, l);
         for &r in &unplaced {
             together.add(values, r);
         }
-        if together.is_diverse() {
-            merged = unplaced.len();
-            buckets.push(unplaced);
-        } else {
-            suppressed = unplaced;
-            suppressed.sort_unstable();
+        match absorbing(values, &buckets, &together, &unplaced) {
+            Some(chosen) => {
+                merged = unplaced.len();
+                absorbed = chosen.len();
+                let mut group = unplaced;
+                for &b in &chosen {
+                    group.extend_from_slice(&buckets[b]);
+                }
+                let mut gone = chosen;
+                gone.sort_unstable_by(|a, b| b.cmp(a));
+                for b in gone {
+                    buckets.remove(b);
+                }
+                buckets.push(group);
+            }
+            None => {
+                suppressed = unplaced;
+                suppressed.sort_unstable();
+            }
         }
     }
-    RecordPartition { buckets, leftovers_placed: placed, leftovers_merged: merged, suppressed }
+    RecordPartition {
+        buckets,
+        leftovers_placed: placed,
+        leftovers_merged: merged,
+        buckets_absorbed: absorbed,
+        suppressed,
+    }
+}
+
+/// How far a group is from diverse: under [`Diversity::Frequency`], `max(0, l·c − |G|)` for the
+/// largest count `c` of a value in any column; under [`Diversity::Distinct`], the values missing
+/// to `l` summed over the columns. Zero exactly when the group is diverse (and not empty).
+fn shortfall(
+    diversity: Diversity,
+    l: usize,
+    size: usize,
+    max_count: usize,
+    distinct: &[usize],
+) -> usize {
+    match diversity {
+        Diversity::Frequency => (max_count * l).saturating_sub(size),
+        Diversity::Distinct => distinct.iter().map(|&d| l.saturating_sub(d)).sum(),
+    }
+}
+
+/// The buckets whose union with the leftovers `group` (counted in `together`) is diverse,
+/// chosen greedily: each round adds the bucket that leaves the smallest [`shortfall`], the
+/// smaller bucket on a tie, then the earlier. `None` when even every bucket together with the
+/// leftovers is not diverse. The union of diverse groups is diverse, so when the whole input is
+/// (which [`anonymize`] checks first), this always succeeds and nothing is suppressed.
+///
+/// Under the frequency bound only the leftovers' own values can exceed `1/l` of a union with a
+/// diverse bucket (any other value is at most `|B|/l`), so a candidate is scored by counting
+/// just those values in it: `O(n·p)` a round, and a round rarely follows the first.
+fn absorbing(
+    values: &ColumnValues,
+    buckets: &[Vec<u32>],
+    together: &GroupCounts,
+    group: &[u32],
+) -> Option<Vec<usize>> {
+    let (diversity, l, p) = (together.diversity, together.l, values.columns());
+    // Value counts of the union so far, per column.
+    let mut counts: Vec<FxHashMap<u32, usize>> = vec![FxHashMap::default(); p];
+    for &r in group {
+        for (j, c) in counts.iter_mut().enumerate() {
+            *c.entry(values.value(r, j)).or_default() += 1;
+        }
+    }
+    let mut size = group.len();
+    let mut max_count = together.max_count as usize;
+    let mut chosen: Vec<usize> = Vec::new();
+    let mut taken = vec![false; buckets.len()];
+    let mut extra: FxHashMap<u32, usize> = FxHashMap::default();
+    let distinct_of =
+        |counts: &[FxHashMap<u32, usize>]| counts.iter().map(FxHashMap::len).collect::<Vec<_>>();
+    while shortfall(diversity, l, size, max_count, &distinct_of(&counts)) > 0 {
+        let mut best: Option<(usize, usize, usize)> = None;
+        for (b, bucket) in buckets.iter().enumerate().filter(|(b, _)| !taken[*b]) {
+            let union = size + bucket.len();
+            let (mut most, mut distinct) = (max_count, vec![0; p]);
+            for (j, c) in counts.iter().enumerate() {
+                extra.clear();
+                for &m in bucket {
+                    let v = values.value(m, j);
+                    match diversity {
+                        Diversity::Frequency if c.contains_key(&v) => {
+                            *extra.entry(v).or_default() += 1
+                        }
+                        Diversity::Distinct if !c.contains_key(&v) => {
+                            *extra.entry(v).or_default() += 1
+                        }
+                        _ => {}
+                    }
+                }
+                match diversity {
+                    Diversity::Frequency => {
+                        for (v, e) in &extra {
+                            most = most.max(c[v] + e);
+                        }
+                    }
+                    Diversity::Distinct => distinct[j] = c.len() + extra.len(),
+                }
+            }
+            let score = (shortfall(diversity, l, union, most, &distinct), bucket.len(), b);
+            if best.is_none_or(|s| score < s) {
+                best = Some(score);
+            }
+        }
+        let (_, _, b) = best?;
+        taken[b] = true;
+        chosen.push(b);
+        size += buckets[b].len();
+        for &m in &buckets[b] {
+            for (j, c) in counts.iter_mut().enumerate() {
+                let slot = c.entry(values.value(m, j)).or_default();
+                *slot += 1;
+                max_count = max_count.max(*slot);
+            }
+        }
+    }
+    Some(chosen)
 }
 
 /// `ln Σ_B |B|^p`: the natural logarithm of the number of records the buckets reconstruct to
@@ -380,9 +497,12 @@ pub struct Anatomized {
     pub buckets: usize,
     /// Leftovers placed in existing buckets.
     pub leftovers_placed: usize,
-    /// Leftovers published as one extra bucket.
+    /// Leftovers that fit no bucket alone, published in one more bucket.
     pub leftovers_merged: usize,
-    /// Records suppressed (fit no l-diverse bucket).
+    /// Buckets that bucket absorbed to be diverse.
+    pub buckets_absorbed: usize,
+    /// Records suppressed (not published). Zero: the input is refused when it is not diverse as
+    /// a whole, and otherwise every leftover is merged (kept for callers that count records).
     pub suppressed: usize,
     /// `ln` of the number of records the table reconstructs to (Theorem 2).
     pub ln_faked_records: f64,
@@ -446,6 +566,7 @@ pub fn anonymize(
         buckets: partition.buckets.len(),
         leftovers_placed: partition.leftovers_placed,
         leftovers_merged: partition.leftovers_merged,
+        buckets_absorbed: partition.buckets_absorbed,
         suppressed: partition.suppressed.len(),
         columns,
         items_moved: moved,
@@ -510,17 +631,65 @@ mod tests {
                 None => unplaced.push(r),
             }
         }
-        let (mut merged, mut suppressed) = (0, Vec::new());
+        // The merge, recounting every candidate union from scratch.
+        let shortfall = |group: &[u32]| -> usize {
+            (0..columns.len())
+                .map(|j| {
+                    let mut counts: FxHashMap<Vec<ItemId>, usize> = FxHashMap::default();
+                    for &r in group {
+                        *counts.entry(value(r, j)).or_default() += 1;
+                    }
+                    match diversity {
+                        Diversity::Frequency => {
+                            let most = counts.values().copied().max().unwrap_or(0);
+                            (most * l).saturating_sub(group.len())
+                        }
+                        Diversity::Distinct => l.saturating_sub(counts.len()),
+                    }
+                })
+                .fold(0, |a, s| match diversity {
+                    Diversity::Frequency => a.max(s),
+                    Diversity::Distinct => a + s,
+                })
+        };
+        let (mut merged, mut absorbed, mut suppressed) = (0, 0, Vec::new());
         if !unplaced.is_empty() {
-            if is_diverse(&unplaced) {
+            let mut union = unplaced.clone();
+            let mut chosen: Vec<usize> = Vec::new();
+            while !is_diverse(&union) {
+                let best = (0..buckets.len())
+                    .filter(|b| !chosen.contains(b))
+                    .map(|b| {
+                        let mut with = union.clone();
+                        with.extend_from_slice(&buckets[b]);
+                        (shortfall(&with), buckets[b].len(), b)
+                    })
+                    .min();
+                let Some((_, _, b)) = best else { break };
+                chosen.push(b);
+                union.extend_from_slice(&buckets[b]);
+            }
+            if is_diverse(&union) {
                 merged = unplaced.len();
-                buckets.push(unplaced);
+                absorbed = chosen.len();
+                let kept: Vec<Vec<u32>> = (0..buckets.len())
+                    .filter(|b| !chosen.contains(b))
+                    .map(|b| buckets[b].clone())
+                    .collect();
+                buckets = kept;
+                buckets.push(union);
             } else {
                 suppressed = unplaced;
                 suppressed.sort_unstable();
             }
         }
-        RecordPartition { buckets, leftovers_placed: placed, leftovers_merged: merged, suppressed }
+        RecordPartition {
+            buckets,
+            leftovers_placed: placed,
+            leftovers_merged: merged,
+            buckets_absorbed: absorbed,
+            suppressed,
+        }
     }
 
     proptest! {

@@ -11,7 +11,9 @@ pub enum AnatomyError {
     #[error(transparent)]
     Params(#[from] ParamError),
     /// More columns asked for than there are items.
-    #[error("cannot split {items} items into {columns} columns")]
+    #[error(
+        "--columns {columns}: choose between 2 and {items}, the items of the input (each column holds at least one)"
+    )]
     TooManyColumns {
         /// Columns asked for.
         columns: usize,

@@ -7,8 +7,10 @@
 //! 2. **Record partition** (the paper's Figure 2): one scan, in a random order, forms buckets in
 //!    which, for every column, no value (the itemset `t ∩ C_j`, **the empty set included as a
 //!    value**) is held by more than `1/l` of the bucket. Leftovers go to a bucket that stays
-//!    l-diverse; those that fit nowhere form one more bucket if they are l-diverse together,
-//!    and are suppressed (and counted) otherwise.
+//!    l-diverse; those that fit nowhere alone form one more bucket, absorbing as few existing
+//!    buckets as make it l-diverse. The paper suppresses them instead; but a union of l-diverse
+//!    buckets is l-diverse, so once the whole input is (which is checked first, and otherwise
+//!    refused with the column and value at fault) no record needs to be lost, and none is.
 //! 3. **Publication**: the anatomized table (per bucket and column, the multiset of values, in
 //!    canonical order) and its flattened form (each bucket's columns permuted independently by
 //!    ChaCha20 and re-joined into records), which the paper mines.

@@ -167,6 +167,7 @@ struct AnatomySummary {
     published_records: u64,
     leftovers_placed: usize,
     leftovers_merged: usize,
+    buckets_absorbed: usize,
     suppressed: usize,
     ln_faked_records: f64,
     worst_share: f64,
@@ -213,6 +214,7 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
         published_records: report.records,
         leftovers_placed: result.leftovers_placed,
         leftovers_merged: result.leftovers_merged,
+        buckets_absorbed: result.buckets_absorbed,
         suppressed: result.suppressed,
         ln_faked_records: result.ln_faked_records,
         worst_share: report.worst_share,
@@ -282,8 +284,7 @@ pub fn run_audit(cmd: AuditCommand) -> Result<()> {
 
 fn audit_anatomy(args: AuditAnatomyArgs) -> Result<()> {
     crate::publication::verify_beside(&args.table)?;
-    let text = std::fs::read_to_string(&args.table)
-        .map_err(|e| UsageError(format!("{}: {e}", args.table.display())))?;
+    let text = txanon_data::read_text(&args.table)?;
     let table = AnatomizedTable::from_json(&text)
         .map_err(|e| UsageError(format!("{}: {e}", args.table.display())))?;
     let claim = AnatomyClaim::new(args.l, args.diversity.into())?;

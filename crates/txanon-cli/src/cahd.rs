@@ -167,8 +167,7 @@ pub fn run(args: CahdArgs) -> Result<()> {
 /// Runs `txanon audit cahd`.
 pub fn run_audit(args: AuditCahdArgs) -> Result<()> {
     crate::publication::verify_beside(&args.groups)?;
-    let text = std::fs::read_to_string(&args.groups)
-        .map_err(|e| UsageError(format!("{}: {e}", args.groups.display())))?;
+    let text = txanon_data::read_text(&args.groups)?;
     let published = PublishedGroups::from_json(&text)
         .map_err(|e| UsageError(format!("{}: {e}", args.groups.display())))?;
     let claim = CahdClaim::new(args.p, txanon_data::read_label_list(&args.sensitive)?)?;

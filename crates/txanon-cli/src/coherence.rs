@@ -68,8 +68,8 @@ struct Setting {
     #[arg(long)]
     h: f64,
     /// Cohort size k: every known itemset must match at least k transactions.
-    #[arg(long)]
-    k: u32,
+    #[arg(long, value_parser = clap::value_parser!(u64).range(2..=u64::from(u32::MAX)))]
+    k: u64,
     /// Attacker's power p: at most p public items known.
     #[arg(long)]
     p: usize,
@@ -121,6 +121,7 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         Engine::Counting
     };
     let Setting { h, k, p } = args.setting;
+    let k = u32::try_from(k).expect("clap bounds k by u32::MAX");
     let nugget_support = args.nugget_support.count(db.len());
     let params =
         CoherenceParams::new(h, k, p, nugget_support).engine(engine).seed(args.seed).check()?;
@@ -200,7 +201,7 @@ pub fn run_audit(args: AuditCoherenceArgs) -> Result<()> {
         .into());
     }
     let Setting { h, k, p } = args.setting;
-    let claim = CoherenceClaim::new(h, u64::from(k), p as u64)?;
+    let claim = CoherenceClaim::new(h, k, p as u64)?;
     let original = args.original.as_deref().map(crate::input::read_transactions).transpose()?;
     let report = audit(&db, &private, &claim, original.as_ref())
         .with_context(|| format!("auditing {}", args.input.input.display()))?;

@@ -45,7 +45,7 @@ fn audit_failed(error: &anyhow::Error) -> bool {
 }
 
 /// Prints `error` with its causes to stderr and picks the exit code.
-pub fn report(error: &anyhow::Error) -> ExitCode {
+fn report(error: &anyhow::Error) -> u8 {
     // The causes joined by ": ", as `{:#}` would, but a cause its parent's message already
     // ends with is said once (an OS error inside a located error, say).
     let mut message = String::new();
@@ -61,7 +61,7 @@ pub fn report(error: &anyhow::Error) -> ExitCode {
     }
     eprintln!("error: {message}");
     if audit_failed(error) {
-        return ExitCode::from(AUDIT_FAILED);
+        return AUDIT_FAILED;
     }
     let bad_input = error.chain().any(|cause| {
         cause.downcast_ref::<UsageError>().is_some()
@@ -83,5 +83,49 @@ pub fn report(error: &anyhow::Error) -> ExitCode {
                 .is_some_and(txanon_slicing::SlicingError::is_bad_input)
             || cause.downcast_ref::<txanon_data::ParamError>().is_some()
     });
-    ExitCode::from(if bad_input { 2 } else { 1 })
+    if bad_input { 2 } else { INTERNAL }
+}
+
+/// The exit code of an internal failure: a bug, never the user's input.
+pub const INTERNAL: u8 = 1;
+
+/// Runs a subcommand and maps its outcome to the exit code: its error as [`report`] says, and
+/// a panic (a bug, wherever it happened, rayon's workers included) to [`INTERNAL`] with a
+/// request to report it instead of Rust's 101.
+pub fn guarded(run: impl FnOnce() -> anyhow::Result<()>) -> ExitCode {
+    ExitCode::from(guarded_code(run))
+}
+
+fn guarded_code(run: impl FnOnce() -> anyhow::Result<()>) -> u8 {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        eprintln!(
+            "error: internal failure (a bug in txanon {}: please report it with the command line)",
+            env!("CARGO_PKG_VERSION")
+        );
+        default_hook(info);
+    }));
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+        Ok(Ok(())) => 0,
+        Ok(Err(e)) => report(&e),
+        Err(_) => INTERNAL,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The README's exit-code table, row 1, which no input can reach (that is the point): a
+    /// panic and an error that is neither the user's nor an audit's both exit 1.
+    #[test]
+    fn internal_failures_exit_1() {
+        assert_eq!(guarded_code(|| panic!("a bug")), INTERNAL);
+        assert_eq!(guarded_code(|| Err(anyhow::anyhow!("an invariant broke"))), INTERNAL);
+        assert_eq!(guarded_code(|| Ok(())), 0);
+        let usage = || Err(UsageError("bad".into()).into());
+        assert_eq!(guarded_code(usage), 2);
+        let audit = || Err(AuditFailed("changed".into()).into());
+        assert_eq!(guarded_code(audit), AUDIT_FAILED);
+    }
 }

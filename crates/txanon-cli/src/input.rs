@@ -16,7 +16,8 @@ use crate::progress::Spinner;
 /// How to read a transaction file: shared by every subcommand that takes one.
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
-    /// The transaction file (FIMI .dat, SPMF .spmf/.txt, basket .csv; any of them may be .gz).
+    /// The transaction file (FIMI .dat, SPMF .spmf/.txt, basket .csv; any of them may be .gz);
+    /// `-` reads standard input, in the format --from names or its first line shows.
     pub input: PathBuf,
     /// Read the input as this format instead of guessing from its name
     /// [possible values: fimi, spmf, basket-long, basket-wide].
@@ -43,6 +44,12 @@ impl InputArgs {
         let Some(dir) = &self.cache else {
             return Ok(read_path(&self.input, &options)?);
         };
+        if txanon_data::stdin::is_stdin(&self.input) {
+            return Err(UsageError(
+                "--cache keeps the parse of a file: standard input (-) cannot be cached; drop --cache or name the file".into(),
+            )
+            .into());
+        }
         let (db, report, outcome, not_written) = cache::read_cached(&self.input, &options, dir)?;
         match outcome {
             CacheOutcome::Hit => eprintln!("cache: loaded {}", self.input.display()),
@@ -75,7 +82,15 @@ pub fn output_format(path: &Path, asked: Option<Format>) -> Result<Format> {
 pub fn write_output(db: &TransactionDb, format: Format, path: &Path) -> Result<()> {
     if path == Path::new("-") {
         let stdout = std::io::stdout();
-        return write_db(db, format, stdout.lock()).context("writing to stdout");
+        return match write_db(db, format, stdout.lock()) {
+            Err(txanon_data::DataError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::BrokenPipe =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(UsageError(format!("writing to standard output: {e}")).into()),
+            Ok(()) => Ok(()),
+        };
     }
     let gzip = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"));
     write_atomic(path, |file| -> Result<()> {
@@ -95,7 +110,9 @@ pub fn write_output(db: &TransactionDb, format: Format, path: &Path) -> Result<(
 pub fn emit(text: &str) -> Result<()> {
     match std::io::stdout().lock().write_all(text.as_bytes()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("writing to stdout"),
+        // The output cannot be written (a full disk, say): the user's output, not a bug.
+        Err(e) => Err(UsageError(format!("writing to standard output: {e}")).into()),
+        Ok(()) => Ok(()),
     }
 }
 
@@ -200,8 +217,7 @@ impl SensitiveArgs {
 /// # Errors
 /// An unreadable file, or a line that is not a record number (exit 2, naming the line).
 pub fn read_key(path: &Path) -> Result<Vec<u32>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+    let text = txanon_data::read_text(path)?;
     let mut key = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();

@@ -2,7 +2,7 @@
 //!
 //! This binary only parses arguments and dispatches; each subcommand lives in its own module.
 //! Exit codes: 0 success, 2 bad input or parameters (the error on stderr), 3 a publication that
-//! failed its audit, 1 internal failure.
+//! failed its audit, 1 an internal failure (a panic included).
 
 mod anonymize;
 mod band;
@@ -66,7 +66,7 @@ fn main() -> ExitCode {
             return ExitCode::from(e.exit_code() as u8);
         }
     };
-    let result = match cli.command {
+    exit::guarded(move || match cli.command {
         Command::Stats(args) => stats::run(args),
         Command::Convert(args) => convert::run(args),
         Command::Generate(cmd) => generate::run(cmd),
@@ -75,9 +75,5 @@ fn main() -> ExitCode {
         Command::Band(args) => band::run(args),
         Command::Anonymize(cmd) => anonymize::run(cmd),
         Command::Audit(cmd) => anonymize::run_audit(cmd),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => exit::report(&e),
-    }
+    })
 }

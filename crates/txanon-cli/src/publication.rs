@@ -148,6 +148,15 @@ impl Staged {
             .inputs
             .iter()
             .map(|p| -> Result<InputFile> {
+                if txanon_data::stdin::is_stdin(p) {
+                    let read = txanon_data::stdin::stdin_digest()
+                        .context("standard input was not read to its end")?;
+                    return Ok(InputFile {
+                        name: "(standard input)".to_string(),
+                        bytes: read.bytes,
+                        sha256: read.sha256.clone(),
+                    });
+                }
                 Ok(InputFile {
                     name: p.display().to_string(),
                     bytes: std::fs::metadata(p)?.len(),
@@ -271,6 +280,10 @@ pub fn verify_manifest(dir: &Path) -> Result<bool> {
 /// # Errors
 /// As [`verify_manifest`].
 pub fn verify_beside(file: &Path) -> Result<()> {
+    if txanon_data::stdin::is_stdin(file) {
+        eprintln!("note: read from standard input: no manifest to check its integrity against");
+        return Ok(());
+    }
     let dir = match file.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

@@ -476,3 +476,178 @@ fn counts_beyond_the_data_name_their_range() {
     assert!(err.contains("cahd-example.csv") && err.contains("choose between 1 and 6"), "{err}");
     assert!(!out.exists());
 }
+
+/// Runs the binary with `stdin` as its standard input.
+fn txanon_fed(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_txanon"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    // A run that refuses before reading closes the pipe: not this test's failure.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+/// `-` reads standard input wherever one input file is read: the same publication as from the
+/// file, its manifest naming standard input with the bytes' size and sha256; a list and the
+/// data cannot both be `-`; `--cache` has no file to key on.
+#[test]
+fn a_dash_reads_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = examples("anatomy-table1.csv");
+    let bytes = std::fs::read(&data).unwrap();
+    let run = |input: &str, name: &str| {
+        let out = dir.path().join(name);
+        let args = [
+            "anonymize",
+            "anatomy",
+            input,
+            "-c",
+            "3",
+            "-l",
+            "2",
+            "--seed",
+            "4",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        let o = txanon_fed(&args, &bytes);
+        assert!(o.status.success(), "{}", stderr(&o));
+        out
+    };
+    let (from_file, from_stdin) = (run(&data, "file"), run("-", "stdin"));
+    for name in ["table.json", "anonymized.csv"] {
+        assert_eq!(
+            std::fs::read(from_file.join(name)).unwrap(),
+            std::fs::read(from_stdin.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(from_stdin.join("manifest.json")).unwrap()).unwrap();
+    let input = &manifest["inputs"][0];
+    assert_eq!(input["name"], "(standard input)");
+    assert_eq!(input["bytes"], bytes.len() as u64);
+    let file_manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(from_file.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(input["sha256"], file_manifest["inputs"][0]["sha256"]);
+    // The audit reads the original from standard input too.
+    let table = from_stdin.join("table.json");
+    let o = txanon_fed(
+        &["audit", "anatomy", table.to_str().unwrap(), "-l", "2", "--original", "-"],
+        &bytes,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("\"suppressed\": 0"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+
+    // A sensitive list from standard input, the data from a file; then both from it.
+    let (cahd, sensitive) = (examples("cahd-example.csv"), examples("cahd-example.sensitive"));
+    let list = std::fs::read(&sensitive).unwrap();
+    let out = dir.path().join("cahd");
+    let o = txanon_fed(
+        &["anonymize", "cahd", &cahd, "--sensitive", "-", "--p", "2", "-o", out.to_str().unwrap()],
+        &list,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("cahd-twice");
+    let o = txanon_fed(
+        &["anonymize", "cahd", "-", "--sensitive", "-", "--p", "2", "-o", out.to_str().unwrap()],
+        &std::fs::read(&cahd).unwrap(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("only one input can be -"), "{}", stderr(&o));
+    assert!(!out.exists());
+    let cache = dir.path().join("cache");
+    let o = txanon_fed(&["stats", "-", "--cache", cache.to_str().unwrap()], &bytes);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // Every format is told from the first line when no name says it.
+    for (text, transactions) in
+        [("1 2\n2 3\n3\n", 3), ("1 2 -1 -2\n3 -1 -2\n", 2), ("transaction_id,item\n1,a\n2,b\n", 2)]
+    {
+        let o = txanon_fed(&["stats", "-", "--json"], text.as_bytes());
+        assert!(o.status.success(), "{text:?}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["transactions"], transactions, "{text:?}");
+    }
+    let o = txanon_fed(&["stats", "-"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("-: file is empty"), "{}", stderr(&o));
+}
+
+/// The README's exit-code table, a command per row. Row 1 (an internal failure) no input can
+/// reach, which is the point: the binary's unit test `internal_failures_exit_1` covers it.
+#[test]
+fn exit_codes_follow_the_readme_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = examples("anatomy-table1.csv");
+    let code = |o: &std::process::Output| o.status.code();
+    // 0: success.
+    let out = dir.path().join("a");
+    let o = txanon(&[
+        "anonymize",
+        "anatomy",
+        &data,
+        "-c",
+        "3",
+        "-l",
+        "2",
+        "--seed",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    // 2: the user's input, parameters or output path.
+    let malformed = crate::cli::fixture(dir.path(), "bad.dat", "1 2\n3 x\n");
+    let sensitive = crate::cli::fixture(dir.path(), "all.txt", "a b\n");
+    let every_item = crate::cli::fixture(dir.path(), "ab.csv", "a,b\nb\na\n");
+    let nowhere = "/proc/txanon-cannot-write-here";
+    for args in [
+        vec!["stats", "/nonexistent/input.dat"],
+        vec!["stats", &malformed],
+        vec!["anonymize", "anatomy", &data, "-c", "3", "-l", "1", "-o", nowhere],
+        vec!["anonymize", "anatomy", &data, "-c", "3", "-l", "2", "-o", nowhere],
+        vec!["mine", "fpgrowth", &data, "--support", "2", "-o", "/proc/txanon-cannot.txt"],
+        vec![
+            "anonymize",
+            "cahd",
+            &every_item,
+            "--sensitive",
+            &sensitive,
+            "--p",
+            "2",
+            "-o",
+            nowhere,
+        ],
+    ] {
+        let o = txanon(&args);
+        assert_eq!(code(&o), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).starts_with("error: "), "{args:?}: {}", stderr(&o));
+    }
+    // 2: an output that cannot be written, standard output on a full disk included.
+    if Path::new("/dev/full").exists() {
+        let o = Command::new(env!("CARGO_BIN_EXE_txanon"))
+            .args(["stats", &data])
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), Some(2), "{}", stderr(&o));
+    }
+    // 3: a publication that fails the auditor's claim, and one changed since its manifest.
+    let table = out.join("table.json");
+    let o = txanon(&["audit", "anatomy", table.to_str().unwrap(), "-l", "3"]);
+    assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&table).unwrap();
+    std::fs::write(&table, text.replacen("\"l\"", "\"l\" ", 1)).unwrap();
+    let o = txanon(&["audit", "anatomy", table.to_str().unwrap(), "-l", "2"]);
+    assert_eq!(code(&o), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("sha256 differs"), "{}", stderr(&o));
+}

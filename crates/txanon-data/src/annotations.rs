@@ -1,13 +1,12 @@
 //! Reading the annotations of a database: sensitive-item lists and item → category maps.
 
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::Path;
 
 use crate::db::{ItemCategories, TransactionDb};
 use crate::error::{DataError, Result};
 use crate::labels::ItemId;
-use crate::read::open_input;
+use crate::read::read_text;
 
 /// Looks `labels` up in the database's dictionary: the ids found (sorted, unique) and the labels
 /// that are not items of the database.
@@ -23,15 +22,6 @@ pub fn resolve_labels(db: &TransactionDb, labels: &[String]) -> (Vec<ItemId>, Ve
     found.sort_unstable();
     found.dedup();
     (found, unknown)
-}
-
-fn read_text(path: &Path) -> Result<String> {
-    let (mut reader, _) = open_input(path)?;
-    let mut text = String::new();
-    reader
-        .read_to_string(&mut text)
-        .map_err(|e| DataError::invalid(path, format!("not UTF-8 text: {e}")))?;
-    Ok(text)
 }
 
 /// Reads a list of item labels (whitespace- or comma-separated, `#` comments), as used for

@@ -217,8 +217,13 @@ pub fn locate(name: &str) -> Option<PathBuf> {
     search_dirs().into_iter().map(|d| d.join(file)).find(|p| p.is_file())
 }
 
-/// The sha256 of a file, in lower-case hex.
+/// The sha256 of a file, in lower-case hex; for `-`, of what standard input held, once read.
 pub fn sha256_file(path: &Path) -> Result<String> {
+    if crate::stdin::is_stdin(path) {
+        return crate::stdin::stdin_digest().map(|d| d.sha256.clone()).ok_or_else(|| {
+            DataError::invalid(path, "standard input has not been read to its end")
+        });
+    }
     let mut file = File::open(path).map_err(|e| DataError::io(path, e))?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 16];

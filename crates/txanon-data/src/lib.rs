@@ -40,6 +40,7 @@ mod labels;
 pub mod quest;
 mod read;
 mod rng;
+pub mod stdin;
 mod table;
 mod write;
 
@@ -54,6 +55,7 @@ pub use labels::{ItemId, ItemLabels, Label};
 pub use quest::{QuestParams, ValidQuestParams};
 pub use read::{
     Format, ReadOptions, ReadReport, detect_format, open_input, read_bytes, read_from, read_path,
+    read_text,
 };
 pub use rng::publication_rng;
 pub use table::{Attribute, AttributeType, Column, MissingPolicy, Role, Schema, Table};

@@ -100,7 +100,8 @@ impl QuestParams {
     ///
     /// # Errors
     /// [`ParamError::OutOfRange`] for zero transactions or items, a mean length below 1, a pattern
-    /// length below 1, no patterns, a correlation outside `[0, 1]`, or a confidence variance below 0.
+    /// length below 1, no patterns, a correlation or mean confidence outside `[0, 1]`, or a confidence
+    /// variance below 0 or infinite; [`ParamError::OutOfBounds`] for a length above the items.
     pub fn check(self) -> Result<ValidQuestParams, ParamError> {
         let range =
             |name, value: String, reason| Err(ParamError::OutOfRange { name, value, reason });
@@ -115,18 +116,22 @@ impl QuestParams {
             );
         }
         if !(self.avg_len >= 1.0 && self.avg_len <= f64::from(self.items)) {
-            return range(
-                "avg-len",
-                self.avg_len.to_string(),
-                "choose a number from 1 to the number of items (a transaction holds each item once)",
-            );
+            return Err(ParamError::OutOfBounds {
+                name: "avg-len",
+                value: self.avg_len.to_string(),
+                min: 1,
+                max: self.items.into(),
+                what: "the items (a transaction holds each item once)",
+            });
         }
         if !(self.pattern_len >= 1.0 && self.pattern_len <= f64::from(self.items)) {
-            return range(
-                "pattern-len",
-                self.pattern_len.to_string(),
-                "choose a number from 1 to the number of items",
-            );
+            return Err(ParamError::OutOfBounds {
+                name: "pattern-len",
+                value: self.pattern_len.to_string(),
+                min: 1,
+                max: self.items.into(),
+                what: "the items (a pattern holds each item once)",
+            });
         }
         if self.transactions as f64 * self.avg_len > MAX_OCCURRENCES {
             return range(
@@ -141,10 +146,14 @@ impl QuestParams {
         if !(0.0..=1.0).contains(&self.correlation) {
             return range("correlation", self.correlation.to_string(), "must lie in [0, 1]");
         }
-        if !(self.confidence_var >= 0.0
-            && self.confidence_var.is_finite()
-            && self.confidence.is_finite())
-        {
+        if !(0.0..=1.0).contains(&self.confidence) {
+            return range(
+                "confidence",
+                self.confidence.to_string(),
+                "the mean pattern confidence is a probability: choose it in [0, 1]",
+            );
+        }
+        if !(self.confidence_var >= 0.0 && self.confidence_var.is_finite()) {
             return range(
                 "confidence-var",
                 self.confidence_var.to_string(),

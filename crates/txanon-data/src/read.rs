@@ -5,7 +5,6 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
@@ -136,10 +135,11 @@ pub struct ReadReport {
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
-/// Opens `path` for reading, transparently decompressing gzip (recognised by its magic bytes,
-/// not its name). Returns the reader and whether it was compressed.
+/// Opens `path` for reading (`-` is standard input), transparently decompressing gzip
+/// (recognised by its magic bytes, not its name). Returns the reader and whether it was
+/// compressed.
 pub fn open_input(path: &Path) -> Result<(Box<dyn BufRead + Send>, bool)> {
-    let file = File::open(path).map_err(|e| DataError::io(path, e))?;
+    let file = crate::stdin::open_raw(path)?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let head = reader.fill_buf().map_err(|e| DataError::io(path, e))?;
     if head.starts_with(&GZIP_MAGIC) {
@@ -150,7 +150,22 @@ pub fn open_input(path: &Path) -> Result<(Box<dyn BufRead + Send>, bool)> {
     }
 }
 
-/// Reads a transaction file.
+/// Reads a whole text file (`-` is standard input; gzip is looked through).
+///
+/// # Errors
+/// [`DataError::Io`] when it cannot be read, [`DataError::Invalid`] when it is not UTF-8.
+pub fn read_text(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let (mut reader, _) = open_input(path)?;
+    let mut text = String::new();
+    reader
+        .read_to_string(&mut text)
+        .map_err(|e| DataError::invalid(path, format!("not UTF-8 text: {e}")))?;
+    Ok(text)
+}
+
+/// Reads a transaction file (`-` is standard input: the format is then `options`' or the first
+/// line's, see [`read_path`]'s rules for names).
 ///
 /// The format is the one in `options`, else the one the name implies ([`Format::from_path`]);
 /// a `.csv` file whose first line is `transaction_id,item` is read as long-form basket CSV.
@@ -160,6 +175,14 @@ pub fn open_input(path: &Path) -> Result<(Box<dyn BufRead + Send>, bool)> {
 /// [`DataError::Invalid`] for an empty file or an unknown format; [`DataError::Gzip`] for a
 /// corrupt compressed stream; [`DataError::Io`] when the file cannot be read.
 pub fn read_path(path: &Path, options: &ReadOptions) -> Result<(TransactionDb, ReadReport)> {
+    if crate::stdin::is_stdin(path) {
+        let (mut reader, gzip) = open_input(path)?;
+        let format = match options.format {
+            Some(f) => f,
+            None => sniff_format(&mut reader).map_err(|e| DataError::reading(path, 1, gzip, e))?,
+        };
+        return read_with_hint(reader, path, format, options.keep_empty, gzip, 0);
+    }
     let format = match detect_format(path, options) {
         Some(f) => f,
         None => {
@@ -444,6 +467,40 @@ pub(crate) fn has_long_header(path: &Path) -> bool {
         && fields[1].eq_ignore_ascii_case("item")
 }
 
+/// The format of a nameless input (standard input) from its first line that is not blank or a
+/// `#` comment: the long-form basket header; else a comma (wide basket CSV); else SPMF's `-1`/`-2`
+/// separators or `@` header; else FIMI when its tokens are numbers and no `#` comment came first
+/// (FIMI has none); else wide basket CSV with one item per line. The lines stay in the reader.
+fn sniff_format(reader: &mut dyn BufRead) -> std::io::Result<Format> {
+    let head = reader.fill_buf()?;
+    let head = head.strip_prefix(UTF8_BOM).unwrap_or(head);
+    let mut commented = false;
+    for line in head.split(|&b| b == b'\n') {
+        let line = String::from_utf8_lossy(line);
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if line.starts_with('#') {
+            commented = true;
+            continue;
+        }
+        let tokens: Vec<&str> = line.split_ascii_whitespace().collect();
+        return Ok(if line.eq_ignore_ascii_case("transaction_id,item") {
+            Format::BasketLong
+        } else if line.contains(',') {
+            Format::BasketWide
+        } else if line.starts_with('@') || tokens.iter().any(|&t| t == "-1" || t == "-2") {
+            Format::Spmf
+        } else if !commented && tokens.iter().all(|t| t.parse::<u32>().is_ok()) {
+            Format::Fimi
+        } else {
+            Format::BasketWide
+        });
+    }
+    Ok(Format::Fimi)
+}
+
 /// The format to read `path` as: the one asked for, else the name's, with `.csv` files that carry
 /// the long-form header read as long form.
 pub fn detect_format(path: &Path, options: &ReadOptions) -> Option<Format> {
@@ -459,6 +516,27 @@ mod tests {
 
     fn fimi(text: &str) -> Result<(TransactionDb, ReadReport)> {
         read_bytes(text.as_bytes(), Format::Fimi, true)
+    }
+
+    /// A nameless input's format is told from its first data line, and reading it so gives the
+    /// same database as reading it in the format it is.
+    #[test]
+    fn standard_input_formats_are_told_from_the_first_line() {
+        for (text, format) in [
+            ("1 2\n2 3\n", Format::Fimi),
+            ("\n1 2\n", Format::Fimi),
+            ("1 2 -1 -2\n2 3 -1 -2\n", Format::Spmf),
+            ("@CONVERTED_FROM_TEXT\n1 2 -1 -2\n", Format::Spmf),
+            ("a,b\nb,c\n", Format::BasketWide),
+            ("# comment\n1\n2\n", Format::BasketWide),
+            ("bread\nmilk\n", Format::BasketWide),
+            ("transaction_id,item\n1,a\n1,b\n", Format::BasketLong),
+            ("\u{feff}transaction_id,item\n1,a\n", Format::BasketLong),
+        ] {
+            let mut reader = text.as_bytes();
+            assert_eq!(sniff_format(&mut reader).unwrap(), format, "{text:?}");
+            assert_eq!(reader, text.as_bytes(), "the sniff consumes nothing");
+        }
     }
 
     /// A leading byte-order mark is dropped by every reader alike: the same database with and

@@ -100,7 +100,7 @@ impl Schema {
     /// [`DataError::Parse`] with line and column of a JSON error, [`DataError::Invalid`] for a
     /// schema with no attributes, duplicate names, or a non-ASCII separator.
     pub fn from_path(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| DataError::io(path, e))?;
+        let text = crate::read::read_text(path)?;
         let schema: Schema = serde_json::from_str(&text).map_err(|e| {
             DataError::parse(
                 path,

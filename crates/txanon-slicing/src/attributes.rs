@@ -96,7 +96,7 @@ fn cluster(
 ) -> Result<Vec<Vec<usize>>, SlicingError> {
     if c > attrs.len() {
         return Err(SlicingError::Schema(format!(
-            "{c} columns asked of {} attributes",
+            "--columns {c}: choose between 2 and {}, the attributes to cluster",
             attrs.len()
         )));
     }

@@ -76,8 +76,7 @@ pub(crate) fn read_meta<T: serde::de::DeserializeOwned>(
     expected: &str,
     format: impl Fn(&T) -> String,
 ) -> Result<T, SlicingError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| SlicingError::Malformed(format!("{}: {e}", path.display())))?;
+    let text = txanon_data::read_text(path).map_err(|e| SlicingError::Malformed(e.to_string()))?;
     let meta: T = serde_json::from_str(&text)
         .map_err(|e| SlicingError::Malformed(format!("{}: {e}", path.display())))?;
     let found = format(&meta);
