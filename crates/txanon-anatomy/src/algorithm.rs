@@ -66,7 +66,8 @@ fn partition_items(
     }
     let distances = item_distances(db)?;
     let clustering =
-        KMedoids::new(KMedoidsParams::new(p).swap(params.swap()).check()?).fit(&distances)?;
+        KMedoids::new(KMedoidsParams::new(p).medoid_search(params.medoid_search()).check()?)
+            .fit(&distances)?;
     let mut order: Vec<usize> = (0..p).collect();
     order.sort_by_key(|&c| clustering.medoids[c]);
     let mut cluster_to_column = vec![0; p];
@@ -117,14 +118,7 @@ fn sample_records(db: &TransactionDb, size: usize, rng: &mut impl Rng) -> Transa
         rand::seq::index::sample(rng, db.len(), size).into_vec()
     };
     chosen.sort_unstable();
-    let mut offsets = Vec::with_capacity(chosen.len() + 1);
-    offsets.push(0);
-    let mut items = Vec::new();
-    for r in chosen {
-        items.extend_from_slice(db.transaction(r));
-        offsets.push(items.len());
-    }
-    TransactionDb::from_parts(offsets, items, db.labels().clone())
+    db.select(chosen)
 }
 
 /// The records of each bucket, and what happened to those that fit in no bucket.
@@ -346,6 +340,9 @@ fn shortfall(
 /// Under the frequency bound only the leftovers' own values can exceed `1/l` of a union with a
 /// diverse bucket (any other value is at most `|B|/l`), so a candidate is scored by counting
 /// just those values in it: `O(n·p)` a round, and a round rarely follows the first.
+///
+/// Missed optimization: every round recounts every remaining bucket; the counts of the
+/// leftovers' values in each bucket change only by the bucket absorbed, and could be kept.
 fn absorbing(
     values: &ColumnValues,
     buckets: &[Vec<u32>],

@@ -1,7 +1,7 @@
 //! Parameters of multi-dimension anatomy.
 
 use serde::{Deserialize, Serialize};
-use txanon_correlate::SwapAlgorithm;
+use txanon_correlate::MedoidSearch;
 use txanon_data::ParamError;
 
 /// Which reading of l-diversity a table satisfies.
@@ -49,7 +49,7 @@ pub struct AnatomyParams {
     columns: usize,
     l: usize,
     seed: Option<u64>,
-    swap: SwapAlgorithm,
+    medoid_search: MedoidSearch,
     diversity: Diversity,
     partitioning: ItemPartitioning,
     headroom: f64,
@@ -66,7 +66,7 @@ impl AnatomyParams {
             columns,
             l,
             seed: None,
-            swap: SwapAlgorithm::FastPam1,
+            medoid_search: MedoidSearch::FastPam1,
             diversity: Diversity::Frequency,
             partitioning: ItemPartitioning::Repaired,
             headroom: 0.25,
@@ -83,8 +83,8 @@ impl AnatomyParams {
 
     /// The k-medoids SWAP search for the item partition (default FastPAM1; PAM gives the same
     /// columns, slower).
-    pub fn swap(mut self, swap: SwapAlgorithm) -> Self {
-        self.swap = swap;
+    pub fn medoid_search(mut self, search: MedoidSearch) -> Self {
+        self.medoid_search = search;
         self
     }
 
@@ -162,8 +162,8 @@ impl ValidAnatomyParams {
     }
 
     /// The SWAP search.
-    pub fn swap(&self) -> SwapAlgorithm {
-        self.0.swap
+    pub fn medoid_search(&self) -> MedoidSearch {
+        self.0.medoid_search
     }
 
     /// The reading of l-diversity.

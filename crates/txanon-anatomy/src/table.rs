@@ -3,7 +3,7 @@
 use rand::Rng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
-use txanon_data::{ItemId, TransactionDb};
+use txanon_data::{TransactionDb, TransactionDbBuilder};
 
 use crate::algorithm::ItemPartition;
 use crate::params::Diversity;
@@ -108,9 +108,7 @@ pub(crate) fn publish(
             .collect(),
         buckets: Vec::with_capacity(buckets.len()),
     };
-    let mut offsets = Vec::with_capacity(db.len() + 1);
-    offsets.push(0usize);
-    let mut items: Vec<ItemId> = Vec::new();
+    let mut flattened = TransactionDbBuilder::with_capacity(db.len(), db.occurrences());
     let mut ids: Vec<Vec<u32>> = vec![Vec::new(); columns.len()];
     for b in order {
         let members = &buckets[b];
@@ -129,14 +127,11 @@ pub(crate) fn publish(
         }
         table.buckets.push(Bucket { size: members.len(), columns: multisets });
         for k in 0..members.len() {
-            let start = items.len();
             for (j, column_ids) in ids.iter().enumerate() {
-                items.extend_from_slice(values.items(j, column_ids[k]));
+                flattened.extend_row(values.items(j, column_ids[k]));
             }
-            items[start..].sort_unstable();
-            offsets.push(items.len());
+            flattened.end_row();
         }
     }
-    let flattened = TransactionDb::from_parts(offsets, items, db.labels().clone());
-    (table, flattened)
+    (table, flattened.finish(db.labels().clone()))
 }

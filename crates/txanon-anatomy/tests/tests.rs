@@ -424,10 +424,10 @@ fn faked_record_count_by_hand() {
 
 #[test]
 fn impossible_settings_are_refused() {
-    assert!(AnatomyParams::new(1, 2).check().is_err());
-    assert!(AnatomyParams::new(3, 1).check().is_err());
-    assert!(AnatomyParams::new(3, 2).headroom(-0.1).check().is_err());
-    assert!(AnatomyParams::new(3, 2).headroom(f64::NAN).check().is_err());
+    assert_eq!(AnatomyParams::new(1, 2).check().unwrap_err().name(), "columns");
+    assert_eq!(AnatomyParams::new(3, 1).check().unwrap_err().name(), "l");
+    assert_eq!(AnatomyParams::new(3, 2).headroom(-0.1).check().unwrap_err().name(), "headroom");
+    assert_eq!(AnatomyParams::new(3, 2).headroom(f64::NAN).check().unwrap_err().name(), "headroom");
     let db = table1();
     let err = anonymize(&db, &AnatomyParams::new(9, 2).check().unwrap()).unwrap_err();
     assert!(matches!(err, AnatomyError::TooManyColumns { columns: 9, items: 8 }));

@@ -55,11 +55,7 @@ fn band(c: &mut Criterion) {
             b.iter(|| reverse_cuthill_mckee(&Explicit::symmetrized_padded(black_box(&db), &keep)))
         });
         if name == "bms1" {
-            let head = TransactionDb::from_parts(
-                db.offsets()[..10_001].to_vec(),
-                db.items()[..db.offsets()[10_000]].to_vec(),
-                db.labels().clone(),
-            );
+            let head = db.head(10_000);
             let implicit = SharedItems::all_items(&head);
             group.bench_function("rcm-aat-implicit/bms1-first-10000", |b| {
                 b.iter(|| reverse_cuthill_mckee(black_box(&implicit)))

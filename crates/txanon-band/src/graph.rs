@@ -77,32 +77,58 @@ impl SearchState {
     }
 }
 
+/// What a search over a pattern needs: the crate's internals, in a module no other crate can
+/// name, so that [`Pattern`] is sealed (its implementations are this crate's two graphs) and
+/// these methods stay out of the public surface.
+pub(crate) mod walk {
+    use super::{Envelope, SearchState};
+
+    /// The breadth-first walk of reverse Cuthill-McKee.
+    pub trait Walk {
+        /// Fresh search stamps sized for this pattern.
+        fn search_state(&self) -> SearchState;
+
+        /// Appends to `out`, and marks, every neighbour of `v` not yet marked in `state`.
+        /// Within one breadth-first search (every vertex expanded at most once, after being
+        /// marked) the appended vertices are exactly `v`'s unmarked neighbours.
+        fn expand(&self, v: u32, state: &mut SearchState, out: &mut Vec<u32>);
+
+        /// Bandwidth and profile of the subgraph on `vertices` (a union of connected
+        /// components), with `vertices[k]` at position `k`. `state` is scratch space (its marks
+        /// are lost).
+        fn envelope_of(&self, vertices: &[u32], state: &mut SearchState) -> Envelope;
+    }
+}
+
 /// A symmetric sparsity pattern over vertices `0..order()`: what reverse Cuthill-McKee needs of
-/// a graph, and what bandwidth and profile are measured on.
-pub trait Pattern: Sync {
+/// a graph, and what bandwidth and profile are measured on. Sealed: [`SharedItems`] and
+/// [`Explicit`] are its implementations.
+pub trait Pattern: Sync + walk::Walk {
     /// Number of vertices.
     fn order(&self) -> usize;
 
     /// The degree of every vertex: its neighbours other than itself.
     fn degrees(&self) -> Vec<u32>;
 
-    /// Fresh search stamps sized for this pattern.
-    fn search_state(&self) -> SearchState;
-
-    /// Appends to `out`, and marks, every neighbour of `v` not yet marked in `state`. Within one
-    /// breadth-first search (every vertex expanded at most once, after being marked) the
-    /// appended vertices are exactly `v`'s unmarked neighbours.
-    fn expand(&self, v: u32, state: &mut SearchState, out: &mut Vec<u32>);
-
-    /// Bandwidth and profile of the subgraph on `vertices` (a union of connected components),
-    /// with `vertices[k]` at position `k`. `state` is scratch space (its marks are lost).
-    fn envelope_of(&self, vertices: &[u32], state: &mut SearchState) -> Envelope;
-
-    /// Bandwidth and profile when vertex `v` sits at `position[v]`.
+    /// Bandwidth and profile when vertex `v` sits at `position[v]`: the envelope of every
+    /// vertex, listed by position.
+    ///
+    /// # Complexity
+    /// `O(n)` for the listing, then the walk's: `O(Σ|t| + m)` for [`SharedItems`] (the bandwidth
+    /// is the widest span of one item's positions, and a row's first non-zero the smallest
+    /// span start among its items), `O(nnz)` for [`Explicit`].
     ///
     /// # Panics
-    /// When `position` is not as long as `order()`.
-    fn envelope(&self, position: &[u32]) -> Envelope;
+    /// When `position` is not a permutation of `0..order()`.
+    fn envelope(&self, position: &[u32]) -> Envelope {
+        assert_eq!(position.len(), self.order(), "one position per vertex");
+        let mut vertices = vec![u32::MAX; position.len()];
+        for (v, &p) in position.iter().enumerate() {
+            vertices[p as usize] = v as u32;
+        }
+        assert!(vertices.iter().all(|&v| v != u32::MAX), "not a permutation");
+        self.envelope_of(&vertices, &mut self.search_state())
+    }
 
     /// The pattern under the ordering, downsampled to `cells × cells`: cell `(a, b)` counts
     /// the edges `(u, v)` (both directions, with the diagonal) with `π(u)` in row block `a` and
@@ -143,21 +169,55 @@ impl<'a> SharedItems<'a> {
     fn kept(&self, t: usize) -> impl Iterator<Item = ItemId> + '_ {
         self.db.transaction(t).iter().copied().filter(|&i| self.keep[i as usize])
     }
+}
 
-    /// For every kept item, the smallest and largest position of its transactions.
-    fn item_spans(&self, position: &[u32]) -> Vec<(u32, u32)> {
-        (0..self.db.num_items() as ItemId)
-            .map(|i| {
-                let ts = self.index.transactions(i);
-                if !self.keep[i as usize] || ts.is_empty() {
-                    return (u32::MAX, 0);
+impl walk::Walk for SharedItems<'_> {
+    fn search_state(&self) -> SearchState {
+        SearchState::new(self.db.len(), self.db.num_items())
+    }
+
+    fn expand(&self, v: u32, state: &mut SearchState, out: &mut Vec<u32>) {
+        for i in self.kept(v as usize) {
+            if state.mark_item(i) {
+                for &u in self.index.transactions(i) {
+                    if state.mark(u) {
+                        out.push(u);
+                    }
                 }
-                ts.iter().fold((u32::MAX, 0), |(lo, hi), &t| {
-                    let p = position[t as usize];
-                    (lo.min(p), hi.max(p))
-                })
+            }
+        }
+    }
+
+    fn envelope_of(&self, vertices: &[u32], state: &mut SearchState) -> Envelope {
+        state.number(vertices);
+        let mut touched = Vec::new();
+        for (k, &v) in vertices.iter().enumerate() {
+            let k = k as u32;
+            for i in self.kept(v as usize) {
+                if state.mark_item(i) {
+                    state.spans[i as usize] = (k, k);
+                    touched.push(i);
+                } else {
+                    let span = &mut state.spans[i as usize];
+                    span.0 = span.0.min(k);
+                    span.1 = span.1.max(k);
+                }
+            }
+        }
+        let bandwidth = touched
+            .iter()
+            .map(|&i| (state.spans[i as usize].1 - state.spans[i as usize].0) as u64)
+            .max()
+            .unwrap_or(0);
+        let profile = vertices
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| {
+                let first = self.kept(v as usize).map(|i| state.spans[i as usize].0).min();
+                (k as u32 - first.unwrap_or(k as u32).min(k as u32)) as u64
             })
-            .collect()
+            .sum();
+        Envelope { bandwidth, profile }
     }
 }
 
@@ -226,70 +286,6 @@ impl Pattern for SharedItems<'_> {
                 },
             )
             .collect()
-    }
-
-    fn search_state(&self) -> SearchState {
-        SearchState::new(self.db.len(), self.db.num_items())
-    }
-
-    fn expand(&self, v: u32, state: &mut SearchState, out: &mut Vec<u32>) {
-        for i in self.kept(v as usize) {
-            if state.mark_item(i) {
-                for &u in self.index.transactions(i) {
-                    if state.mark(u) {
-                        out.push(u);
-                    }
-                }
-            }
-        }
-    }
-
-    /// `O(Σ|t| + m)`: the bandwidth is the widest span of one item's positions, and a row's
-    /// first non-zero is the smallest span start among its items.
-    fn envelope(&self, position: &[u32]) -> Envelope {
-        assert_eq!(position.len(), self.order(), "one position per transaction");
-        let spans = self.item_spans(position);
-        let bandwidth = spans.iter().map(|&(lo, hi)| hi.saturating_sub(lo) as u64).max();
-        let profile = (0..self.db.len())
-            .map(|t| {
-                let p = position[t];
-                let first = self.kept(t).map(|i| spans[i as usize].0).min().unwrap_or(p);
-                (p - first.min(p)) as u64
-            })
-            .sum();
-        Envelope { bandwidth: bandwidth.unwrap_or(0), profile }
-    }
-
-    fn envelope_of(&self, vertices: &[u32], state: &mut SearchState) -> Envelope {
-        state.number(vertices);
-        let mut touched = Vec::new();
-        for (k, &v) in vertices.iter().enumerate() {
-            let k = k as u32;
-            for i in self.kept(v as usize) {
-                if state.mark_item(i) {
-                    state.spans[i as usize] = (k, k);
-                    touched.push(i);
-                } else {
-                    let span = &mut state.spans[i as usize];
-                    span.0 = span.0.min(k);
-                    span.1 = span.1.max(k);
-                }
-            }
-        }
-        let bandwidth = touched
-            .iter()
-            .map(|&i| (state.spans[i as usize].1 - state.spans[i as usize].0) as u64)
-            .max()
-            .unwrap_or(0);
-        let profile = vertices
-            .iter()
-            .enumerate()
-            .map(|(k, &v)| {
-                let first = self.kept(v as usize).map(|i| state.spans[i as usize].0).min();
-                (k as u32 - first.unwrap_or(k as u32).min(k as u32)) as u64
-            })
-            .sum();
-        Envelope { bandwidth, profile }
     }
 
     fn density(&self, position: &[u32], cells: usize) -> Vec<Vec<u64>> {
@@ -383,17 +379,7 @@ impl Explicit {
     }
 }
 
-impl Pattern for Explicit {
-    fn order(&self) -> usize {
-        self.offsets.len() - 1
-    }
-
-    fn degrees(&self) -> Vec<u32> {
-        (0..self.order() as u32)
-            .map(|v| self.row(v).iter().filter(|&&u| u != v).count() as u32)
-            .collect()
-    }
-
+impl walk::Walk for Explicit {
     fn search_state(&self) -> SearchState {
         SearchState::new(self.order(), 0)
     }
@@ -422,21 +408,17 @@ impl Pattern for Explicit {
         }
         Envelope { bandwidth, profile }
     }
+}
 
-    fn envelope(&self, position: &[u32]) -> Envelope {
-        assert_eq!(position.len(), self.order(), "one position per vertex");
-        let (mut bandwidth, mut profile) = (0u64, 0u64);
-        for v in 0..self.order() as u32 {
-            let p = position[v as usize];
-            let mut first = p;
-            for &u in self.row(v) {
-                let q = position[u as usize];
-                bandwidth = bandwidth.max(p.abs_diff(q) as u64);
-                first = first.min(q);
-            }
-            profile += (p - first) as u64;
-        }
-        Envelope { bandwidth, profile }
+impl Pattern for Explicit {
+    fn order(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn degrees(&self) -> Vec<u32> {
+        (0..self.order() as u32)
+            .map(|v| self.row(v).iter().filter(|&&u| u != v).count() as u32)
+            .collect()
     }
 
     fn density(&self, position: &[u32], cells: usize) -> Vec<Vec<u64>> {

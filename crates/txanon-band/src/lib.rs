@@ -11,14 +11,14 @@
 //!   picture of a pattern before and after.
 //!
 //! ```
-//! use txanon_band::{Ordering, Pattern, SharedItems, reverse_cuthill_mckee};
+//! use txanon_band::{Permutation, Pattern, SharedItems, reverse_cuthill_mckee};
 //! use txanon_data::TransactionDb;
 //!
 //! // Transactions 0 and 3 share item 7; 1 and 2 share item 9; 0 and 2 share item 5.
 //! let db = TransactionDb::from_int_transactions([vec![5, 7], vec![9], vec![5, 9], vec![7]]);
 //! let graph = SharedItems::all_items(&db);
 //! let band = reverse_cuthill_mckee(&graph);
-//! let before = graph.envelope(Ordering::identity(db.len()).position());
+//! let before = graph.envelope(Permutation::identity(db.len()).position());
 //! let after = graph.envelope(band.position());
 //! assert_eq!((before.bandwidth, after.bandwidth), (3, 1));
 //! assert!(after.profile < before.profile);
@@ -29,9 +29,9 @@ mod graph;
 mod picture;
 mod rcm;
 
-pub use graph::{Envelope, Explicit, Pattern, SearchState, SharedItems};
+pub use graph::{Envelope, Explicit, Pattern, SharedItems};
 pub use picture::{CELLS, sparsity_svg};
-pub use rcm::{CANDIDATES, Ordering, Start, reverse_cuthill_mckee, reverse_cuthill_mckee_from};
+pub use rcm::{CANDIDATES, Permutation, Start, reverse_cuthill_mckee, reverse_cuthill_mckee_from};
 
 use txanon_data::TransactionDb;
 
@@ -44,6 +44,24 @@ pub enum GraphKind {
     SymmetrizedPadded,
 }
 
+/// Bandwidth and profile of a graph in the input order and in the band order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BandEnvelopes {
+    /// In the input order.
+    pub before: Envelope,
+    /// In the band order.
+    pub after: Envelope,
+}
+
+/// The band order of the transactions and what it did to the graph's envelope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Banded {
+    /// The transactions in band order.
+    pub permutation: Permutation,
+    /// The graph's bandwidth and profile before and after.
+    pub envelopes: BandEnvelopes,
+}
+
 /// The RCM ordering of the transactions of `db` over the items with `keep[i]` true, on the
 /// graph `kind`, and the bandwidth and profile of that graph before (input order) and after.
 /// For [`GraphKind::SymmetrizedPadded`] the padding vertices are dropped from the transaction
@@ -51,27 +69,26 @@ pub enum GraphKind {
 ///
 /// # Panics
 /// When `keep` is not one flag per item of `db`.
-pub fn band_order(
-    db: &TransactionDb,
-    keep: &[bool],
-    kind: GraphKind,
-) -> (Ordering, Envelope, Envelope) {
+pub fn band_order(db: &TransactionDb, keep: &[bool], kind: GraphKind) -> Banded {
     match kind {
         GraphKind::SharedItems => {
             let graph = SharedItems::new(db, keep.to_vec());
             let ordering = reverse_cuthill_mckee(&graph);
-            let before = graph.envelope(Ordering::identity(db.len()).position());
+            let before = graph.envelope(Permutation::identity(db.len()).position());
             let after = graph.envelope(ordering.position());
-            (ordering, before, after)
+            Banded { permutation: ordering, envelopes: BandEnvelopes { before, after } }
         }
         GraphKind::SymmetrizedPadded => {
             let graph = Explicit::symmetrized_padded(db, keep);
             let ordering = reverse_cuthill_mckee(&graph);
-            let before = graph.envelope(Ordering::identity(graph.order()).position());
+            let before = graph.envelope(Permutation::identity(graph.order()).position());
             let after = graph.envelope(ordering.position());
             let n = db.len() as u32;
             let transactions = ordering.order().iter().copied().filter(|&v| v < n).collect();
-            (Ordering::from_order(transactions), before, after)
+            Banded {
+                permutation: Permutation::from_order(transactions),
+                envelopes: BandEnvelopes { before, after },
+            }
         }
     }
 }
@@ -82,7 +99,7 @@ mod autotraits {
 
     #[test]
     fn public_types_are_send_and_sync() {
-        send_sync::<super::Ordering>();
+        send_sync::<super::Permutation>();
         send_sync::<super::Envelope>();
         send_sync::<super::Explicit>();
         send_sync::<super::SharedItems<'static>>();

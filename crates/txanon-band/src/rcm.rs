@@ -7,12 +7,12 @@ use crate::graph::{Pattern, SearchState};
 /// A reordering of the vertices: `order[k]` is the vertex at position `k`, `position[v]` the
 /// position of vertex `v`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ordering {
+pub struct Permutation {
     order: Vec<u32>,
     position: Vec<u32>,
 }
 
-impl Ordering {
+impl Permutation {
     /// The ordering that lists vertices as `order` does.
     ///
     /// # Panics
@@ -90,7 +90,7 @@ const PARALLEL_COMPONENT: usize = 4096;
 /// `A·Aᵀ` the best start is a vertex of the last George-Liu level, not the George-Liu node
 /// (1.54·10⁹ against 1.74·10⁹); on BMS-WebView-1's padded `A + Aᵀ`, where 32,699 vertices share
 /// the lowest degree, the profile varies sevenfold with the start (2.3·10⁷ to 1.7·10⁸).
-pub fn reverse_cuthill_mckee(graph: &impl Pattern) -> Ordering {
+pub fn reverse_cuthill_mckee(graph: &impl Pattern) -> Permutation {
     reverse_cuthill_mckee_from(graph, Start::SmallestProfile { candidates: CANDIDATES })
 }
 
@@ -107,95 +107,24 @@ pub fn reverse_cuthill_mckee(graph: &impl Pattern) -> Ordering {
 /// per component a few breadth-first searches (a pseudo-peripheral search, then one per
 /// candidate start), each `O(cost of expanding the component)`: `O(nnz)` for an explicit
 /// pattern, `O(Σ|t|)` for [`SharedItems`](crate::SharedItems). Extra space `O(n + m)`.
-pub fn reverse_cuthill_mckee_from(graph: &impl Pattern, start: Start) -> Ordering {
+pub fn reverse_cuthill_mckee_from(graph: &impl Pattern, start: Start) -> Permutation {
     let degrees = graph.degrees();
     let n = graph.order();
     let key = |v: u32| (degrees[v as usize], v);
     let mut by_degree: Vec<u32> = (0..n as u32).collect();
     by_degree.sort_unstable_by_key(|&v| key(v));
     let mut placed = graph.search_state();
-    let mut scratch = graph.search_state();
-    let mut probe = graph.search_state();
+    let mut work =
+        Work { search: graph.search_state(), probe: graph.search_state(), component: Vec::new() };
     let mut order: Vec<u32> = Vec::with_capacity(n);
-    let mut component: Vec<u32> = Vec::new();
     let mut best: Vec<u32> = Vec::new();
     let mut ends: Vec<usize> = Vec::new();
     for &seed in &by_degree {
         if placed.is_marked(seed) {
             continue;
         }
-        let (candidates, size) = match start {
-            Start::LowestDegree => (vec![seed], 0),
-            Start::PseudoPeripheral => {
-                let (root, _) = pseudo_peripheral(graph, seed, &key, &mut scratch, &mut component);
-                (vec![root], component.len())
-            }
-            Start::SmallestProfile { candidates } => {
-                let (root, last) =
-                    pseudo_peripheral(graph, seed, &key, &mut scratch, &mut component);
-                let mut c = vec![root, seed];
-                let mut ends = last;
-                ends.sort_unstable_by_key(|&v| key(v));
-                // A third from the low-degree end of the last level (where George-Liu would go
-                // next), a third spread over the rest of it, a third spread over the
-                // component's lowest-degree vertices (where scipy starts): neighbouring ids
-                // tend to be alike, and one far end can be much better than the next.
-                let rest = candidates.saturating_sub(2);
-                let third = rest.div_ceil(3);
-                let head = third.min(ends.len());
-                c.extend_from_slice(&ends[..head]);
-                let spread = |pool: &[u32], want: usize, c: &mut Vec<u32>| {
-                    let stride = pool.len().div_ceil(want.max(1)).max(1);
-                    c.extend(pool.iter().step_by(stride).take(want));
-                };
-                spread(&ends[head..], third, &mut c);
-                let lowest = component.iter().map(|&v| key(v).0).min().unwrap_or(0);
-                let mut low: Vec<u32> =
-                    component.iter().copied().filter(|&v| key(v).0 == lowest).collect();
-                low.sort_unstable();
-                spread(&low, rest.saturating_sub(2 * third), &mut c);
-                let mut seen = Vec::new();
-                c.retain(|v| {
-                    let fresh = !seen.contains(v);
-                    seen.push(*v);
-                    fresh
-                });
-                c.truncate(candidates.max(1));
-                (c, component.len())
-            }
-        };
-        if candidates.len() == 1 {
-            cuthill_mckee(graph, candidates[0], &key, &mut scratch, &mut best);
-            best.reverse();
-        } else if size >= PARALLEL_COMPONENT {
-            best = candidates
-                .par_iter()
-                .enumerate()
-                .map_init(
-                    || (graph.search_state(), graph.search_state()),
-                    |(search, probe), (k, &first)| {
-                        let mut sequence = Vec::new();
-                        cuthill_mckee(graph, first, &key, search, &mut sequence);
-                        sequence.reverse();
-                        let e = graph.envelope_of(&sequence, probe);
-                        ((e.profile, e.bandwidth, k), sequence)
-                    },
-                )
-                .min_by_key(|(rank, _)| *rank)
-                .expect("candidates")
-                .1;
-        } else {
-            let mut best_rank = None;
-            for (k, &first) in candidates.iter().enumerate() {
-                cuthill_mckee(graph, first, &key, &mut scratch, &mut component);
-                component.reverse();
-                let e = graph.envelope_of(&component, &mut probe);
-                if best_rank.is_none_or(|r| (e.profile, e.bandwidth, k) < r) {
-                    best_rank = Some((e.profile, e.bandwidth, k));
-                    std::mem::swap(&mut best, &mut component);
-                }
-            }
-        }
+        let (candidates, size) = start_candidates(graph, seed, start, &key, &mut work);
+        best_sequence(graph, &candidates, size, &key, &mut work, &mut best);
         for &v in &best {
             placed.mark(v);
         }
@@ -210,7 +139,112 @@ pub fn reverse_cuthill_mckee_from(graph: &impl Pattern, start: Start) -> Orderin
         reversed.extend_from_slice(&order[start..end]);
         end = start;
     }
-    Ordering::from_order(reversed)
+    Permutation::from_order(reversed)
+}
+
+/// Scratch space of one ordering: the searches' stamps and a component's sequence.
+struct Work {
+    search: SearchState,
+    probe: SearchState,
+    component: Vec<u32>,
+}
+
+/// The vertices to try as the first of the component of `seed`, and the component's size when
+/// it was searched (0 otherwise): `seed` itself, the pseudo-peripheral vertex, or several
+/// candidates ([`Start`]).
+fn start_candidates(
+    graph: &impl Pattern,
+    seed: u32,
+    start: Start,
+    key: &impl Fn(u32) -> (u32, u32),
+    work: &mut Work,
+) -> (Vec<u32>, usize) {
+    let Work { search: scratch, component, .. } = work;
+    match start {
+        Start::LowestDegree => (vec![seed], 0),
+        Start::PseudoPeripheral => {
+            let (root, _) = pseudo_peripheral(graph, seed, key, scratch, component);
+            (vec![root], component.len())
+        }
+        Start::SmallestProfile { candidates } => {
+            let (root, last) = pseudo_peripheral(graph, seed, key, scratch, component);
+            let mut c = vec![root, seed];
+            let mut ends = last;
+            ends.sort_unstable_by_key(|&v| key(v));
+            // A third from the low-degree end of the last level (where George-Liu would go
+            // next), a third spread over the rest of it, a third spread over the
+            // component's lowest-degree vertices (where scipy starts): neighbouring ids
+            // tend to be alike, and one far end can be much better than the next.
+            let rest = candidates.saturating_sub(2);
+            let third = rest.div_ceil(3);
+            let head = third.min(ends.len());
+            c.extend_from_slice(&ends[..head]);
+            let spread = |pool: &[u32], want: usize, c: &mut Vec<u32>| {
+                let stride = pool.len().div_ceil(want.max(1)).max(1);
+                c.extend(pool.iter().step_by(stride).take(want));
+            };
+            spread(&ends[head..], third, &mut c);
+            let lowest = component.iter().map(|&v| key(v).0).min().unwrap_or(0);
+            let mut low: Vec<u32> =
+                component.iter().copied().filter(|&v| key(v).0 == lowest).collect();
+            low.sort_unstable();
+            spread(&low, rest.saturating_sub(2 * third), &mut c);
+            let mut seen = Vec::new();
+            c.retain(|v| {
+                let fresh = !seen.contains(v);
+                seen.push(*v);
+                fresh
+            });
+            c.truncate(candidates.max(1));
+            (c, component.len())
+        }
+    }
+}
+
+/// Into `best`, the reversed Cuthill-McKee sequence of the component from the candidate of
+/// least profile (then bandwidth, then the earlier candidate); components of at least
+/// `PARALLEL_COMPONENT` vertices try their candidates on rayon.
+fn best_sequence(
+    graph: &impl Pattern,
+    candidates: &[u32],
+    size: usize,
+    key: &(impl Fn(u32) -> (u32, u32) + Sync),
+    work: &mut Work,
+    best: &mut Vec<u32>,
+) {
+    let Work { search: scratch, probe, component } = work;
+    if candidates.len() == 1 {
+        cuthill_mckee(graph, candidates[0], key, scratch, best);
+        best.reverse();
+    } else if size >= PARALLEL_COMPONENT {
+        *best = candidates
+            .par_iter()
+            .enumerate()
+            .map_init(
+                || (graph.search_state(), graph.search_state()),
+                |(search, probe), (k, &first)| {
+                    let mut sequence = Vec::new();
+                    cuthill_mckee(graph, first, key, search, &mut sequence);
+                    sequence.reverse();
+                    let e = graph.envelope_of(&sequence, probe);
+                    ((e.profile, e.bandwidth, k), sequence)
+                },
+            )
+            .min_by_key(|(rank, _)| *rank)
+            .expect("candidates")
+            .1;
+    } else {
+        let mut best_rank = None;
+        for (k, &first) in candidates.iter().enumerate() {
+            cuthill_mckee(graph, first, key, scratch, component);
+            component.reverse();
+            let e = graph.envelope_of(component, probe);
+            if best_rank.is_none_or(|r| (e.profile, e.bandwidth, k) < r) {
+                best_rank = Some((e.profile, e.bandwidth, k));
+                std::mem::swap(best, component);
+            }
+        }
+    }
 }
 
 /// The Cuthill-McKee sequence of the component of `first` (not reversed), into `out`.

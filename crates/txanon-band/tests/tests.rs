@@ -10,7 +10,7 @@ use nalgebra_sparse::pattern::SparsityPattern;
 use petgraph::graphmap::UnGraphMap;
 use proptest::prelude::*;
 use txanon_band::{
-    Envelope, Explicit, GraphKind, Ordering, Pattern, SharedItems, Start, band_order,
+    Envelope, Explicit, GraphKind, Pattern, Permutation, SharedItems, Start, band_order,
     reverse_cuthill_mckee, reverse_cuthill_mckee_from,
 };
 use txanon_data::{ReadOptions, TransactionDb, datasets, read_path};
@@ -133,7 +133,7 @@ fn brute_envelope(g: &Explicit, position: &[u32]) -> Envelope {
 }
 
 /// The vertex sets of the connected components, each as a range of positions in `ordering`.
-fn components_are_contiguous(graph: &UnGraphMap<u32, ()>, ordering: &Ordering) -> bool {
+fn components_are_contiguous(graph: &UnGraphMap<u32, ()>, ordering: &Permutation) -> bool {
     let components = petgraph::algo::kosaraju_scc(graph);
     components.iter().all(|c| {
         let positions: Vec<u32> = c.iter().map(|&v| ordering.position()[v as usize]).collect();
@@ -170,12 +170,10 @@ proptest! {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             order.swap(k, (x >> 33) as usize % (k + 1));
         }
-        let ordering = Ordering::from_order(order);
+        let ordering = Permutation::from_order(order);
         let expected = brute_envelope(&explicit, ordering.position());
         prop_assert_eq!(implicit.envelope(ordering.position()), expected);
         prop_assert_eq!(explicit.envelope(ordering.position()), expected);
-        let mut state = implicit.search_state();
-        prop_assert_eq!(implicit.envelope_of(ordering.order(), &mut state), expected);
     }
 
     #[test]
@@ -192,7 +190,7 @@ proptest! {
         // The default keeps, per component, the best of its candidates, which include both.
         let best = reverse_cuthill_mckee(&explicit);
         prop_assert!(components_are_contiguous(&graph, &best));
-        let profile = |o: &Ordering| explicit.envelope(o.position()).profile;
+        let profile = |o: &Permutation| explicit.envelope(o.position()).profile;
         prop_assert!(profile(&best) <= profile(&peripheral).min(profile(&lowest)));
     }
 }
@@ -218,16 +216,16 @@ fn padded_graph_is_a_plus_a_transposed() {
     assert_eq!(g.row(1), &[1]); // t1 = {1}; item 1 is in t1
     assert_eq!(g.row(2), &[2, 3]); // t2 = {2, 3}; item 2 is in t2
     assert_eq!(g.row(3), &[0, 2]); // no t3; item 3 is in t0 and t2
-    let (ordering, before, after) = band_order(&db, &[true; 4], GraphKind::SymmetrizedPadded);
-    assert_eq!(ordering.len(), 3, "padding vertices are dropped");
-    assert!(after.profile <= before.profile);
+    let banded = band_order(&db, &[true; 4], GraphKind::SymmetrizedPadded);
+    assert_eq!(banded.permutation.len(), 3, "padding vertices are dropped");
+    assert!(banded.envelopes.after.profile <= banded.envelopes.before.profile);
 }
 
 #[test]
 fn orderings_are_permutations_and_checked() {
-    assert!(std::panic::catch_unwind(|| Ordering::from_order(vec![0, 0])).is_err());
-    assert!(std::panic::catch_unwind(|| Ordering::from_order(vec![2, 0])).is_err());
-    let o = Ordering::from_order(vec![2, 0, 1]);
+    assert!(std::panic::catch_unwind(|| Permutation::from_order(vec![0, 0])).is_err());
+    assert!(std::panic::catch_unwind(|| Permutation::from_order(vec![2, 0])).is_err());
+    let o = Permutation::from_order(vec![2, 0, 1]);
     assert_eq!(o.position(), &[1, 2, 0]);
     let empty = TransactionDb::from_int_transactions(Vec::<Vec<u32>>::new());
     assert!(reverse_cuthill_mckee(&SharedItems::all_items(&empty)).is_empty());
@@ -253,7 +251,7 @@ struct Scipy {
     nnz: u64,
     input: Envelope,
     envelope: Envelope,
-    ordering: Ordering,
+    ordering: Permutation,
 }
 
 fn scipy(path: &Path, graph: &str) -> Option<Scipy> {
@@ -289,7 +287,7 @@ fn scipy(path: &Path, graph: &str) -> Option<Scipy> {
         nnz: f[0],
         input: Envelope { bandwidth: f[1], profile: f[2] },
         envelope: Envelope { bandwidth: f[3], profile: f[4] },
-        ordering: Ordering::from_order(order),
+        ordering: Permutation::from_order(order),
     })
 }
 
@@ -316,7 +314,7 @@ fn within_five_percent_of_scipy() {
             "aat" => {
                 let g = SharedItems::new(&db, keep);
                 let o = reverse_cuthill_mckee(&g);
-                let identity = Ordering::identity(db.len());
+                let identity = Permutation::identity(db.len());
                 (
                     g.envelope(o.position()),
                     g.envelope(reference.ordering.position()),
@@ -326,7 +324,7 @@ fn within_five_percent_of_scipy() {
             _ => {
                 let g = Explicit::symmetrized_padded(&db, &keep);
                 let o = reverse_cuthill_mckee(&g);
-                let identity = Ordering::identity(g.order());
+                let identity = Permutation::identity(g.order());
                 (
                     g.envelope(o.position()),
                     g.envelope(reference.ordering.position()),

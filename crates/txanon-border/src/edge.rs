@@ -79,23 +79,7 @@ pub fn difference(a: &[ItemId], b: &[ItemId]) -> Itemset {
 
 /// `|a ∪ b|` for sorted sets, without building the union.
 pub fn union_len(a: &[ItemId], b: &[ItemId]) -> usize {
-    a.len() + b.len() - intersection_len(a, b)
-}
-
-fn intersection_len(a: &[ItemId], b: &[ItemId]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
+    a.len() + b.len() - txanon_data::sets::intersection_len(a, b)
 }
 
 /// `C(n, k)` in 128 bits, `None` when an intermediate product overflows.

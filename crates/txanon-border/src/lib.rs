@@ -44,12 +44,19 @@ mod error;
 
 pub use border::Border;
 pub use count::{
-    AllItemsets, Measure, add, compute_delta, compute_delta_indexed, count, count_blocks,
-    count_blocks_per_item, count_per_item, count_per_item_indexed, maximal_only,
+    AllItemsets, Measure, compute_delta_indexed, count, count_blocks_per_item,
+    count_per_item_indexed, maximal_only,
 };
-pub use edge::{
-    Edge, Itemset, binomial, difference, free_choices, intersection, is_subset, union, union_len,
-};
+pub use edge::{Edge, Itemset, binomial};
+
+/// The paper's building blocks that counting with borders does not need from outside: the
+/// unindexed forms of the counts (the references the indexed ones are checked against) and the
+/// set operations on edges and itemsets (Theorems 2 and 3). Exported for the cross-checks of
+/// tests and benchmarks.
+pub mod reference {
+    pub use crate::count::{add, compute_delta, count_blocks, count_per_item};
+    pub use crate::edge::{difference, free_choices, intersection, is_subset, union, union_len};
+}
 pub use error::BorderError;
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use txanon_band::{SharedItems, reverse_cuthill_mckee};
-use txanon_cahd::{CahdParams, anonymize, form_groups, random_sensitive_items};
+use txanon_cahd::{CahdParams, anonymize, form_groups};
 use txanon_data::{QuestParams, ReadOptions, TransactionDb, datasets, read_path};
 
 fn inputs() -> Vec<(String, TransactionDb, usize)> {
@@ -33,7 +33,7 @@ fn cahd(c: &mut Criterion) {
     let mut group = c.benchmark_group("cahd");
     group.sample_size(10);
     for (name, db, p) in inputs() {
-        let sensitive = random_sensitive_items(&db, 10, 20_081_212).expect("enough items");
+        let sensitive = txanon_data::random_items(&db, 10, 20_081_212).expect("enough items");
         let params = CahdParams::new(p).seed(Some(1)).check().expect("valid");
         group.bench_function(BenchmarkId::new("anonymize", format!("{name}/p={p}/m=10")), |b| {
             b.iter(|| anonymize(black_box(&db), &sensitive, &params).expect("feasible"))

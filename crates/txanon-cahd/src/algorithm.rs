@@ -1,8 +1,8 @@
 //! The band order and the group formation heuristic (the CAHD paper's Figure 7).
 
-use std::time::Instant;
+use std::cmp::Reverse;
 
-use txanon_band::{Envelope, Ordering, band_order};
+use txanon_band::{BandEnvelopes, Permutation, band_order};
 use txanon_data::{ItemId, TransactionDb};
 
 use crate::audit::{AuditReport, CahdClaim, audit};
@@ -27,13 +27,24 @@ pub struct GroupingStats {
 }
 
 /// Transactions grouped, as indices into the input, in band order of their group's first
-/// member; the last group holds the remaining transactions.
+/// member; the last group holds the remaining transactions. Every transaction is in exactly one
+/// group (built only by [`form_groups`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grouping {
-    /// The groups.
-    pub groups: Vec<Vec<u32>>,
-    /// What happened.
-    pub stats: GroupingStats,
+    groups: Vec<Vec<u32>>,
+    stats: GroupingStats,
+}
+
+impl Grouping {
+    /// The groups, as indices into the input.
+    pub fn groups(&self) -> &[Vec<u32>] {
+        &self.groups
+    }
+
+    /// What group formation did.
+    pub fn stats(&self) -> GroupingStats {
+        self.stats
+    }
 }
 
 /// The anonymization: the published groups and what it took.
@@ -44,11 +55,7 @@ pub struct Anonymized {
     /// The grouping before publication (input indices; not published).
     pub grouping: Grouping,
     /// Bandwidth and profile of the QID graph before and after reordering (RCM only).
-    pub band: Option<(Envelope, Envelope)>,
-    /// Seconds spent reordering.
-    pub band_seconds: f64,
-    /// Seconds spent forming groups.
-    pub grouping_seconds: f64,
+    pub band: Option<BandEnvelopes>,
     /// The audit the groups passed: degree `p` for the sensitive items given, and the groups
     /// against the input.
     pub audit: AuditReport,
@@ -58,6 +65,11 @@ pub struct Anonymized {
 /// probability at most `1/p`: reorders the transactions into a band over the QID items (all
 /// items but the sensitive ones), forms groups ([`form_groups`]), and publishes each group's
 /// QID itemsets with its sensitive items' counts, shuffled ([`PublishedGroups`]).
+///
+/// # Complexity
+/// The band order (`txanon_band::band_order`: `O(Σ|t|)` per breadth-first search, a few
+/// searches per component), then [`form_groups`], then the publication's sort and shuffle
+/// (`O(Σ|t| log)`) and the audit (`O(Σ|t|)` with the original).
 ///
 /// # Errors
 /// [`CahdError::NoSensitiveItems`] for an empty `sensitive`; [`CahdError::Infeasible`] when a
@@ -79,25 +91,21 @@ pub fn anonymize(
         is_sensitive[s as usize] = true;
     }
     check_feasible(db, sensitive, params.p())?;
-    let started = Instant::now();
     let (ordering, band) = match params.order() {
         BandOrder::Rcm(kind) => {
             let keep: Vec<bool> = is_sensitive.iter().map(|&s| !s).collect();
-            let (ordering, before, after) = band_order(db, &keep, kind);
-            (ordering, Some((before, after)))
+            let banded = band_order(db, &keep, kind);
+            (banded.permutation, Some(banded.envelopes))
         }
-        BandOrder::Input => (Ordering::identity(db.len()), None),
+        BandOrder::Input => (Permutation::identity(db.len()), None),
     };
-    let band_seconds = started.elapsed().as_secs_f64();
-    let started = Instant::now();
     let grouping = form_groups(db, &is_sensitive, ordering.order(), params.p(), params.alpha());
-    let grouping_seconds = started.elapsed().as_secs_f64();
     let mut rng = txanon_data::publication_rng(params.seed());
-    let published = publish(db, &is_sensitive, &grouping.groups, params.p(), &mut rng);
+    let published = publish(db, &is_sensitive, grouping.groups(), params.p(), &mut rng);
     let claim =
         CahdClaim::new(params.p() as u64, sensitive.iter().map(|&s| db.label(s).to_string()))?;
     let audit = audit(&published, &claim, Some(db))?;
-    Ok(Anonymized { published, grouping, band, band_seconds, grouping_seconds, audit })
+    Ok(Anonymized { published, grouping, band, audit })
 }
 
 /// Fails when some sensitive item is in more than `1/p` of all transactions.
@@ -119,6 +127,69 @@ fn check_feasible(db: &TransactionDb, sensitive: &[ItemId], p: usize) -> Result<
 
 /// Marker of "no position" in the linked list of ungrouped positions.
 const NONE: u32 = u32::MAX;
+
+/// The positions (in band order) not yet grouped, as a doubly linked list, so that a candidate
+/// scan never visits a grouped position twice.
+struct Ungrouped {
+    prev: Vec<u32>,
+    next: Vec<u32>,
+    grouped: Vec<bool>,
+    remaining: usize,
+}
+
+impl Ungrouped {
+    fn new(n: usize) -> Self {
+        Self {
+            prev: (0..n as u32).map(|k| if k == 0 { NONE } else { k - 1 }).collect(),
+            next: (0..n as u32).map(|k| if k as usize + 1 == n { NONE } else { k + 1 }).collect(),
+            grouped: vec![false; n],
+            remaining: n,
+        }
+    }
+
+    fn is_grouped(&self, pos: usize) -> bool {
+        self.grouped[pos]
+    }
+
+    /// The ungrouped positions before `pos`, nearest first (`backwards`), or after it.
+    fn walk(&self, pos: usize, backwards: bool) -> impl Iterator<Item = usize> + '_ {
+        let links = if backwards { &self.prev } else { &self.next };
+        let linked = |k: u32| (k != NONE).then_some(k);
+        std::iter::successors(linked(links[pos]), move |&k| linked(links[k as usize]))
+            .map(|k| k as usize)
+    }
+
+    fn remove(&mut self, pos: usize) {
+        self.grouped[pos] = true;
+        self.remaining -= 1;
+        let (a, b) = (self.prev[pos], self.next[pos]);
+        if a != NONE {
+            self.next[a as usize] = b;
+        }
+        if b != NONE {
+            self.prev[b as usize] = a;
+        }
+    }
+
+    /// The positions left, in band order.
+    fn rest(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.grouped.len()).filter(|&k| !self.grouped[k])
+    }
+}
+
+/// A candidate for a sensitive transaction's group, ordered best first: most QID items shared,
+/// then nearest in the band, then the earlier position (predecessors before successors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Candidate {
+    shared: Reverse<usize>,
+    distance: usize,
+    position: usize,
+}
+
+/// Whether two sorted lists of sensitive items share one.
+fn conflicts(a: &[ItemId], b: &[ItemId]) -> bool {
+    txanon_data::sets::intersection_len(a, b) > 0
+}
 
 /// The CAHD group formation heuristic (Ghinita, Tao, Kalnis, ICDE 2008, Figure 7), over the
 /// transactions listed in `order` (band order).
@@ -142,10 +213,14 @@ const NONE: u32 = u32::MAX;
 /// Finally every transaction not grouped forms one group, which step 4 keeps private.
 ///
 /// # Complexity
-/// `O(n)` for the walk; per sensitive transaction, the candidate scan (at least `2αp`
-/// positions, more where conflicting or grouped ones are passed over; grouped ones are
-/// unlinked, so never visited twice by a scan), a sort of the candidates by similarity (each a
-/// merge of two QID lists), and `O(|S|)` for the histogram check.
+/// `O(Σ|t|)` to split every transaction into its sensitive and QID items, once; `O(n)` for the
+/// walk; per sensitive transaction, the candidate scan (at least `2αp` positions, more where
+/// conflicting or grouped ones are passed over; grouped ones are unlinked, so never visited
+/// twice by a scan), a sort of the candidates by similarity (each an intersection of two QID
+/// lists), and `O(|S|)` for the histogram check.
+///
+/// Missed optimization: the candidates are sorted in full though usually only the first `p − 1`
+/// are taken (more only past conflicts); a partial selection would save the `log` factor.
 pub fn form_groups(
     db: &TransactionDb,
     is_sensitive: &[bool],
@@ -154,74 +229,58 @@ pub fn form_groups(
     alpha: usize,
 ) -> Grouping {
     let n = order.len();
-    let sensitive_of = |t: u32| -> Vec<ItemId> {
-        db.transaction(t as usize).iter().copied().filter(|&i| is_sensitive[i as usize]).collect()
-    };
-    let qid_of = |t: u32| db.transaction(t as usize).iter().filter(|&&i| !is_sensitive[i as usize]);
+    // Each transaction's sensitive and QID items, split once.
+    let sensitive = db.filter_items(|i| is_sensitive[i as usize]);
+    let qid = db.filter_items(|i| !is_sensitive[i as usize]);
+    let sensitive_of = |pos: usize| sensitive.transaction(order[pos] as usize);
     let sensitive_items: Vec<ItemId> =
         (0..db.num_items() as ItemId).filter(|&i| is_sensitive[i as usize]).collect();
     let mut histogram = vec![0usize; db.num_items()];
     for &s in &sensitive_items {
         histogram[s as usize] = db.supports()[s as usize] as usize;
     }
-    let mut prev: Vec<u32> = (0..n as u32).map(|k| if k == 0 { NONE } else { k - 1 }).collect();
-    let mut next: Vec<u32> =
-        (0..n as u32).map(|k| if k as usize + 1 == n { NONE } else { k + 1 }).collect();
-    let mut grouped = vec![false; n];
-    let mut remaining = n;
+    let mut ungrouped = Ungrouped::new(n);
     let mut stats = GroupingStats::default();
     let mut groups: Vec<Vec<u32>> = Vec::new();
     // At most every transaction on one side: α·p beyond n means all of them (and must not
     // overflow for any α a flag can hold).
     let reach = alpha.saturating_mul(p).min(n);
-    let conflicts = |a: &[ItemId], b: &[ItemId]| a.iter().any(|s| b.binary_search(s).is_ok());
-    let shared_qid = |a: u32, b: u32| {
-        let (mut x, mut y) = (qid_of(a).peekable(), qid_of(b).peekable());
-        let mut shared = 0;
-        while let (Some(&&i), Some(&&j)) = (x.peek(), y.peek()) {
-            match i.cmp(&j) {
-                std::cmp::Ordering::Less => _ = x.next(),
-                std::cmp::Ordering::Greater => _ = y.next(),
-                std::cmp::Ordering::Equal => {
-                    shared += 1;
-                    x.next();
-                    y.next();
-                }
-            }
-        }
-        shared
-    };
+    let mut candidates: Vec<Candidate> = Vec::with_capacity(2 * reach);
     for pos in 0..n {
-        let t = order[pos];
-        let mine = sensitive_of(t);
-        if grouped[pos] || mine.is_empty() {
+        let mine = sensitive_of(pos);
+        if ungrouped.is_grouped(pos) || mine.is_empty() {
             continue;
         }
         stats.sensitive_transactions += 1;
-        // (shared QID items, distance, position) of each candidate.
-        let mut candidates: Vec<(usize, usize, usize)> = Vec::with_capacity(2 * reach);
-        for links in [&prev, &next] {
-            let (mut k, mut taken) = (links[pos], 0);
-            while k != NONE && taken < reach {
-                let c = order[k as usize];
-                if !conflicts(&sensitive_of(c), &mine) {
-                    candidates.push((shared_qid(t, c), pos.abs_diff(k as usize), k as usize));
-                    taken += 1;
-                }
-                k = links[k as usize];
-            }
+        let t = qid.transaction(order[pos] as usize);
+        candidates.clear();
+        for backwards in [true, false] {
+            candidates.extend(
+                ungrouped
+                    .walk(pos, backwards)
+                    .filter(|&k| !conflicts(sensitive_of(k), mine))
+                    .take(reach)
+                    .map(|k| Candidate {
+                        shared: Reverse(txanon_data::sets::intersection_len(
+                            t,
+                            qid.transaction(order[k] as usize),
+                        )),
+                        distance: pos.abs_diff(k),
+                        position: k,
+                    }),
+            );
         }
-        candidates.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        candidates.sort_unstable();
         let mut members = vec![pos];
-        let mut held = mine;
-        for &(_, _, k) in &candidates {
+        let mut held = mine.to_vec();
+        for c in &candidates {
             if members.len() == p {
                 break;
             }
-            let theirs = sensitive_of(order[k]);
-            if !conflicts(&theirs, &held) {
-                members.push(k);
-                held.extend_from_slice(&theirs);
+            let theirs = sensitive_of(c.position);
+            if !conflicts(theirs, &held) {
+                members.push(c.position);
+                held.extend_from_slice(theirs);
                 held.sort_unstable();
             }
         }
@@ -232,7 +291,7 @@ pub fn form_groups(
         for &s in &held {
             histogram[s as usize] -= 1;
         }
-        let left = remaining - members.len();
+        let left = ungrouped.remaining - members.len();
         if sensitive_items.iter().any(|&s| histogram[s as usize] * p > left) {
             for &s in &held {
                 histogram[s as usize] += 1;
@@ -240,22 +299,14 @@ pub fn form_groups(
             stats.rolled_back += 1;
             continue;
         }
-        remaining = left;
         stats.groups_formed += 1;
         for &k in &members {
-            grouped[k] = true;
-            let (a, b) = (prev[k], next[k]);
-            if a != NONE {
-                next[a as usize] = b;
-            }
-            if b != NONE {
-                prev[b as usize] = a;
-            }
+            ungrouped.remove(k);
         }
         members.sort_unstable();
         groups.push(members.iter().map(|&k| order[k]).collect());
     }
-    let rest: Vec<u32> = (0..n).filter(|&k| !grouped[k]).map(|k| order[k]).collect();
+    let rest: Vec<u32> = ungrouped.rest().map(|k| order[k]).collect();
     stats.final_group = rest.len();
     if !rest.is_empty() {
         groups.push(rest);

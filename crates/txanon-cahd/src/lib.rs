@@ -46,7 +46,6 @@ mod error;
 mod params;
 mod publish;
 mod reconstruction;
-mod sensitive;
 
 pub use algorithm::{Anonymized, Grouping, GroupingStats, anonymize, form_groups};
 pub use audit::{AuditReport, CahdClaim, CahdViolation, CahdViolations, audit};
@@ -56,7 +55,6 @@ pub use publish::{GROUPS_FORMAT, PublishedGroup, PublishedGroups};
 pub use reconstruction::{
     QidDraw, ReconstructionError, ValidWorkload, Workload, reconstruction_error,
 };
-pub use sensitive::random_sensitive_items;
 
 #[cfg(test)]
 mod autotraits {

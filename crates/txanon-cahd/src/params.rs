@@ -107,13 +107,13 @@ mod tests {
 
     #[test]
     fn p_below_two_is_refused() {
-        assert!(CahdParams::new(1).check().is_err());
+        assert_eq!(CahdParams::new(1).check().unwrap_err().name(), "p");
         assert!(CahdParams::new(2).check().is_ok());
     }
 
     #[test]
     fn alpha_zero_is_refused() {
-        assert!(CahdParams::new(4).alpha(0).check().is_err());
+        assert_eq!(CahdParams::new(4).alpha(0).check().unwrap_err().name(), "alpha");
         assert_eq!(CahdParams::new(4).check().unwrap().alpha(), 3);
     }
 }

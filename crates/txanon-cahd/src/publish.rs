@@ -61,19 +61,15 @@ impl PublishedGroups {
     /// # Errors
     /// The first QID label that is not an item of `db`.
     pub fn qid_transactions(&self, db: &TransactionDb) -> Result<TransactionDb, String> {
-        let mut offsets = vec![0];
-        let mut items: Vec<ItemId> = Vec::new();
-        for group in &self.groups {
-            for t in &group.qid {
-                let start = items.len();
-                for label in t {
-                    items.push(db.labels().find(label).ok_or_else(|| label.clone())?);
-                }
-                items[start..].sort_unstable();
-                offsets.push(items.len());
-            }
-        }
-        Ok(TransactionDb::from_parts(offsets, items, db.labels().clone()))
+        let rows = self
+            .groups
+            .iter()
+            .flat_map(|group| &group.qid)
+            .map(|t| {
+                t.iter().map(|label| db.labels().find(label).ok_or_else(|| label.clone())).collect()
+            })
+            .collect::<Result<Vec<Vec<ItemId>>, String>>()?;
+        Ok(TransactionDb::from_rows(rows, db.labels().clone()))
     }
 }
 

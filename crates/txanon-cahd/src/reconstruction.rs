@@ -111,6 +111,14 @@ pub struct ReconstructionError {
 /// `a_{G,C} ≥ 1` and `b_G ≥ 1`); should it, [`kl_divergence`]'s floor keeps the term finite.
 /// Both totals equal the support of `s`, so the normalization divides both by the same number.
 ///
+/// # Complexity
+/// `O(Σ|t| · log)` to map the publication's labels to ids (a dictionary lookup per label), then
+/// per query `O(Σ|t| + 2^r)`: one pass over the original and one over the published QID
+/// itemsets.
+///
+/// Missed optimization: each query rescans every original transaction; an index of the
+/// sensitive item's transactions (`txanon_data::ItemIndex`) would visit only its support.
+///
 /// # Errors
 /// [`CahdError::Mismatch`] when a published label is not an item of `original`, no published
 /// sensitive item occurs in `original`, or fewer than `r` QID items exist.

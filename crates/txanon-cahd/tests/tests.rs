@@ -9,7 +9,7 @@ mod tamper;
 
 use txanon_cahd::{
     BandOrder, CahdClaim, CahdError, CahdParams, GROUPS_FORMAT, PublishedGroup, PublishedGroups,
-    Workload, anonymize, audit, form_groups, random_sensitive_items, reconstruction_error,
+    Workload, anonymize, audit, form_groups, reconstruction_error,
 };
 
 /// The claim of degree `p` for these sensitive items of `db`.
@@ -55,9 +55,9 @@ fn worked_example_band_order_and_groups() {
     // Claire takes Andrea (one shared, nearer than Ellen); Ellen remains. The document draws
     // Ellen, Andrea and Claire as one group; Figure 7 forms Claire's group with p = 2 members
     // and leaves Ellen as the final group. Both are 2-private (checked below).
-    assert_eq!(grouping.groups, vec![vec![DAVID, BOB], vec![ANDREA, CLAIRE], vec![ELLEN]]);
-    assert_eq!(grouping.stats.groups_formed, 2);
-    assert_eq!(grouping.stats.final_group, 1);
+    assert_eq!(grouping.groups(), vec![vec![DAVID, BOB], vec![ANDREA, CLAIRE], vec![ELLEN]]);
+    assert_eq!(grouping.stats().groups_formed, 2);
+    assert_eq!(grouping.stats().final_group, 1);
 
     let published =
         anonymize(&db, &sensitive, &CahdParams::new(2).seed(Some(5)).check().unwrap()).unwrap();
@@ -176,7 +176,7 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let db = TransactionDb::from_int_transactions(ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()));
-        let sensitive = random_sensitive_items(&db, n_sensitive.min(db.num_items()), seed).unwrap();
+        let sensitive = txanon_data::random_items(&db, n_sensitive.min(db.num_items()), seed).unwrap();
         let order = if band { BandOrder::Rcm(GraphKind::SharedItems) } else { BandOrder::Input };
         let params = CahdParams::new(p).alpha(alpha).order(order).seed(Some(seed)).check().unwrap();
         let result = match anonymize(&db, &sensitive, &params) {
@@ -195,7 +195,7 @@ proptest! {
                 reverse_cuthill_mckee(&SharedItems::new(&db, keep)).order().to_vec()
             }
         };
-        prop_assert_eq!(&result.grouping.groups, &reference(&db, &is_sensitive, &band_order, p, alpha));
+        prop_assert_eq!(&result.grouping.groups(), &reference(&db, &is_sensitive, &band_order, p, alpha));
         // The publication is private, and holds every transaction once, faithfully.
         let report = audit(&result.published, &claim(&db, p as u64, &sensitive), Some(&db)).unwrap();
         prop_assert_eq!(report.records, db.len());
@@ -247,9 +247,9 @@ fn reconstruction_error_by_hand() {
     // Labels the original does not have are a mismatch, not a number.
     let foreign = published(vec![(vec![s(&["7"])], 1)]);
     assert!(matches!(reconstruction_error(&db, &foreign, &workload), Err(CahdError::Mismatch(_))));
-    assert!(Workload::new(0).check().is_err());
-    assert!(Workload::new(17).check().is_err());
-    assert!(Workload::new(4).queries(0).check().is_err());
+    assert_eq!(Workload::new(0).check().unwrap_err().name(), "r");
+    assert_eq!(Workload::new(17).check().unwrap_err().name(), "r");
+    assert_eq!(Workload::new(4).queries(0).check().unwrap_err().name(), "queries");
 }
 
 #[test]
@@ -268,7 +268,7 @@ fn infeasible_degree_is_refused_with_the_item() {
 #[test]
 fn publication_order_is_random_and_seeded() {
     let db = txanon_data::QuestParams::new(3000, 6.0, 3.0, 200).seed(4).check().unwrap().generate();
-    let sensitive = random_sensitive_items(&db, 8, 3).unwrap();
+    let sensitive = txanon_data::random_items(&db, 8, 3).unwrap();
     let run = |seed| {
         let params = CahdParams::new(4).seed(seed).check().unwrap();
         anonymize(&db, &sensitive, &params).unwrap()
@@ -280,7 +280,7 @@ fn publication_order_is_random_and_seeded() {
     assert_ne!(run(None).published, run(None).published, "OS-seeded runs publish differently");
     // Groups do not come out in band order: the first formed group (holding the first
     // sensitive transaction of the band) is not the first published.
-    let first = &a.grouping.groups[0];
+    let first = &a.grouping.groups()[0];
     let labels = |t: u32| -> Vec<String> {
         let mut v: Vec<String> = db
             .transaction(t as usize)
@@ -305,7 +305,7 @@ fn publication_order_is_random_and_seeded() {
 fn real_data_bms1() {
     let Some(path) = datasets::for_test("bms1") else { return };
     let db = read_path(&path, &ReadOptions::new()).unwrap().0;
-    let sensitive = random_sensitive_items(&db, 10, 20_081_212).unwrap();
+    let sensitive = txanon_data::random_items(&db, 10, 20_081_212).unwrap();
     for p in [4, 10] {
         let params = CahdParams::new(p).seed(Some(1)).check().unwrap();
         let result = anonymize(&db, &sensitive, &params).unwrap();
@@ -317,7 +317,7 @@ fn real_data_bms1() {
         .unwrap();
         assert_eq!(report.records, db.len());
         assert!(report.achieved >= p as f64);
-        let (before, after) = result.band.unwrap();
+        let txanon_band::BandEnvelopes { before, after } = result.band.unwrap();
         assert!(after.profile < before.profile);
         let kl = reconstruction_error(&db, &result.published, &Workload::new(4).check().unwrap())
             .unwrap();

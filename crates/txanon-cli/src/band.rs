@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use txanon_band::{
-    CELLS, Envelope, Explicit, GraphKind, Ordering, Pattern, SharedItems, reverse_cuthill_mckee,
+    CELLS, Envelope, Explicit, GraphKind, Pattern, Permutation, SharedItems, reverse_cuthill_mckee,
     sparsity_svg,
 };
 use txanon_data::write_atomic;
@@ -146,7 +146,7 @@ fn measure(graph: &impl Pattern, plot: bool) -> Measured {
     let started = Instant::now();
     let ordering = reverse_cuthill_mckee(graph);
     let seconds = started.elapsed().as_secs_f64();
-    let identity = Ordering::identity(graph.order());
+    let identity = Permutation::identity(graph.order());
     let before = graph.envelope(identity.position());
     let after = graph.envelope(ordering.position());
     let panels = if plot {

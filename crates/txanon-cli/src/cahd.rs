@@ -89,8 +89,6 @@ struct CahdSummary {
     groups: usize,
     achieved_privacy: f64,
     reconstruction_error_r4: ReconstructionError,
-    band_seconds: f64,
-    grouping_seconds: f64,
     seconds: f64,
 }
 
@@ -129,16 +127,14 @@ pub fn run(args: CahdArgs) -> Result<()> {
             BandArg::SymPad => "sym-pad",
             BandArg::None => "none",
         },
-        bandwidth_before: result.band.map(|b| b.0.bandwidth),
-        bandwidth_after: result.band.map(|b| b.1.bandwidth),
-        profile_before: result.band.map(|b| b.0.profile),
-        profile_after: result.band.map(|b| b.1.profile),
-        grouping: result.grouping.stats,
+        bandwidth_before: result.band.map(|b| b.before.bandwidth),
+        bandwidth_after: result.band.map(|b| b.after.bandwidth),
+        profile_before: result.band.map(|b| b.before.profile),
+        profile_after: result.band.map(|b| b.after.profile),
+        grouping: result.grouping.stats(),
         groups: report.groups,
         achieved_privacy: report.achieved,
         reconstruction_error_r4: error,
-        band_seconds: result.band_seconds,
-        grouping_seconds: result.grouping_seconds,
         seconds,
     };
     write_text(&staged.path("groups.json"), &json)?;

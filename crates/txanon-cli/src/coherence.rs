@@ -6,7 +6,9 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 use serde::Serialize;
-use txanon_coherence::{CoherenceClaim, CoherenceParams, Engine, Reason, anonymize, audit};
+use txanon_coherence::{
+    CoherenceClaim, CoherenceParams, Engine, Reason, anonymize, audit, nuggets,
+};
 use txanon_data::ItemId;
 use txanon_mining::MinSupport;
 
@@ -102,8 +104,6 @@ struct Summary {
     nuggets_after: String,
     nuggets_kept_percent: f64,
     occurrences_suppressed_percent: f64,
-    setup_seconds: f64,
-    greedy_seconds: f64,
     seconds: f64,
 }
 
@@ -128,6 +128,8 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
     // `anonymize` has audited the publication against the input.
     let result = anonymize(&db, &private, &params)?;
     let seconds = started.elapsed().as_secs_f64();
+    let (nuggets_before, nuggets_after) =
+        (nuggets(&db, nugget_support)?, nuggets(&result.published, nugget_support)?);
     let label = |i: ItemId| db.label(i).to_string();
     let steps: Vec<Step> = result
         .suppressed
@@ -153,14 +155,11 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         moles: result.moles.to_string(),
         suppressed_infrequent: steps.len() - greedy,
         suppressed_greedy: greedy,
-        nuggets_before: result.nuggets_before.to_string(),
-        nuggets_after: result.nuggets_after.to_string(),
-        nuggets_kept_percent: 100.0 * result.nuggets_after as f64
-            / (result.nuggets_before as f64).max(1.0),
+        nuggets_before: nuggets_before.to_string(),
+        nuggets_after: nuggets_after.to_string(),
+        nuggets_kept_percent: 100.0 * nuggets_after as f64 / (nuggets_before as f64).max(1.0),
         occurrences_suppressed_percent: 100.0 * result.occurrences_suppressed as f64
             / (result.occurrences as f64).max(1.0),
-        setup_seconds: result.setup_seconds,
-        greedy_seconds: result.greedy_seconds,
         seconds,
     };
     write_transactions(staged.dir(), "published", &result.published)?;

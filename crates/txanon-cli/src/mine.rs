@@ -114,6 +114,15 @@ struct Seconds {
 
 /// Runs `txanon mine`.
 pub fn run(args: MineArgs) -> Result<()> {
+    if args.sequential {
+        // The same search on a pool of one thread: the miners parallelize only with threads.
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+        return pool.install(|| mine(args));
+    }
+    mine(args)
+}
+
+fn mine(args: MineArgs) -> Result<()> {
     let started = Instant::now();
     let (db, _) = args.input.read()?;
     let load = started.elapsed().as_secs_f64();
@@ -123,7 +132,7 @@ pub fn run(args: MineArgs) -> Result<()> {
             UsageError("--count-only needs fpgrowth (perfect-extension pruning)".into()).into()
         );
     }
-    let mut params = MiningParams::new(args.support).limit(args.limit).parallel(!args.sequential);
+    let mut params = MiningParams::new(args.support).limit(args.limit);
     // Rule bodies and heads need the support of every shorter itemset: mine from length 1.
     if let (Some(m), false) = (args.min_len, args.rules) {
         params = params.min_len(m);

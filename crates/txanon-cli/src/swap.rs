@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
-use txanon_data::{ItemCategories, TransactionDb, random_categories, read_categories};
+use txanon_data::{Categorized, ItemCategories, TransactionDb, random_categories, read_categories};
 use txanon_swap::{Method, SwapAudit, SwapClaim, SwapParams, SwapStats, anonymize, audit};
 
 use crate::anonymize::{OutputArgs, write_text, write_transactions};
@@ -132,7 +132,7 @@ pub fn run(args: SwapArgs) -> Result<()> {
     };
     let method = Method::from(args.method);
     let params = SwapParams::new(method).seed(args.seed).max_exposed(args.max_exposed).check()?;
-    let swapped = anonymize(&db, &categories, &params)?;
+    let swapped = anonymize(Categorized::new(&db, &categories)?, &params)?;
     let summary = Summary {
         input: args.input.input.display().to_string(),
         method: method.name(),
@@ -158,7 +158,7 @@ pub fn run(args: SwapArgs) -> Result<()> {
             "# SECRET, not for publication: for each published record (line order), the input\n\
              # record (1-based) it comes from. `txanon audit swap --key` reads it.\n",
         );
-        for &k in &swapped.key {
+        for &k in swapped.key() {
             writeln!(key, "{}", k + 1).expect("writing to a String");
         }
         txanon_data::write_atomic_with_mode(path, 0o600, |file| -> Result<()> {
@@ -228,7 +228,7 @@ pub fn run_audit(args: AuditSwapArgs) -> Result<()> {
     let categories = category_file(&original, &args.categories)?;
     let key = crate::input::read_key(&args.key)?;
     let claim = SwapClaim::new(Method::from(args.method)).max_exposed(args.max_exposed);
-    let report = audit(&original, &published, &key, &categories, &claim)
+    let report = audit(Categorized::new(&original, &categories)?, &published, &key, &claim)
         .with_context(|| format!("auditing {}", args.published.display()))?;
     emit(&(serde_json::to_string_pretty(&report)? + "\n"))
 }

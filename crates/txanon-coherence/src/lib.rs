@@ -35,7 +35,7 @@ mod nonmoles;
 mod params;
 mod working;
 
-pub use algorithm::{Coherent, MoleBorder, Reason, Suppressed, anonymize, mole_border};
+pub use algorithm::{Coherent, MoleBorder, Reason, Suppressed, anonymize, mole_border, nuggets};
 pub use audit::{AuditReport, CoherenceClaim, CoherenceViolation, CoherenceViolations, audit};
 pub use error::CoherenceError;
 pub use params::{CoherenceParams, Engine, ValidCoherenceParams};

@@ -152,14 +152,24 @@ mod tests {
 
     #[test]
     fn every_rule_refuses() {
-        assert!(CoherenceParams::new(1.5, 3, 3, 4).check().is_err());
-        assert!(CoherenceParams::new(-0.1, 3, 3, 4).check().is_err());
-        assert!(CoherenceParams::new(0.5, 0, 3, 4).check().is_err());
-        assert!(CoherenceParams::new(0.5, 1, 3, 4).check().is_err());
-        assert!(CoherenceParams::new(1.0, 3, 3, 4).check().is_err());
-        assert!(CoherenceParams::new(0.5, 3, 0, 4).check().is_err());
-        assert!(CoherenceParams::new(0.5, 3, 3, 0).check().is_err());
-        assert!(CoherenceParams::new(0.5, 3, 5, 4).engine(Engine::Enumerate).check().is_err());
+        assert_eq!(CoherenceParams::new(1.5, 3, 3, 4).check().unwrap_err().name(), "h");
+        assert_eq!(CoherenceParams::new(-0.1, 3, 3, 4).check().unwrap_err().name(), "h");
+        assert_eq!(CoherenceParams::new(0.5, 0, 3, 4).check().unwrap_err().name(), "k");
+        assert_eq!(CoherenceParams::new(0.5, 1, 3, 4).check().unwrap_err().name(), "k");
+        assert_eq!(CoherenceParams::new(1.0, 3, 3, 4).check().unwrap_err().name(), "h");
+        assert_eq!(CoherenceParams::new(0.5, 3, 0, 4).check().unwrap_err().name(), "p");
+        assert_eq!(
+            CoherenceParams::new(0.5, 3, 3, 0).check().unwrap_err().name(),
+            "nugget-support"
+        );
+        assert_eq!(
+            CoherenceParams::new(0.5, 3, 5, 4)
+                .engine(Engine::Enumerate)
+                .check()
+                .unwrap_err()
+                .name(),
+            "p"
+        );
         assert!(CoherenceParams::new(0.5, 3, 5, 4).check().is_ok());
     }
 }

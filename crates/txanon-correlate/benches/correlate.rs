@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use txanon_correlate::{KMedoids, KMedoidsParams, PairCounts, SwapAlgorithm, item_distances};
+use txanon_correlate::{KMedoids, KMedoidsParams, MedoidSearch, PairCounts, item_distances};
 use txanon_data::{QuestParams, ReadOptions, TransactionDb, datasets, read_path};
 
 fn inputs() -> Vec<(String, TransactionDb)> {
@@ -34,10 +34,10 @@ fn correlate(c: &mut Criterion) {
             b.iter(|| item_distances(black_box(db)).expect("few items"))
         });
         let d = item_distances(&db).expect("few items");
-        for swap in [SwapAlgorithm::Pam, SwapAlgorithm::FastPam1] {
-            let params = KMedoidsParams::new(20).swap(swap).check().expect("valid");
+        for search in [MedoidSearch::Pam, MedoidSearch::FastPam1] {
+            let params = KMedoidsParams::new(20).medoid_search(search).check().expect("valid");
             group.bench_with_input(
-                BenchmarkId::new(format!("kmedoids-20-{swap:?}"), &name),
+                BenchmarkId::new(format!("kmedoids-20-{search:?}"), &name),
                 &d,
                 |b, d| {
                     b.iter(|| KMedoids::new(params.clone()).fit(black_box(d)).expect("clusters"))

@@ -10,7 +10,8 @@
 //!   `d = 1 − φ²` between all items ([`item_distances`]).
 //! - [`KMedoids`]: PAM (BUILD then SWAP) and FastPAM1 (Schubert & Rousseeuw, 2019), which finds
 //!   the same medoids faster.
-//! - [`jaccard`]: similarity of two sorted item sets ([`shared_count`], its numerator).
+//! - [`jaccard`]: similarity of two sorted item sets (its numerator is
+//!   `txanon_data::sets::intersection_len`).
 
 mod distance;
 mod error;
@@ -21,9 +22,7 @@ mod phi;
 
 pub use distance::{CondensedMatrix, MAX_ITEMS, item_distances};
 pub use error::CorrelateError;
-pub use jaccard::{jaccard, jaccard_distance, shared_count};
-pub use kmedoids::{
-    Clustering, Init, KMedoids, KMedoidsParams, SwapAlgorithm, ValidKMedoidsParams,
-};
+pub use jaccard::{jaccard, jaccard_distance};
+pub use kmedoids::{Clustering, Init, KMedoids, KMedoidsParams, MedoidSearch, ValidKMedoidsParams};
 pub use pairs::PairCounts;
 pub use phi::{phi2_contingency, phi2_transaction};

@@ -4,7 +4,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use proptest::prelude::*;
 use txanon_correlate::{
-    CondensedMatrix, CorrelateError, Init, KMedoids, KMedoidsParams, PairCounts, SwapAlgorithm,
+    CondensedMatrix, CorrelateError, Init, KMedoids, KMedoidsParams, MedoidSearch, PairCounts,
     item_distances, jaccard, phi2_contingency, phi2_transaction,
 };
 use txanon_data::TransactionDb;
@@ -96,11 +96,11 @@ proptest! {
         let k = k.min(n);
         let d = random_matrix(n, &values);
         let init = if random { Init::Random } else { Init::Build };
-        let fit = |swap| {
-            KMedoids::new(KMedoidsParams::new(k).init(init).seed(seed).swap(swap).check().unwrap()).fit(&d).unwrap()
+        let fit = |search| {
+            KMedoids::new(KMedoidsParams::new(k).init(init).seed(seed).medoid_search(search).check().unwrap()).fit(&d).unwrap()
         };
-        let pam = fit(SwapAlgorithm::Pam);
-        let fast = fit(SwapAlgorithm::FastPam1);
+        let pam = fit(MedoidSearch::Pam);
+        let fast = fit(MedoidSearch::FastPam1);
         prop_assert_eq!(&pam, &fast);
         prop_assert!((pam.cost - cost(&d, &pam.medoids)).abs() < 1e-9);
         // A local optimum: no single swap lowers the cost (beyond quantization, 2⁻³¹ of the
@@ -180,7 +180,7 @@ fn kmedoids_finds_separated_groups_and_refuses_bad_k() {
             assert_ne!(fit.labels[0], fit.labels[3]);
         }
     }
-    assert!(KMedoidsParams::new(0).check().is_err());
+    assert_eq!(KMedoidsParams::new(0).check().unwrap_err().name(), "k");
     let err = KMedoids::new(KMedoidsParams::new(10).check().unwrap()).fit(&d).unwrap_err();
     assert_eq!(err, CorrelateError::TooManyClusters { k: 10, points: 9 });
     assert!(CondensedMatrix::from_entries(3, vec![1.0, f64::NAN, 2.0]).is_err());

@@ -17,7 +17,7 @@ use crate::write::write_atomic;
 
 const MAGIC: &[u8; 8] = b"TXANONDB";
 /// Bump whenever the serialized layout of [`TransactionDb`] or of the fingerprint changes.
-pub const CACHE_FORMAT_VERSION: u32 = 2;
+pub const CACHE_FORMAT_VERSION: u32 = 3;
 const HEADER_LEN: usize = 8 + 4 + 8 + 4;
 
 /// What identifies the source a cache was built from: if any of it changes, the cache is stale.

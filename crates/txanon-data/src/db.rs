@@ -12,17 +12,12 @@ use crate::labels::{ItemId, ItemLabels, Label, parse_canonical_u32};
 /// `items[offsets[i]..offsets[i + 1]]`. Items within a transaction are sorted ascending and
 /// unique; item ids are dense (`0..m`) and map back to the source's labels through
 /// [`labels`](Self::labels). Per-item supports are computed once at construction.
-///
-/// Optional annotations: which items are sensitive (cahd, coherence) and which category each
-/// item belongs to (swap).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TransactionDb {
     offsets: Vec<usize>,
     items: Vec<ItemId>,
     labels: ItemLabels,
     supports: Vec<u32>,
-    sensitive: Option<Vec<bool>>,
-    categories: Option<ItemCategories>,
 }
 
 /// An item → category map, with category names.
@@ -69,6 +64,11 @@ impl ItemCategories {
     /// The category of `item`.
     pub fn category(&self, item: ItemId) -> u32 {
         self.category_of[item as usize]
+    }
+
+    /// Number of items the map covers.
+    pub fn len_items(&self) -> usize {
+        self.category_of.len()
     }
 
     /// The category of every item, indexed by item id.
@@ -173,7 +173,7 @@ impl TransactionDb {
         supports: Vec<u32>,
     ) -> Self {
         debug_assert_eq!(supports.len(), labels.len());
-        Self { offsets, items, labels, supports, sensitive: None, categories: None }
+        Self { offsets, items, labels, supports }
     }
 
     pub(crate) fn from_parts_unchecked(
@@ -185,7 +185,7 @@ impl TransactionDb {
         for &i in &items {
             supports[i as usize] += 1;
         }
-        Self { offsets, items, labels, supports, sensitive: None, categories: None }
+        Self { offsets, items, labels, supports }
     }
 
     /// Number of transactions, `n`.
@@ -295,42 +295,59 @@ impl TransactionDb {
         all
     }
 
-    /// Marks `items` as sensitive (replacing any earlier marking).
+    /// A database of `rows`, each a set of ids of `labels`' items (sorted here), in that order.
     ///
     /// # Panics
-    /// When an id is beyond the dictionary.
-    pub fn set_sensitive(&mut self, items: &[ItemId]) {
-        let mut mask = vec![false; self.num_items()];
-        for &i in items {
-            mask[i as usize] = true;
+    /// When a row repeats an item or names an id beyond `labels`, or `labels` are not unique
+    /// and ascending (as [`from_parts`](Self::from_parts)).
+    pub fn from_rows<R: AsRef<[ItemId]>>(
+        rows: impl IntoIterator<Item = R>,
+        labels: ItemLabels,
+    ) -> Self {
+        let mut builder = TransactionDbBuilder::default();
+        for row in rows {
+            builder.extend_row(row.as_ref());
+            builder.end_row();
         }
-        self.sensitive = Some(mask);
+        builder.finish(labels)
     }
 
-    /// Whether `item` is sensitive; `false` for every item when no marking was set.
-    pub fn is_sensitive(&self, item: ItemId) -> bool {
-        self.sensitive.as_ref().is_some_and(|m| m[item as usize])
-    }
-
-    /// The sensitive items in ascending order, or `None` when no marking was set.
-    pub fn sensitive_items(&self) -> Option<Vec<ItemId>> {
-        self.sensitive
-            .as_ref()
-            .map(|m| m.iter().enumerate().filter(|(_, s)| **s).map(|(i, _)| i as ItemId).collect())
-    }
-
-    /// Attaches an item → category map.
+    /// The records `records` (indices, in that order, repeats allowed) over the same dictionary:
+    /// a permutation, a sample or a subset of the database.
     ///
     /// # Panics
-    /// When the map does not have one entry per item of the dictionary.
-    pub fn set_categories(&mut self, categories: ItemCategories) {
-        assert_eq!(categories.category_of.len(), self.num_items(), "one category per item");
-        self.categories = Some(categories);
+    /// When an index is not below [`len`](Self::len).
+    pub fn select(&self, records: impl IntoIterator<Item = usize>) -> Self {
+        let mut offsets = vec![0];
+        let mut items = Vec::new();
+        for r in records {
+            items.extend_from_slice(self.transaction(r));
+            offsets.push(items.len());
+        }
+        Self::from_parts_unchecked(offsets, items, self.labels.clone())
     }
 
-    /// The item → category map, if one was attached.
-    pub fn categories(&self) -> Option<&ItemCategories> {
-        self.categories.as_ref()
+    /// The first `n` records (all of them when there are fewer), over the same dictionary.
+    pub fn head(&self, n: usize) -> Self {
+        let n = n.min(self.len());
+        Self::from_parts_unchecked(
+            self.offsets[..=n].to_vec(),
+            self.items[..self.offsets[n]].to_vec(),
+            self.labels.clone(),
+        )
+    }
+
+    /// The same records in the same order, each keeping only the items `keep` accepts; the
+    /// dictionary is unchanged (a dropped item keeps its id, with support 0).
+    pub fn filter_items(&self, keep: impl Fn(ItemId) -> bool) -> Self {
+        let mut offsets = Vec::with_capacity(self.offsets.len());
+        offsets.push(0);
+        let mut items = Vec::with_capacity(self.items.len());
+        for t in self.iter() {
+            items.extend(t.iter().copied().filter(|&i| keep(i)));
+            offsets.push(items.len());
+        }
+        Self::from_parts_unchecked(offsets, items, self.labels.clone())
     }
 
     /// Drops empty transactions, keeping the order of the others.
@@ -343,6 +360,112 @@ impl TransactionDb {
             }
         }
         Self { offsets, ..self.clone() }
+    }
+}
+
+/// A database with an item → category map that covers its dictionary (one category per item),
+/// checked once when built: what the swap family's methods and its audit index by item id.
+#[derive(Debug, Clone, Copy)]
+pub struct Categorized<'a> {
+    db: &'a TransactionDb,
+    categories: &'a ItemCategories,
+}
+
+/// An item → category map that does not cover a database's items.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the categorization covers {categorized} items, the data has {items}: one category per item"
+)]
+pub struct CategoriesMismatch {
+    /// Items with a category.
+    pub categorized: usize,
+    /// Items of the database.
+    pub items: usize,
+}
+
+impl<'a> Categorized<'a> {
+    /// `db` with `categories`.
+    ///
+    /// # Errors
+    /// [`CategoriesMismatch`] when `categories` does not have one category per item of `db`.
+    pub fn new(
+        db: &'a TransactionDb,
+        categories: &'a ItemCategories,
+    ) -> Result<Self, CategoriesMismatch> {
+        if categories.len_items() != db.num_items() {
+            return Err(CategoriesMismatch {
+                categorized: categories.len_items(),
+                items: db.num_items(),
+            });
+        }
+        Ok(Self { db, categories })
+    }
+
+    /// The database.
+    pub fn db(&self) -> &'a TransactionDb {
+        self.db
+    }
+
+    /// The map.
+    pub fn categories(&self) -> &'a ItemCategories {
+        self.categories
+    }
+
+    /// `category_of()[i]`: the category of item `i`, for every item of the database.
+    pub fn category_of(&self) -> &'a [u32] {
+        self.categories.categories()
+    }
+}
+
+/// Builds a [`TransactionDb`] one row at a time into its compressed rows, with no allocation
+/// per row: for callers that produce rows from other structures (a bucket's column values, a
+/// group's items).
+#[derive(Debug, Clone)]
+pub struct TransactionDbBuilder {
+    offsets: Vec<usize>,
+    items: Vec<ItemId>,
+}
+
+impl Default for TransactionDbBuilder {
+    fn default() -> Self {
+        Self { offsets: vec![0], items: Vec::new() }
+    }
+}
+
+impl TransactionDbBuilder {
+    /// A builder with room for `rows` rows of `items` items in all.
+    pub fn with_capacity(rows: usize, items: usize) -> Self {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
+        Self { offsets, items: Vec::with_capacity(items) }
+    }
+
+    /// Appends one row (its items in any order; they are sorted here).
+    pub fn push_row(&mut self, row: impl IntoIterator<Item = ItemId>) {
+        self.items.extend(row);
+        self.end_row();
+    }
+
+    /// Adds `items` to the row being built (rows built from several slices, such as a
+    /// record's column values, copy each slice whole); [`end_row`](Self::end_row) closes it.
+    pub fn extend_row(&mut self, items: &[ItemId]) {
+        self.items.extend_from_slice(items);
+    }
+
+    /// Closes the row being built: its items, in any order, are sorted here.
+    pub fn end_row(&mut self) {
+        let start = *self.offsets.last().expect("offsets start with 0");
+        self.items[start..].sort_unstable();
+        self.offsets.push(self.items.len());
+    }
+
+    /// The database of the rows pushed, over `labels`.
+    ///
+    /// # Panics
+    /// As [`TransactionDb::from_parts`]: a row repeating an item or naming an id beyond
+    /// `labels`.
+    pub fn finish(self, labels: ItemLabels) -> TransactionDb {
+        TransactionDb::from_parts(self.offsets, self.items, labels)
     }
 }
 
@@ -581,15 +704,21 @@ mod tests {
         assert_eq!(db.top_items(2), vec![(0, 4), (1, 2)]);
     }
 
+    /// The builders against records rebuilt by hand: rows sorted, a selection in its order
+    /// with repeats, the head, and items filtered with the dictionary kept.
     #[test]
-    fn annotations() {
-        let mut db = TransactionDb::from_int_transactions([vec![1, 2, 3]]);
-        assert_eq!(db.sensitive_items(), None);
-        db.set_sensitive(&[2]);
-        assert!(db.is_sensitive(2) && !db.is_sensitive(0));
-        assert_eq!(db.sensitive_items(), Some(vec![2]));
-        db.set_categories(ItemCategories::new(vec![0, 1, 0], vec!["x".into(), "y".into()]));
-        assert_eq!(db.categories().map(|c| c.category(1)), Some(1));
+    fn builders_keep_the_dictionary() {
+        let db = TransactionDb::from_int_transactions([vec![1, 2, 3], vec![2], vec![], vec![1, 3]]);
+        let rows = TransactionDb::from_rows([vec![2u32, 0], vec![1]], db.labels().clone());
+        assert_eq!((rows.transaction(0), rows.transaction(1)), (&[0, 2][..], &[1][..]));
+        let picked = db.select([3, 0, 3]);
+        assert_eq!(picked.iter().collect::<Vec<_>>(), [&[0, 2][..], &[0, 1, 2], &[0, 2]]);
+        assert_eq!(picked.supports(), [3, 1, 3]);
+        assert_eq!(db.head(2).iter().collect::<Vec<_>>(), [&[0, 1, 2][..], &[1]]);
+        assert_eq!(db.head(99), db);
+        let kept = db.filter_items(|i| i != 1);
+        assert_eq!(kept.iter().collect::<Vec<_>>(), [&[0, 2][..], &[], &[], &[0, 2]]);
+        assert_eq!((kept.labels(), kept.supports()), (db.labels(), &[2, 0, 2][..]));
     }
 
     #[test]

@@ -40,6 +40,7 @@ mod labels;
 pub mod quest;
 mod read;
 mod rng;
+pub mod sets;
 pub mod stdin;
 mod table;
 mod write;
@@ -47,7 +48,10 @@ mod write;
 pub use annotations::{
     random_categories, random_items, read_categories, read_label_list, resolve_labels,
 };
-pub use db::{DbStats, ItemCategories, TransactionDb, Transactions};
+pub use db::{
+    CategoriesMismatch, Categorized, DbStats, ItemCategories, TransactionDb, TransactionDbBuilder,
+    Transactions,
+};
 pub use error::{DataError, Location, ParamError, Result};
 pub use hash::mix64;
 pub use index::ItemIndex;

@@ -308,12 +308,21 @@ mod tests {
 
     #[test]
     fn validation() {
-        assert!(QuestParams::new(0, 10.0, 4.0, 10).check().is_err());
-        assert!(QuestParams::new(10, 0.5, 4.0, 10).check().is_err());
-        assert!(QuestParams::new(10, 10.0, f64::NAN, 10).check().is_err());
-        assert!(QuestParams::new(10, 10.0, 4.0, 0).check().is_err());
-        assert!(QuestParams::new(10, 10.0, 4.0, 10).patterns(0).check().is_err());
-        assert!(QuestParams::new(10, 10.0, 4.0, 10).correlation(1.5).check().is_err());
+        assert_eq!(QuestParams::new(0, 10.0, 4.0, 10).check().unwrap_err().name(), "transactions");
+        assert_eq!(QuestParams::new(10, 0.5, 4.0, 10).check().unwrap_err().name(), "avg-len");
+        assert_eq!(
+            QuestParams::new(10, 10.0, f64::NAN, 10).check().unwrap_err().name(),
+            "pattern-len"
+        );
+        assert_eq!(QuestParams::new(10, 10.0, 4.0, 0).check().unwrap_err().name(), "items");
+        assert_eq!(
+            QuestParams::new(10, 10.0, 4.0, 10).patterns(0).check().unwrap_err().name(),
+            "patterns"
+        );
+        assert_eq!(
+            QuestParams::new(10, 10.0, 4.0, 10).correlation(1.5).check().unwrap_err().name(),
+            "correlation"
+        );
     }
 
     /// Values a flag can hold that would abort, panic or hang are refused by name.

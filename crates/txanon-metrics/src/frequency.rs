@@ -87,34 +87,16 @@ pub fn record_distortion(
     let mut total = 0.0;
     for (t, u) in original.iter().zip(anonymized.iter()) {
         mapped.clear();
-        // Items unknown to D cannot be shared: map them past every original id.
-        mapped.extend(
-            u.iter().map(|&i| alignment.original(i).map_or(u64::MAX - u64::from(i), u64::from)),
-        );
+        // Items unknown to D cannot be shared; they count in the union through `u.len()`.
+        mapped.extend(u.iter().filter_map(|&i| alignment.original(i)));
         mapped.sort_unstable();
-        let shared = count_shared(t, &mapped);
+        let shared = txanon_data::sets::intersection_len(t, &mapped);
         let union = t.len() + u.len() - shared;
         if union > 0 {
             total += 1.0 - shared as f64 / union as f64;
         }
     }
     Ok(total / original.len() as f64)
-}
-
-fn count_shared(a: &[u32], b: &[u64]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match u64::from(a[i]).cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
 }
 
 /// Floor for an estimated probability that is 0 where the actual one is not (see

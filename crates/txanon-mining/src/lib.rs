@@ -95,10 +95,13 @@ pub fn mine<V: ItemsetVisitor>(
 ) -> Result<u32, MiningError> {
     let min_count = params.min_support().count(db.len());
     let (min_len, max_len) = (params.min_len(), params.max_len());
+    // Parallel branches only pay with threads to run them; the result is the same either way,
+    // in the same order (run inside a one-thread rayon pool for a sequential search).
+    let parallel = rayon::current_num_threads() > 1;
     match algorithm {
         Algorithm::FpGrowth => {
             let recoded = RecodedDb::new(db, min_count, true);
-            fpgrowth::mine(&recoded, min_count, min_len, max_len, params.parallel(), visitor);
+            fpgrowth::mine(&recoded, min_count, min_len, max_len, parallel, visitor);
         }
         Algorithm::Apriori => {
             let recoded = RecodedDb::new(db, min_count, false);
@@ -108,7 +111,7 @@ pub fn mine<V: ItemsetVisitor>(
                 min_len,
                 max_len,
                 params.limit(),
-                params.parallel(),
+                parallel,
                 visitor,
             )?;
         }

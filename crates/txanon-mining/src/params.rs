@@ -100,7 +100,6 @@ pub struct MiningParams {
     min_len: usize,
     max_len: Option<usize>,
     limit: u64,
-    parallel: bool,
 }
 
 /// Checked [`MiningParams`].
@@ -113,7 +112,7 @@ pub const DEFAULT_LIMIT: u64 = 50_000_000;
 impl MiningParams {
     /// Mining at `min_support`.
     pub fn new(min_support: MinSupport) -> Self {
-        Self { min_support, min_len: 1, max_len: None, limit: DEFAULT_LIMIT, parallel: true }
+        Self { min_support, min_len: 1, max_len: None, limit: DEFAULT_LIMIT }
     }
 
     /// Smallest itemset length reported (default 1; 0 also reports the empty itemset, whose
@@ -135,13 +134,6 @@ impl MiningParams {
     /// [`DEFAULT_LIMIT`]). Counting is not limited.
     pub fn limit(mut self, limit: u64) -> Self {
         self.limit = limit;
-        self
-    }
-
-    /// Mine conditional databases on the rayon thread pool (default true). The result is the
-    /// same either way, in the same order.
-    pub fn parallel(mut self, parallel: bool) -> Self {
-        self.parallel = parallel;
         self
     }
 
@@ -185,11 +177,6 @@ impl ValidMiningParams {
     /// The listing limit.
     pub fn limit(&self) -> u64 {
         self.0.limit
-    }
-
-    /// Whether conditional databases are mined in parallel.
-    pub fn parallel(&self) -> bool {
-        self.0.parallel
     }
 
     /// The same parameters without length bounds (maximal and closed itemsets need the whole

@@ -68,12 +68,13 @@ proptest! {
         let params = MiningParams::new(MinSupport::Count(min_count))
             .min_len(min_len)
             .max_len(max_len)
-            .parallel(parallel)
             .check()
             .unwrap();
         let expected = brute_frequent(&db, min_count, min_len, max_len.unwrap_or(usize::MAX));
+        let threads = if parallel { 2 } else { 1 };
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         for algorithm in Algorithm::ALL {
-            let found = frequent_itemsets(&db, algorithm, &params).unwrap();
+            let found = pool.install(|| frequent_itemsets(&db, algorithm, &params)).unwrap();
             prop_assert_eq!(&as_map(&found), &expected, "{:?}", algorithm);
         }
         let spectrum = count_itemsets(&db, &params).unwrap();

@@ -393,6 +393,38 @@ proptest! {
     }
 }
 
+/// Slicing, Mondrian and Anatomy publish the same tables, with the same figures to the last
+/// bit, on one thread as on several (their clustering, checks and audits run on rayon).
+#[test]
+fn one_thread_and_many_publish_the_same() {
+    let mut x = 7u64;
+    let rows: Vec<(u8, u8, u8, u8)> = (0..3000)
+        .map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let v = (x >> 24) as u32;
+            ((v % 40) as u8, (v / 40 % 4) as u8, (v / 160 % 30) as u8, (v / 4800 % 6) as u8)
+        })
+        .collect();
+    let data = random_table(&rows);
+    let run = || {
+        let sliced = anonymize(&data, &params_any_cut().clone()).unwrap();
+        let baseline = BaselineParams::new(4, 3).seed(Some(2)).check().unwrap();
+        let (generalized, m) = mondrian(&data, &baseline).unwrap();
+        let (anatomy, a) = anatomize(&data, &baseline).unwrap();
+        (
+            sliced.table,
+            sliced.audit.worst.to_bits(),
+            generalized,
+            m.worst.to_bits(),
+            anatomy,
+            a.worst.to_bits(),
+        )
+    };
+    let many = run();
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(run);
+    assert_eq!(many, one);
+}
+
 fn params_any_cut() -> txanon_slicing::ValidSlicingParams {
     SlicingParams::new(ColumnSpec::SensitiveAlone(3), 5)
         .cut(CutPolicy::AnyCut)

@@ -1,10 +1,8 @@
 //! From a database and a categorization to a published, audited database, by any method.
 
-use std::time::Instant;
-
 use rand::seq::SliceRandom;
 use serde::Serialize;
-use txanon_data::{ItemCategories, ItemId, TransactionDb};
+use txanon_data::{Categorized, ItemId, TransactionDb, TransactionDbBuilder};
 
 use crate::audit::{SwapAudit, audit};
 use crate::error::SwapError;
@@ -40,9 +38,8 @@ pub struct SwapStats {
 pub struct Swapped {
     /// The published database, over the input's dictionary, in a ChaCha20-shuffled order.
     pub published: TransactionDb,
-    /// For each published record, the input record it comes from: the data holder's secret
-    /// (the link between a record and its person), needed by the per-record audit.
-    pub key: Vec<u32>,
+    /// For each published record, the input record it comes from.
+    key: Vec<u32>,
     /// The swaps made, as pairs of input records (source, destination), in order: secret like
     /// the key.
     pub pairs: Vec<(u32, u32)>,
@@ -51,34 +48,44 @@ pub struct Swapped {
     /// The audit of the publication against the input, under the claim of `params` (its
     /// method and exposure allowance).
     pub audit: SwapAudit,
-    /// Seconds for the method (pairing and rewriting), without the audit.
-    pub seconds: f64,
 }
 
-/// Anonymizes `db` with the method of `params`, under the item → category map `categories`.
+impl Swapped {
+    /// For each published record, the input record it comes from: the data holder's secret
+    /// (the link between a record and its person), needed by the per-record audit. One entry
+    /// per published record, each an input record.
+    pub fn key(&self) -> &[u32] {
+        &self.key
+    }
+}
+
+/// What a pair of records exchanges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exchange {
+    /// The items of each record's tendency category (partial swapping, RandSwap).
+    Tendency,
+    /// Whole records (full swapping).
+    Whole,
+}
+
+/// Anonymizes `data`'s database with the method of `params`, under its item → category map.
 ///
 /// The processing order is a seeded shuffle of the records sorted by content, so the
 /// published database depends on the multiset of input records and the seed only, never on the
 /// input's order; the publication is shuffled again.
 ///
+/// # Complexity
+/// `O(n log n)` for the processing order and the publication's sort, plus the method's: the
+/// swappings' destination searches (see `partial_pairs` and `full_pairs`: by default an index
+/// per category, so each source costs the records it shares a category with), `O(Σ|t|)` for
+/// PartSupp and SplitPerson; then the audit.
+///
 /// # Errors
-/// [`SwapError::Categories`] when `categories` does not cover the items of `db`;
 /// [`SwapError::Audit`] when the publication fails its audit under
 /// [`ValidSwapParams::claim`]: more records left showing their tendency than allowed (records
 /// no eligible partner was found for, or a baseline's weakness), or a bug.
-pub fn anonymize(
-    db: &TransactionDb,
-    categories: &ItemCategories,
-    params: &ValidSwapParams,
-) -> Result<Swapped, SwapError> {
-    let category_of = categories.categories();
-    if category_of.len() != db.num_items() {
-        return Err(SwapError::Categories {
-            categorized: category_of.len(),
-            items: db.num_items(),
-        });
-    }
-    let started = Instant::now();
+pub fn anonymize(data: Categorized<'_>, params: &ValidSwapParams) -> Result<Swapped, SwapError> {
+    let (db, category_of) = (data.db(), data.category_of());
     let mut rng = txanon_data::publication_rng(params.seed());
     let n = db.len();
     let mut order: Vec<u32> = (0..n as u32).collect();
@@ -99,106 +106,136 @@ pub fn anonymize(
     };
     let records = Records { db, category_of, tendency: &tendency, rank: &rank, order: &order };
     let method = params.method();
-    // Each input record's published records.
-    let mut rows: Vec<(Vec<ItemId>, u32)> = Vec::with_capacity(n);
-    let mut made = Vec::new();
-    match method {
+    let mut pairs: Vec<(u32, u32, Exchange)> = Vec::new();
+    // Each published record with the input record it comes from.
+    let mut rows: Vec<(Vec<ItemId>, u32)> = match method {
         Method::PartSwap | Method::FullSwap | Method::PartAndFullSwap | Method::RandSwap => {
-            let mut pairs = Vec::new();
+            let with =
+                |found: Vec<(u32, u32)>, how| found.into_iter().map(move |(t, c)| (t, c, how));
             if matches!(method, Method::PartSwap | Method::PartAndFullSwap) {
-                pairs.extend(partial_pairs(&records, params.search()));
+                pairs.extend(with(partial_pairs(&records, params.search()), Exchange::Tendency));
             }
-            let partial = pairs.len();
             if matches!(method, Method::FullSwap | Method::PartAndFullSwap) {
-                pairs.extend(full_pairs(&records));
+                pairs.extend(with(full_pairs(&records), Exchange::Whole));
             }
             if method == Method::RandSwap {
-                pairs.extend(random_pairs(&records, &mut rng));
-            }
-            let mut current: Vec<Vec<ItemId>> = db.iter().map(<[ItemId]>::to_vec).collect();
-            for (k, &(t, c)) in pairs.iter().enumerate() {
-                let (t, c) = (t as usize, c as usize);
-                let full = k >= partial && method != Method::RandSwap;
-                let moving = |rec: usize| -> Vec<ItemId> {
-                    match tendency[rec] {
-                        _ if full => current[rec].clone(),
-                        Tendency::Category(g) => items_in(&current[rec], category_of, g),
-                        _ => Vec::new(),
-                    }
-                };
-                let (from_t, from_c) = (moving(t), moving(c));
-                stats.items_moved += from_t.len() + from_c.len();
-                let (new_t, lost_t) = exchange(&current[t], &from_t, &from_c);
-                let (new_c, lost_c) = exchange(&current[c], &from_c, &from_t);
-                stats.collisions += lost_t + lost_c;
-                current[t] = new_t;
-                current[c] = new_c;
+                pairs.extend(with(random_pairs(&records, &mut rng), Exchange::Tendency));
             }
             stats.pairs = pairs.len();
-            made.clone_from(&pairs);
-            let eligible = match method {
-                Method::PartSwap | Method::RandSwap => stats.with_tendency,
-                Method::FullSwap => stats.single_category,
-                _ => stats.with_tendency + stats.single_category,
-            };
-            let changed_sources = match method {
-                // A random partner may have no tendency of its own.
-                Method::RandSwap => {
-                    pairs.iter().map(|&(_, c)| 1 + usize::from(records_has(&tendency, c))).sum()
-                }
-                _ => 2 * pairs.len(),
-            };
-            stats.unmatched = eligible - changed_sources.min(eligible);
-            rows.extend(current.into_iter().zip(0u32..));
+            stats.unmatched = unmatched(method, &tendency, &pairs);
+            exchanged(db, category_of, &tendency, &pairs, &mut stats)
+                .into_iter()
+                .zip(0u32..)
+                .collect()
         }
-        Method::PartSupp => {
-            for (r, t) in db.iter().enumerate() {
-                let kept: Vec<ItemId> = match tendency[r] {
-                    Tendency::Category(g) => {
-                        t.iter().copied().filter(|&i| category_of[i as usize] != g).collect()
-                    }
-                    _ => t.to_vec(),
-                };
-                stats.suppressed += t.len() - kept.len();
-                rows.push((kept, r as u32));
-            }
-        }
-        Method::SplitPerson => {
-            for (r, t) in db.iter().enumerate() {
-                let mut by_category: Vec<(u32, ItemId)> =
-                    t.iter().map(|&i| (category_of[i as usize], i)).collect();
-                by_category.sort_unstable();
-                if by_category.is_empty() {
-                    rows.push((Vec::new(), r as u32));
-                }
-                for part in by_category.chunk_by(|a, b| a.0 == b.0) {
-                    rows.push((part.iter().map(|&(_, i)| i).collect(), r as u32));
-                }
-            }
-        }
-    }
+        Method::PartSupp => tendencies_suppressed(db, category_of, &tendency, &mut stats),
+        Method::SplitPerson => split_by_category(db, category_of),
+    };
     // Publication: canonical order (content), then shuffled, so that neither the input's
     // order nor the processing order shows.
     rows.sort_unstable();
     rows.shuffle(&mut rng);
-    let mut offsets = Vec::with_capacity(rows.len() + 1);
-    offsets.push(0);
-    let mut items = Vec::with_capacity(db.occurrences());
+    // Rows are consumed as they are copied: their memory is returned before the audit runs.
     let mut key = Vec::with_capacity(rows.len());
+    let mut builder = TransactionDbBuilder::with_capacity(rows.len(), db.occurrences());
     for (t, origin) in rows {
-        items.extend(t);
-        offsets.push(items.len());
+        builder.extend_row(&t);
+        builder.end_row();
         key.push(origin);
     }
-    let published = TransactionDb::from_parts(offsets, items, db.labels().clone());
+    let published = builder.finish(db.labels().clone());
     stats.published_records = published.len();
-    let seconds = started.elapsed().as_secs_f64();
-    let report = audit(db, &published, &key, categories, &params.claim())?;
-    Ok(Swapped { published, key, pairs: made, stats, audit: report, seconds })
+    let report = audit(data, &published, &key, &params.claim())?;
+    let pairs = pairs.into_iter().map(|(t, c, _)| (t, c)).collect();
+    Ok(Swapped { published, key, pairs, stats, audit: report })
 }
 
-fn records_has(tendency: &[Tendency], rec: u32) -> bool {
-    matches!(tendency[rec as usize], Tendency::Category(_))
+/// The records the method would change (by their tendency) that no pair touches.
+fn unmatched(method: Method, tendency: &[Tendency], pairs: &[(u32, u32, Exchange)]) -> usize {
+    let eligible = |t: Tendency| match method {
+        Method::PartSwap | Method::RandSwap => matches!(t, Tendency::Category(_)),
+        Method::FullSwap => matches!(t, Tendency::Single(_)),
+        _ => matches!(t, Tendency::Category(_) | Tendency::Single(_)),
+    };
+    let mut paired = vec![false; tendency.len()];
+    for &(t, c, _) in pairs {
+        paired[t as usize] = true;
+        paired[c as usize] = true;
+    }
+    (0..tendency.len()).filter(|&r| eligible(tendency[r]) && !paired[r]).count()
+}
+
+/// Every record after the pairs' exchanges, in input order.
+///
+/// Missed optimization: every record is copied up front, though only paired records change;
+/// the unpaired ones could be published from `db` directly.
+fn exchanged(
+    db: &TransactionDb,
+    category_of: &[u32],
+    tendency: &[Tendency],
+    pairs: &[(u32, u32, Exchange)],
+    stats: &mut SwapStats,
+) -> Vec<Vec<ItemId>> {
+    let mut current: Vec<Vec<ItemId>> = db.iter().map(<[ItemId]>::to_vec).collect();
+    for &(t, c, how) in pairs {
+        let (t, c) = (t as usize, c as usize);
+        let moving = |rec: usize| -> Vec<ItemId> {
+            match (how, tendency[rec]) {
+                (Exchange::Whole, _) => current[rec].clone(),
+                (Exchange::Tendency, Tendency::Category(g)) => {
+                    items_in(&current[rec], category_of, g)
+                }
+                (Exchange::Tendency, _) => Vec::new(),
+            }
+        };
+        let (from_t, from_c) = (moving(t), moving(c));
+        stats.items_moved += from_t.len() + from_c.len();
+        let (new_t, lost_t) = exchange(&current[t], &from_t, &from_c);
+        let (new_c, lost_c) = exchange(&current[c], &from_c, &from_t);
+        stats.collisions += lost_t + lost_c;
+        current[t] = new_t;
+        current[c] = new_c;
+    }
+    current
+}
+
+/// PartSupp: each record less the items of its tendency category.
+fn tendencies_suppressed(
+    db: &TransactionDb,
+    category_of: &[u32],
+    tendency: &[Tendency],
+    stats: &mut SwapStats,
+) -> Vec<(Vec<ItemId>, u32)> {
+    db.iter()
+        .enumerate()
+        .map(|(r, t)| {
+            let kept: Vec<ItemId> = match tendency[r] {
+                Tendency::Category(g) => {
+                    t.iter().copied().filter(|&i| category_of[i as usize] != g).collect()
+                }
+                _ => t.to_vec(),
+            };
+            stats.suppressed += t.len() - kept.len();
+            (kept, r as u32)
+        })
+        .collect()
+}
+
+/// SplitPerson: one published record per category of each record (an empty record stays one).
+fn split_by_category(db: &TransactionDb, category_of: &[u32]) -> Vec<(Vec<ItemId>, u32)> {
+    let mut rows = Vec::with_capacity(db.len());
+    for (r, t) in db.iter().enumerate() {
+        let mut by_category: Vec<(u32, ItemId)> =
+            t.iter().map(|&i| (category_of[i as usize], i)).collect();
+        by_category.sort_unstable();
+        if by_category.is_empty() {
+            rows.push((Vec::new(), r as u32));
+        }
+        for part in by_category.chunk_by(|a, b| a.0 == b.0) {
+            rows.push((part.iter().map(|&(_, i)| i).collect(), r as u32));
+        }
+    }
+    rows
 }
 
 /// `t` less `out`, plus `incoming`: the new record (ascending) and the incoming items it

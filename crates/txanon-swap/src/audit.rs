@@ -12,7 +12,7 @@ use std::fmt;
 
 use serde::Serialize;
 use txanon_data::audit::{ViolationLog, Violations};
-use txanon_data::{ItemCategories, ItemId, TransactionDb};
+use txanon_data::{Categorized, ItemId, TransactionDb};
 
 use crate::error::SwapError;
 use crate::params::Method;
@@ -300,26 +300,18 @@ fn shown(categories: impl Iterator<Item = u32>, scratch: &mut Vec<u32>) -> Shown
 /// swapped with each other (at the end of the paper's pairing no two such records remain).
 ///
 /// # Errors
-/// [`SwapError::Categories`] when `categories` does not cover `original`'s items (the
-/// auditor's input at fault); [`SwapError::Audit`] with the violations found.
+/// [`SwapError::Audit`] with the violations found.
 ///
 /// # Complexity
 /// `O(N)` expected time and space in the occurrences of both databases, plus `O(U² · w)` for
 /// the `U` records left unswapped (at most 50 million pair checks).
 pub fn audit(
-    original: &TransactionDb,
+    original: Categorized<'_>,
     published: &TransactionDb,
     key: &[u32],
-    categories: &ItemCategories,
     claim: &SwapClaim,
 ) -> Result<SwapAudit, SwapError> {
-    let category_of = categories.categories();
-    if category_of.len() != original.num_items() {
-        return Err(SwapError::Categories {
-            categorized: category_of.len(),
-            items: original.num_items(),
-        });
-    }
+    let (category_of, original) = (original.category_of(), original.db());
     let method = claim.method;
     let mut log = ViolationLog::new();
     // Published item ids → original ones, by label.

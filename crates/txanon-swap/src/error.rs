@@ -10,13 +10,8 @@ pub enum SwapError {
     #[error(transparent)]
     Params(#[from] ParamError),
     /// The categorization does not fit the database.
-    #[error("the categorization covers {categorized} items, the data has {items}")]
-    Categories {
-        /// Items with a category.
-        categorized: usize,
-        /// Items of the database.
-        items: usize,
-    },
+    #[error(transparent)]
+    Categories(#[from] txanon_data::CategoriesMismatch),
     /// The publication breaks the claim audited.
     #[error("audit failed: {0}")]
     Audit(crate::audit::SwapViolations),

@@ -1,5 +1,5 @@
-//! Hiding personal tendency in set-valued data by item swapping ("Data Anonymization for
-//! Hiding Personal Tendency in Set-Valued Database Publication", Future
+//! Hiding personal tendency in set-valued data by item swapping (Gunawan, Mambo, "Data
+//! Anonymization for Hiding Personal Tendency in Set-Valued Database Publication", Future
 //! Internet 11(6):138, 2019), with the baselines the paper compares it with.
 //!
 //! Every item has a category; a record's tendency is its heaviest category when that weighs
@@ -13,14 +13,14 @@
 //!   and the key; it shares no code with the algorithm.
 //!
 //! ```
-//! use txanon_data::{ItemCategories, TransactionDb};
+//! use txanon_data::{Categorized, ItemCategories, TransactionDb};
 //! use txanon_swap::{Method, SwapParams, anonymize};
 //!
 //! // Items 1-3 are category 0, items 4-6 category 1.
 //! let db = TransactionDb::from_int_transactions([vec![1, 2, 4], vec![3, 5, 6], vec![1, 4]]);
 //! let categories = ItemCategories::new(vec![0, 0, 0, 1, 1, 1], vec!["a".into(), "b".into()]);
 //! let params = SwapParams::new(Method::PartSwap).seed(Some(1)).check()?;
-//! let swapped = anonymize(&db, &categories, &params)?;
+//! let swapped = anonymize(Categorized::new(&db, &categories)?, &params)?;
 //! // {1, 2, 4} (tendency a) and {3, 5, 6} (tendency b) exchange {1, 2} and {5, 6}.
 //! assert_eq!(swapped.stats.pairs, 1);
 //! assert_eq!((swapped.audit.exposed, swapped.audit.false_swaps), (0, 0));
@@ -39,7 +39,7 @@ pub use algorithm::{SwapStats, Swapped, anonymize};
 pub use audit::{SwapAudit, SwapClaim, SwapViolation, SwapViolations, audit};
 pub use error::SwapError;
 pub use params::{Method, Search, SwapParams, ValidSwapParams};
-pub use tendency::{Tendency, dominant_category, tendency_of};
+pub use tendency::{Tendency, tendency_of};
 
 #[cfg(test)]
 mod autotraits {

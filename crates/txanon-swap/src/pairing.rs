@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
-use txanon_correlate::shared_count;
+use txanon_data::sets::intersection_len as shared_count;
 use txanon_data::{ItemId, TransactionDb};
 
 use crate::params::Search;
@@ -187,6 +187,81 @@ fn partial_exhaustive(r: &Records<'_>) -> Vec<(u32, u32)> {
     pairs
 }
 
+/// An inverted index over the records with a tendency (only they can be destinations), and
+/// per record its overlap with the source being served.
+struct Overlaps {
+    /// Per item, the records holding it (paired ones dropped as they are met).
+    lists: Vec<Vec<u32>>,
+    /// Items shared with the current source, per record (0 for records not in `touched`).
+    shared: Vec<u32>,
+    /// Records with a non-zero `shared`.
+    touched: Vec<u32>,
+}
+
+impl Overlaps {
+    fn new(r: &Records<'_>) -> Self {
+        let n = r.db.len();
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); r.db.num_items()];
+        for rec in 0..n {
+            if r.category(rec).is_some() {
+                for &i in r.db.transaction(rec) {
+                    lists[i as usize].push(rec as u32);
+                }
+            }
+        }
+        Self { lists, shared: vec![0; n], touched: Vec::new() }
+    }
+
+    /// Counts, for every unpaired record other than `t`, the items it shares with `t`.
+    fn count(&mut self, t: usize, items: &[ItemId], paired: &[bool]) {
+        for &i in items {
+            // Paired records leave the lists as they are met, so each is dropped once.
+            let list = &mut self.lists[i as usize];
+            list.retain(|&c| !paired[c as usize]);
+            for &c in list.iter() {
+                if c as usize != t {
+                    if self.shared[c as usize] == 0 {
+                        self.touched.push(c);
+                    }
+                    self.shared[c as usize] += 1;
+                }
+            }
+        }
+    }
+
+    /// Forgets the counts of the last source.
+    fn clear(&mut self) {
+        for &c in &self.touched {
+            self.shared[c as usize] = 0;
+        }
+        self.touched.clear();
+    }
+}
+
+/// Among the records sharing an item with `t` (counted in `overlaps`) whose tendency is not
+/// `g`, the least similar eligible one (ties by rank): candidates are tried least similar
+/// first, so the collision checks run on few of them.
+fn least_similar_eligible(r: &Records<'_>, t: usize, g: u32, overlaps: &Overlaps) -> Option<usize> {
+    let tt = r.db.transaction(t);
+    let moving = items_in(tt, r.category_of, g);
+    let mut ranked: std::collections::BinaryHeap<Reverse<Ranked>> = overlaps
+        .touched
+        .iter()
+        .map(|&c| c as usize)
+        .filter(|&c| r.category(c).is_some_and(|h| h != g))
+        .map(|c| {
+            let j = Jaccard::of(overlaps.shared[c] as usize, tt.len(), r.db.transaction(c).len());
+            Reverse(Ranked { jaccard: j, rank: r.rank[c], record: c })
+        })
+        .collect();
+    while let Some(Reverse(candidate)) = ranked.pop() {
+        if r.eligible(t, g, &moving, candidate.record) {
+            return Some(candidate.record);
+        }
+    }
+    None
+}
+
 /// The same answer without comparing every pair. A destination sharing no item with `t` has
 /// Jaccard 0, the minimum, and is eligible as soon as its tendency differs (no item of either
 /// side can collide); the first such record in the seeded order is the answer. Only when every
@@ -195,18 +270,8 @@ fn partial_indexed(r: &Records<'_>) -> Vec<(u32, u32)> {
     let n = r.db.len();
     // Unpaired records with a tendency.
     let mut unpaired = Pool::new(r, |rec| r.category(rec));
-    // Inverted index over the records with a tendency (only they can be destinations).
-    let mut index: Vec<Vec<u32>> = vec![Vec::new(); r.db.num_items()];
-    for rec in 0..n {
-        if r.category(rec).is_some() {
-            for &i in r.db.transaction(rec) {
-                index[i as usize].push(rec as u32);
-            }
-        }
-    }
+    let mut overlaps = Overlaps::new(r);
     let mut in_t = vec![false; r.db.num_items()];
-    let mut overlap = vec![0u32; n];
-    let mut touched: Vec<u32> = Vec::new();
     let mut paired = vec![false; n];
     let mut pairs = Vec::new();
     for &t in r.order {
@@ -234,51 +299,22 @@ fn partial_indexed(r: &Records<'_>) -> Vec<(u32, u32)> {
             .take(QUICK_LOOK)
             .find(|&c| r.category(c) != Some(g) && sharing_nothing(c));
         if found.is_none() {
-            // Overlaps through the index: every unpaired candidate sharing an item with t.
-            for &i in tt {
-                // Paired records leave the lists as they are met, so each is dropped once.
-                let list = &mut index[i as usize];
-                list.retain(|&c| !paired[c as usize]);
-                for &c in list.iter() {
-                    let c = c as usize;
-                    if c != t {
-                        if overlap[c] == 0 {
-                            touched.push(c as u32);
-                        }
-                        overlap[c] += 1;
-                    }
-                }
-            }
-            let sharing_others =
-                touched.iter().filter(|&&c| r.category(c as usize).is_some_and(|h| h != g)).count();
-            if sharing_others < others {
-                found = unpaired.records(r).find(|&c| r.category(c) != Some(g) && overlap[c] == 0);
+            overlaps.count(t, tt, &paired);
+            let sharing_others = overlaps
+                .touched
+                .iter()
+                .filter(|&&c| r.category(c as usize).is_some_and(|h| h != g))
+                .count();
+            found = if sharing_others < others {
+                let found = unpaired
+                    .records(r)
+                    .find(|&c| r.category(c) != Some(g) && overlaps.shared[c] == 0);
                 debug_assert!(found.is_some(), "counted: a candidate shares nothing");
+                found
             } else {
-                // Least similar first (ties by rank); the first eligible one is the answer, so
-                // the collision checks run on few candidates.
-                let moving = items_in(tt, r.category_of, g);
-                let mut ranked: std::collections::BinaryHeap<Reverse<Ranked>> = touched
-                    .iter()
-                    .map(|&c| c as usize)
-                    .filter(|&c| r.category(c).is_some_and(|h| h != g))
-                    .map(|c| {
-                        let j =
-                            Jaccard::of(overlap[c] as usize, tt.len(), r.db.transaction(c).len());
-                        Reverse(Ranked { jaccard: j, rank: r.rank[c], record: c })
-                    })
-                    .collect();
-                while let Some(Reverse(candidate)) = ranked.pop() {
-                    if r.eligible(t, g, &moving, candidate.record) {
-                        found = Some(candidate.record);
-                        break;
-                    }
-                }
-            }
-            for &c in &touched {
-                overlap[c as usize] = 0;
-            }
-            touched.clear();
+                least_similar_eligible(r, t, g, &overlaps)
+            };
+            overlaps.clear();
         }
         for &i in tt {
             in_t[i as usize] = false;

@@ -3,8 +3,7 @@
 use txanon_data::ParamError;
 
 /// The method: the paper's two swappings and the three baselines it is compared with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Method {
     /// Partial swapping (Algorithms 1–3): a record's tendency items are exchanged with those of
     /// the least similar record (Jaccard) whose tendency is another category and that holds

@@ -47,27 +47,6 @@ pub fn tendency_of(t: &[ItemId], category_of: &[u32], scratch: &mut Vec<u32>) ->
     }
 }
 
-/// The category of strictly largest weight in `t`, if one is heavier than every other: what an
-/// observer of the record would take for its owner's tendency.
-pub fn dominant_category(t: &[ItemId], category_of: &[u32], scratch: &mut Vec<u32>) -> Option<u32> {
-    scratch.clear();
-    scratch.extend(t.iter().map(|&i| category_of[i as usize]));
-    scratch.sort_unstable();
-    let (mut best, mut best_weight, mut tied, mut run) = (None, 0usize, false, 0usize);
-    for (k, &c) in scratch.iter().enumerate() {
-        run += 1;
-        if k + 1 == scratch.len() || scratch[k + 1] != c {
-            if run > best_weight {
-                (best, best_weight, tied) = (Some(c), run, false);
-            } else if run == best_weight {
-                tied = true;
-            }
-            run = 0;
-        }
-    }
-    if tied { None } else { best }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,11 +62,8 @@ mod tests {
         assert_eq!(tendency_of(&[0, 3], &cats, &mut s), Tendency::None);
         // {0, 1, 3, 4, 6}: 2, 2, 1, MTV 5/3: both above, the smaller id.
         assert_eq!(tendency_of(&[0, 1, 3, 4, 6], &cats, &mut s), Tendency::Category(0));
-        assert_eq!(dominant_category(&[0, 1, 3, 4, 6], &cats, &mut s), None);
         // {3, 4, 5}: one category.
         assert_eq!(tendency_of(&[3, 4, 5], &cats, &mut s), Tendency::Single(1));
         assert_eq!(tendency_of(&[3], &cats, &mut s), Tendency::None);
-        assert_eq!(dominant_category(&[3], &cats, &mut s), Some(1));
-        assert_eq!(dominant_category(&[], &cats, &mut s), None);
     }
 }

@@ -4,7 +4,7 @@
 //! reading of the definition.
 
 use proptest::prelude::*;
-use txanon_data::{ItemCategories, TransactionDb, random_categories};
+use txanon_data::{Categorized, ItemCategories, TransactionDb, random_categories};
 use txanon_swap::{
     Method, SwapClaim, SwapError, SwapParams, SwapViolation, Swapped, anonymize, audit,
 };
@@ -41,7 +41,7 @@ fn rows(db: &TransactionDb) -> Vec<Vec<u32>> {
 
 fn publish(method: Method, db: &TransactionDb, cats: &ItemCategories) -> Swapped {
     let params = SwapParams::new(method).seed(Some(3)).max_exposed(usize::MAX).check().unwrap();
-    anonymize(db, cats, &params).unwrap()
+    anonymize(Categorized::new(db, cats).unwrap(), &params).unwrap()
 }
 
 fn run(
@@ -52,7 +52,7 @@ fn run(
     claim: SwapClaim,
 ) -> Result<txanon_swap::SwapAudit, SwapError> {
     let published = TransactionDb::from_int_transactions(published.iter().cloned());
-    audit(original, &published, key, cats, &claim)
+    audit(Categorized::new(original, cats)?, &published, key, &claim)
 }
 
 macro_rules! rejects {
@@ -93,12 +93,12 @@ fn tampered_publications_are_rejected() {
     // Records with no eligible partner stay exposed; the auditor allows exactly those.
     let claim = SwapClaim::new(Method::PartSwap).max_exposed(s.audit.exposed);
     let good = rows(&s.published);
-    run(&db, &good, &s.key, &cats, claim).unwrap();
+    run(&db, &good, s.key(), &cats, claim).unwrap();
     // 1. One swap undone in the key: each record now claims the other's published record,
     // which holds its own tendency items.
     let (t, c) = s.pairs[0];
     let undone: Vec<u32> = s
-        .key
+        .key()
         .iter()
         .map(|&k| {
             if k == t {
@@ -115,35 +115,35 @@ fn tampered_publications_are_rejected() {
     let mut added = good.clone();
     let fresh = (0..24).find(|i| !added[0].contains(i)).unwrap();
     added[0].push(fresh);
-    rejects!(run(&db, &added, &s.key, &cats, claim), V::OccurrencesGained { .. });
+    rejects!(run(&db, &added, s.key(), &cats, claim), V::OccurrencesGained { .. });
     // 3. An item dropped.
     let mut dropped = good.clone();
     let j = dropped.iter().position(|t| !t.is_empty()).unwrap();
     dropped[j].pop();
-    rejects!(run(&db, &dropped, &s.key, &cats, claim), V::OccurrencesLost { .. });
+    rejects!(run(&db, &dropped, s.key(), &cats, claim), V::OccurrencesLost { .. });
     // 4. An item renamed to one the original does not have.
     let mut renamed = good.clone();
     renamed[j][0] = 777;
-    rejects!(run(&db, &renamed, &s.key, &cats, claim), V::ItemNotInOriginal { .. });
+    rejects!(run(&db, &renamed, s.key(), &cats, claim), V::ItemNotInOriginal { .. });
     // 5. A key one entry short.
-    rejects!(run(&db, &good, &s.key[1..], &cats, claim), V::KeyLength { .. });
+    rejects!(run(&db, &good, &s.key()[1..], &cats, claim), V::KeyLength { .. });
     // 6. A key entry naming no record.
-    let mut far = s.key.clone();
+    let mut far = s.key().to_vec();
     far[0] = db.len() as u32 + 5;
     rejects!(run(&db, &good, &far, &cats, claim), V::KeyOutOfRange { .. });
     // 7. A key naming one record twice (and another never).
-    let mut twice = s.key.clone();
+    let mut twice = s.key().to_vec();
     twice[1] = twice[0];
     rejects!(run(&db, &good, &twice, &cats, claim), V::PublishedTwice { .. });
     rejects!(run(&db, &good, &twice, &cats, claim), V::NotPublished { .. });
     // 8. A record duplicated, key and all.
-    let (mut dup, mut dup_key) = (good.clone(), s.key.clone());
+    let (mut dup, mut dup_key) = (good.clone(), s.key().to_vec());
     dup.push(good[0].clone());
-    dup_key.push(s.key[0]);
+    dup_key.push(s.key()[0]);
     rejects!(run(&db, &dup, &dup_key, &cats, claim), V::PublishedTwice { .. });
     // 9. The publication truncated.
     rejects!(
-        run(&db, &good[..good.len() - 1], &s.key[..good.len() - 1], &cats, claim),
+        run(&db, &good[..good.len() - 1], &s.key()[..good.len() - 1], &cats, claim),
         V::NotPublished { .. }
     );
     // 10. A record without tendency changed: its items exchanged with another's.
@@ -158,7 +158,7 @@ fn tampered_publications_are_rejected() {
             t.len() >= 2 && present >= 2 && w.iter().all(|&x| x == 0 || x * present == t.len())
         })
         .expect("a record without tendency");
-    let p = s.key.iter().position(|&k| k as usize == none).unwrap();
+    let p = s.key().iter().position(|&k| k as usize == none).unwrap();
     let mut changed = good.clone();
     changed[p].pop();
     let q = (0..good.len()).find(|&q| q != p && !changed[q].is_empty()).unwrap();
@@ -166,7 +166,7 @@ fn tampered_publications_are_rejected() {
     if !changed[q].contains(&moved) {
         changed[q].push(moved);
     }
-    rejects!(run(&db, &changed, &s.key, &cats, claim), V::ChangedWithoutTendency { .. });
+    rejects!(run(&db, &changed, s.key(), &cats, claim), V::ChangedWithoutTendency { .. });
     // 11. The original republished under the claim of both swappings.
     let identity: Vec<u32> = (0..db.len() as u32).collect();
     rejects!(
@@ -175,19 +175,19 @@ fn tampered_publications_are_rejected() {
     );
     // 12. Partial swapping audited as both swappings: single-category records still exposed.
     rejects!(
-        run(&db, &good, &s.key, &cats, SwapClaim::new(Method::PartAndFullSwap)),
+        run(&db, &good, s.key(), &cats, SwapClaim::new(Method::PartAndFullSwap)),
         V::Exposed { .. }
     );
     // 13. A swap undone in the data: both records published as they were. Left unswapped,
     // they are excused only for want of a partner, and they had one: each other.
     let mut unswapped = good.clone();
-    for (p, &o) in s.key.iter().enumerate() {
+    for (p, &o) in s.key().iter().enumerate() {
         if o == t || o == c {
             unswapped[p] = rows(&db)[o as usize].clone();
         }
     }
-    rejects!(run(&db, &unswapped, &s.key, &cats, claim), V::CouldHaveSwapped { .. });
-    rejects!(run(&db, &unswapped, &s.key, &cats, claim), V::Exposed { .. });
+    rejects!(run(&db, &unswapped, s.key(), &cats, claim), V::CouldHaveSwapped { .. });
+    rejects!(run(&db, &unswapped, s.key(), &cats, claim), V::Exposed { .. });
     // The records this run left unswapped could not have swapped with each other.
     assert_eq!(s.audit.exposed_unmatched, s.stats.unmatched, "{:?}", s.audit);
 }
@@ -200,40 +200,41 @@ fn tampered_baselines_are_rejected() {
     let claim = SwapClaim::new(Method::PartSupp);
     let s = publish(Method::PartSupp, &db, &cats);
     let good = rows(&s.published);
-    run(&db, &good, &s.key, &cats, claim).unwrap();
+    run(&db, &good, s.key(), &cats, claim).unwrap();
     // 14. A record published whole: its tendency items not suppressed.
-    let p =
-        (0..good.len()).find(|&p| good[p].len() < db.transaction(s.key[p] as usize).len()).unwrap();
+    let p = (0..good.len())
+        .find(|&p| good[p].len() < db.transaction(s.key()[p] as usize).len())
+        .unwrap();
     let mut whole = good.clone();
-    whole[p] = rows(&db)[s.key[p] as usize].clone();
-    rejects!(run(&db, &whole, &s.key, &cats, claim), V::NotSuppressedAsClaimed { .. });
+    whole[p] = rows(&db)[s.key()[p] as usize].clone();
+    rejects!(run(&db, &whole, s.key(), &cats, claim), V::NotSuppressedAsClaimed { .. });
     // 15. Another category suppressed than the tendency's.
     let mut wrong = good.clone();
-    let original = rows(&db)[s.key[p] as usize].clone();
+    let original = rows(&db)[s.key()[p] as usize].clone();
     let kept_category = cats.category(db.labels().find(&good[p][0].to_string()).unwrap());
     wrong[p] = original
         .iter()
         .copied()
         .filter(|&i| cats.category(db.labels().find(&i.to_string()).unwrap()) != kept_category)
         .collect();
-    rejects!(run(&db, &wrong, &s.key, &cats, claim), V::NotSuppressedAsClaimed { .. });
+    rejects!(run(&db, &wrong, s.key(), &cats, claim), V::NotSuppressedAsClaimed { .. });
     // SplitPerson.
     let claim = SwapClaim::new(Method::SplitPerson);
     let s = publish(Method::SplitPerson, &db, &cats);
     let good = rows(&s.published);
-    run(&db, &good, &s.key, &cats, claim).unwrap();
+    run(&db, &good, s.key(), &cats, claim).unwrap();
     // 16. Two pieces of one person merged back.
     let person =
-        (0..db.len() as u32).find(|&o| s.key.iter().filter(|&&k| k == o).count() >= 2).unwrap();
-    let pieces: Vec<usize> = (0..good.len()).filter(|&p| s.key[p] == person).collect();
-    let (mut merged, mut merged_key) = (good.clone(), s.key.clone());
+        (0..db.len() as u32).find(|&o| s.key().iter().filter(|&&k| k == o).count() >= 2).unwrap();
+    let pieces: Vec<usize> = (0..good.len()).filter(|&p| s.key()[p] == person).collect();
+    let (mut merged, mut merged_key) = (good.clone(), s.key().to_vec());
     let second = merged[pieces[1]].clone();
     merged[pieces[0]].extend(second);
     merged.remove(pieces[1]);
     merged_key.remove(pieces[1]);
     rejects!(run(&db, &merged, &merged_key, &cats, claim), V::NotASplit { .. });
     // 17. A piece dropped.
-    let (mut short, mut short_key) = (good.clone(), s.key.clone());
+    let (mut short, mut short_key) = (good.clone(), s.key().to_vec());
     short.remove(pieces[1]);
     short_key.remove(pieces[1]);
     rejects!(run(&db, &short, &short_key, &cats, claim), V::NotASplit { .. });
@@ -242,7 +243,7 @@ fn tampered_baselines_are_rejected() {
     let claim = SwapClaim::new(Method::FullSwap);
     // The run itself passes; the tampering below starts from the original.
     let s = publish(Method::FullSwap, &db, &cats);
-    run(&db, &rows(&s.published), &s.key, &cats, claim.max_exposed(usize::MAX)).unwrap();
+    run(&db, &rows(&s.published), s.key(), &cats, claim.max_exposed(usize::MAX)).unwrap();
     // 18. Two single-category records of one category exchanged: still showing it.
     let single_of = |t: &Vec<u32>| -> Option<u32> {
         let cs: std::collections::BTreeSet<u32> =
@@ -270,20 +271,20 @@ fn tampered_baselines_are_rejected() {
     let audit = run(
         &db,
         &rows(&s.published),
-        &s.key,
+        s.key(),
         &cats,
         SwapClaim::new(Method::RandSwap).max_exposed(usize::MAX),
     )
     .unwrap();
     assert!(audit.exposed > 0, "random partners expose some records on this data");
     rejects!(
-        run(&db, &rows(&s.published), &s.key, &cats, SwapClaim::new(Method::RandSwap)),
+        run(&db, &rows(&s.published), s.key(), &cats, SwapClaim::new(Method::RandSwap)),
         V::Exposed { allowed: 0, .. }
     );
     // 20. PartSwap's publication audited as SplitPerson: not a split.
     let s = publish(Method::PartSwap, &db, &cats);
     rejects!(
-        run(&db, &rows(&s.published), &s.key, &cats, SwapClaim::new(Method::SplitPerson)),
+        run(&db, &rows(&s.published), s.key(), &cats, SwapClaim::new(Method::SplitPerson)),
         V::NotASplit { .. }
     );
 }
@@ -322,7 +323,7 @@ proptest! {
         } else {
             published[p].push(item);
         }
-        let ok = run(&db, &published, &s.key, &cats, SwapClaim::new(Method::PartSwap)).is_ok();
+        let ok = run(&db, &published, s.key(), &cats, SwapClaim::new(Method::PartSwap)).is_ok();
         let cat = |i: u32| cats.category(db.labels().find(&i.to_string()).unwrap());
         let originals = rows(&db);
         let mut before: Vec<u32> = originals.concat();
@@ -330,7 +331,7 @@ proptest! {
         before.sort_unstable();
         after.sort_unstable();
         let hides = (0..published.len()).all(|q| {
-            let o = &originals[s.key[q] as usize];
+            let o = &originals[s.key()[q] as usize];
             let oc: Vec<u32> = o.iter().map(|&i| cat(i)).collect();
             let pc: Vec<u32> = published[q].iter().map(|&i| cat(i)).collect();
             let single = oc.iter().all(|&c| c == oc[0]);

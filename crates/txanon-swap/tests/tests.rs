@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 use txanon_data::{
-    ItemCategories, ReadOptions, TransactionDb, datasets, random_categories, read_categories,
-    read_path,
+    Categorized, ItemCategories, ReadOptions, TransactionDb, datasets, random_categories,
+    read_categories, read_path,
 };
 mod tamper;
 
@@ -35,7 +35,7 @@ fn run(
         .max_exposed(usize::MAX)
         .check()
         .unwrap();
-    let s = anonymize(db, cats, &params).unwrap();
+    let s = anonymize(Categorized::new(db, cats).unwrap(), &params).unwrap();
     keeps_its_promise(method, &s);
     s
 }

@@ -11,12 +11,11 @@ use std::time::Instant;
 
 use anyhow::Result;
 use txanon_band::{
-    CELLS, Envelope, Explicit, GraphKind, Ordering, Pattern, SharedItems, reverse_cuthill_mckee,
+    CELLS, Envelope, Explicit, GraphKind, Pattern, Permutation, SharedItems, reverse_cuthill_mckee,
     sparsity_svg,
 };
 use txanon_cahd::{
-    BandOrder, CahdError, CahdParams, QidDraw, Workload, anonymize, random_sensitive_items,
-    reconstruction_error,
+    BandOrder, CahdError, CahdParams, QidDraw, Workload, anonymize, reconstruction_error,
 };
 use txanon_data::{ItemId, QuestParams, TransactionDb};
 use txanon_metrics::reidentification;
@@ -35,12 +34,7 @@ const PAPER_REID: [(&str, [f64; 4]); 2] =
 
 /// The first `n` transactions of `db`.
 fn head(db: &TransactionDb, n: usize) -> TransactionDb {
-    let n = n.min(db.len());
-    let sub = TransactionDb::from_parts(
-        db.offsets()[..=n].to_vec(),
-        db.items()[..db.offsets()[n]].to_vec(),
-        db.labels().clone(),
-    );
+    let sub = db.head(n);
     // Re-read through labels so that items absent from the head leave the dictionary.
     TransactionDb::from_str_transactions(
         sub.iter().map(|t| t.iter().map(|&i| sub.label(i).to_string()).collect::<Vec<_>>()),
@@ -93,7 +87,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
             let started = Instant::now();
             let ordering = pattern.rcm();
             let seconds = started.elapsed().as_secs_f64();
-            let identity = Ordering::identity(ordering.len());
+            let identity = Permutation::identity(ordering.len());
             let (before, after) = (pattern.envelope(&identity), pattern.envelope(&ordering));
             bands.push(vec![
                 name.clone().into(),
@@ -145,13 +139,10 @@ pub fn run(ctx: &Context) -> Result<Output> {
             "groups formed",
             "rolled back",
             "final group",
-            "band seconds",
-            "grouping seconds",
-            "total seconds",
+            "seconds",
         ],
     );
-    kl_table.volatile =
-        vec!["band seconds".into(), "grouping seconds".into(), "total seconds".into()];
+    kl_table.volatile = vec!["seconds".into()];
     let workload = Workload::new(4).queries(100).seed(ctx.seed).check()?;
     let weighted = Workload::new(4).queries(100).seed(ctx.seed).draw(QidDraw::BySupport).check()?;
     let mut time_figure = Figure::line(
@@ -165,7 +156,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
             if m > db.num_items() {
                 continue;
             }
-            let sensitive = random_sensitive_items(db, m, ctx.seed)?;
+            let sensitive = txanon_data::random_items(db, m, ctx.seed)?;
             let mut figure = Figure::line(
                 &format!("cahd-kl-{name}-m{m}"),
                 &format!("Reconstruction error, {name}, m = {m} (Fig. 9)"),
@@ -206,8 +197,6 @@ pub fn run(ctx: &Context) -> Result<Output> {
                                 Value::Empty,
                                 Value::Empty,
                                 Value::Empty,
-                                Value::Empty,
-                                Value::Empty,
                             ]);
                             continue;
                         }
@@ -225,11 +214,9 @@ pub fn run(ctx: &Context) -> Result<Output> {
                         Value::Float(kl.mean, 4),
                         Value::Float(kl_weighted.mean, 4),
                         paper_value.map_or(Value::Empty, |v| Value::Float(v, 3)),
-                        a.grouping.stats.groups_formed.into(),
-                        a.grouping.stats.rolled_back.into(),
-                        a.grouping.stats.final_group.into(),
-                        Value::Float(a.band_seconds, 3),
-                        Value::Float(a.grouping_seconds, 3),
+                        a.grouping.stats().groups_formed.into(),
+                        a.grouping.stats().rolled_back.into(),
+                        a.grouping.stats().final_group.into(),
                         Value::Float(total, 3),
                     ]);
                     points.push((p as f64, kl.mean));
@@ -342,21 +329,21 @@ pub fn run(ctx: &Context) -> Result<Output> {
 
 /// What the band table needs of a pattern, object-safe (RCM is generic).
 trait PatternBox {
-    fn rcm(&self) -> Ordering;
-    fn envelope(&self, ordering: &Ordering) -> Envelope;
-    fn density(&self, ordering: &Ordering) -> Vec<Vec<u64>>;
+    fn rcm(&self) -> Permutation;
+    fn envelope(&self, ordering: &Permutation) -> Envelope;
+    fn density(&self, ordering: &Permutation) -> Vec<Vec<u64>>;
 }
 
 impl<P: Pattern> PatternBox for P {
-    fn rcm(&self) -> Ordering {
+    fn rcm(&self) -> Permutation {
         reverse_cuthill_mckee(self)
     }
 
-    fn envelope(&self, ordering: &Ordering) -> Envelope {
+    fn envelope(&self, ordering: &Permutation) -> Envelope {
         Pattern::envelope(self, ordering.position())
     }
 
-    fn density(&self, ordering: &Ordering) -> Vec<Vec<u64>> {
+    fn density(&self, ordering: &Permutation) -> Vec<Vec<u64>> {
         Pattern::density(self, ordering.position(), CELLS)
     }
 }

@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use txanon_coherence::{CoherenceError, CoherenceParams, Coherent, Engine, Reason};
+use txanon_coherence::{CoherenceError, CoherenceParams, Coherent, Engine, Reason, nuggets};
 use txanon_data::{QuestParams, TransactionDb, random_items};
 
 use super::{Context, Figure, FigureKind, Output, ResultTable, Series, Value};
@@ -183,8 +183,10 @@ pub fn run(ctx: &Context) -> Result<Output> {
                         let greedy = r.suppressed.len() - pre;
                         let suppressed_pct =
                             100.0 * r.suppressed.len() as f64 / public_items.max(1) as f64;
+                        let (nuggets_before, nuggets_after) =
+                            (nuggets(db, k2)?, nuggets(&r.published, k2)?);
                         let retained =
-                            100.0 * r.nuggets_after as f64 / (r.nuggets_before as f64).max(1.0);
+                            100.0 * nuggets_after as f64 / (nuggets_before as f64).max(1.0);
                         suppressed_series.push((x, suppressed_pct));
                         retained_series.push((x, retained));
                         row.extend([
@@ -199,8 +201,8 @@ pub fn run(ctx: &Context) -> Result<Output> {
                             ),
                             big(r.moles),
                             r.minimal_moles.into(),
-                            big(r.nuggets_before),
-                            big(r.nuggets_after),
+                            big(nuggets_before),
+                            big(nuggets_after),
                             Value::Float(retained, 1),
                         ]);
                     }

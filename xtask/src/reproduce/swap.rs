@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use anyhow::Result;
-use txanon_data::{QuestParams, TransactionDb, random_categories};
+use txanon_data::{Categorized, QuestParams, TransactionDb, random_categories};
 use txanon_metrics::{dissimilarity, jaccard_itemsets};
 use txanon_mining::{Algorithm, FrequentItemsets, MinSupport, MiningParams, frequent_itemsets};
 use txanon_swap::{Method, Search, SwapParams, anonymize};
@@ -124,7 +124,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
             let params =
                 SwapParams::new(method).seed(Some(ctx.seed)).max_exposed(usize::MAX).check()?;
             let started = Instant::now();
-            let swapped = anonymize(db, &categories, &params)?;
+            let swapped = anonymize(Categorized::new(db, &categories)?, &params)?;
             let seconds = started.elapsed().as_secs_f64();
             let diss = dissimilarity(db, &swapped.published);
             let audit = &swapped.audit;
@@ -196,7 +196,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
             .seed(Some(ctx.seed))
             .check()?;
         let started = Instant::now();
-        let swapped = anonymize(&db, &categories, &params)?;
+        let swapped = anonymize(Categorized::new(&db, &categories)?, &params)?;
         let seconds = started.elapsed().as_secs_f64();
         scaling.push(vec![
             format!("Quest T5I2D{}K", n / 1000).into(),
@@ -212,7 +212,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
         let categories = random_categories(retail, 50, ctx.seed)?;
         let params = SwapParams::new(Method::PartSwap).seed(Some(ctx.seed)).check()?;
         let started = Instant::now();
-        let swapped = anonymize(retail, &categories, &params)?;
+        let swapped = anonymize(Categorized::new(retail, &categories)?, &params)?;
         scaling.push(vec![
             "retail".into(),
             retail.len().into(),

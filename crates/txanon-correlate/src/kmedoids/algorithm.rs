@@ -11,7 +11,7 @@ use rand::seq::index::sample;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use super::params::{Init, SwapAlgorithm, ValidKMedoidsParams};
+use super::params::{Init, MedoidSearch, ValidKMedoidsParams};
 use crate::distance::CondensedMatrix;
 use crate::error::CorrelateError;
 
@@ -120,9 +120,9 @@ impl KMedoids {
         let mut swaps = 0;
         while swaps < self.params.max_swaps() {
             let assignment = Assignment::new(&q, &medoids);
-            let best = match self.params.swap() {
-                SwapAlgorithm::Pam => best_swap_pam(&q, &medoids, &assignment),
-                SwapAlgorithm::FastPam1 => best_swap_fastpam1(&q, &medoids, &assignment),
+            let best = match self.params.medoid_search() {
+                MedoidSearch::Pam => best_swap_pam(&q, &medoids, &assignment),
+                MedoidSearch::FastPam1 => best_swap_fastpam1(&q, &medoids, &assignment),
             };
             match best {
                 Some((delta, slot, candidate)) if delta < 0 => {

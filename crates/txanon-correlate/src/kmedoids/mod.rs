@@ -4,4 +4,4 @@ mod algorithm;
 mod params;
 
 pub use algorithm::{Clustering, KMedoids};
-pub use params::{Init, KMedoidsParams, SwapAlgorithm, ValidKMedoidsParams};
+pub use params::{Init, KMedoidsParams, MedoidSearch, ValidKMedoidsParams};

@@ -12,9 +12,10 @@ pub enum Init {
     Random,
 }
 
-/// How the SWAP phase searches.
+/// How the SWAP phase of PAM searches for the medoid exchange to make (PAM's SWAP step, not
+/// the swap family).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SwapAlgorithm {
+pub enum MedoidSearch {
     /// Kaufman & Rousseeuw's PAM: every (medoid, non-medoid) pair, each costed over all points,
     /// `O(k (n − k) n)` per swap.
     Pam,
@@ -29,7 +30,7 @@ pub enum SwapAlgorithm {
 pub struct KMedoidsParams {
     k: usize,
     init: Init,
-    swap: SwapAlgorithm,
+    medoid_search: MedoidSearch,
     max_swaps: usize,
     seed: u64,
 }
@@ -41,7 +42,13 @@ pub struct ValidKMedoidsParams(KMedoidsParams);
 impl KMedoidsParams {
     /// `k` clusters.
     pub fn new(k: usize) -> Self {
-        Self { k, init: Init::Build, swap: SwapAlgorithm::FastPam1, max_swaps: 10_000, seed: 0 }
+        Self {
+            k,
+            init: Init::Build,
+            medoid_search: MedoidSearch::FastPam1,
+            max_swaps: 10_000,
+            seed: 0,
+        }
     }
 
     /// The initialization (default [`Init::Build`]).
@@ -50,9 +57,9 @@ impl KMedoidsParams {
         self
     }
 
-    /// The SWAP search (default [`SwapAlgorithm::FastPam1`]; both give the same result).
-    pub fn swap(mut self, swap: SwapAlgorithm) -> Self {
-        self.swap = swap;
+    /// The SWAP search (default [`MedoidSearch::FastPam1`]; both give the same result).
+    pub fn medoid_search(mut self, search: MedoidSearch) -> Self {
+        self.medoid_search = search;
         self
     }
 
@@ -96,8 +103,8 @@ impl ValidKMedoidsParams {
     }
 
     /// The SWAP search.
-    pub fn swap(&self) -> SwapAlgorithm {
-        self.0.swap
+    pub fn medoid_search(&self) -> MedoidSearch {
+        self.0.medoid_search
     }
 
     /// Most swaps.
