@@ -6,11 +6,13 @@
 //! - [`Edge::w`]: the counting function `W_{X,len}(⟨α, β⟩) = Σ_{i=0..m} C(|β − (α∪X)|, i)`,
 //!   `m = min(|β − (α∪X)|, len − |α∪X|)`; [`Edge::intersection`] (Theorem 2) and
 //!   [`Edge::difference`] (Theorem 3).
-//! - [`count`] / [`count_per_item`]: `W` over a whole set of edges without double counting,
-//!   by the paper's recursion (no overlap, one overlap, several: recurse on a difference);
-//!   [`compute_delta`], its Section 6 use after an item is suppressed.
-//! - [`count_blocks`] / [`count_blocks_per_item`]: the same union for edges sharing their low
-//!   set, by intersections only, for borders whose maximal itemsets overlap broadly.
+//! - [`count`] / [`count_per_item_indexed`]: `W` over a whole set of edges without double
+//!   counting, by the paper's recursion (no overlap, one overlap, several: recurse on a
+//!   difference); [`compute_delta_indexed`], its Section 6 use after an item is suppressed.
+//! - [`count_blocks_per_item`]: the same union for edges sharing their low set, by
+//!   intersections only, for borders whose maximal itemsets overlap broadly.
+//! - [`reference`](mod@reference): the unindexed forms the indexed ones are checked against, and the set
+//!   operations on edges.
 //! - [`Measure`]: what is counted in an interval, every itemset ([`AllItemsets`], the paper's
 //!   `W`) or a subfamily (the coherence family counts moles as all itemsets less non-moles).
 //!
