@@ -285,7 +285,7 @@ pub(crate) fn record_partition(
         for &r in &unplaced {
             together.add(values, r);
         }
-        match absorbing(values, &buckets, &together, &unplaced) {
+        match absorbing(values, &buckets, together) {
             Some(chosen) => {
                 merged = unplaced.len();
                 absorbed = chosen.len();
@@ -331,68 +331,53 @@ fn shortfall(
     }
 }
 
-/// The buckets whose union with the leftovers `group` (counted in `together`) is diverse,
-/// chosen greedily: each round adds the bucket that leaves the smallest [`shortfall`], the
-/// smaller bucket on a tie, then the earlier. `None` when even every bucket together with the
-/// leftovers is not diverse. The union of diverse groups is diverse, so when the whole input is
-/// (which [`anonymize`] checks first), this always succeeds and nothing is suppressed.
+/// The buckets whose union with the leftovers (counted in `union`) is diverse, chosen
+/// greedily: each round adds the bucket that leaves the smallest [`shortfall`], the smaller
+/// bucket on a tie, then the earlier. `None` when even every bucket together with the leftovers
+/// is not diverse. The union of diverse groups is diverse, so when the whole input is (which
+/// [`anonymize`] checks first), this always succeeds and nothing is suppressed.
 ///
 /// Under the frequency bound only the leftovers' own values can exceed `1/l` of a union with a
 /// diverse bucket (any other value is at most `|B|/l`), so a candidate is scored by counting
-/// just those values in it: `O(n·p)` a round, and a round rarely follows the first.
+/// just those values in it (under the distinct reading, just the values the union lacks):
+/// `O(n·p)` a round, and a round rarely follows the first.
 ///
 /// Missed optimization: every round recounts every remaining bucket; the counts of the
 /// leftovers' values in each bucket change only by the bucket absorbed, and could be kept.
 fn absorbing(
     values: &ColumnValues,
     buckets: &[Vec<u32>],
-    together: &GroupCounts,
-    group: &[u32],
+    mut union: GroupCounts,
 ) -> Option<Vec<usize>> {
-    let (diversity, l, p) = (together.diversity, together.l, values.columns());
-    // Value counts of the union so far, per column.
-    let mut counts: Vec<FxHashMap<u32, usize>> = vec![FxHashMap::default(); p];
-    for &r in group {
-        for (j, c) in counts.iter_mut().enumerate() {
-            *c.entry(values.value(r, j)).or_default() += 1;
-        }
-    }
-    let mut size = group.len();
-    let mut max_count = together.max_count as usize;
+    let (diversity, l) = (union.diversity, union.l);
     let mut chosen: Vec<usize> = Vec::new();
     let mut taken = vec![false; buckets.len()];
+    // A candidate's counts of the values that decide its score, in one column.
     let mut extra: FxHashMap<u32, usize> = FxHashMap::default();
-    let distinct_of =
-        |counts: &[FxHashMap<u32, usize>]| counts.iter().map(FxHashMap::len).collect::<Vec<_>>();
-    while shortfall(diversity, l, size, max_count, &distinct_of(&counts)) > 0 {
+    while !union.is_diverse() {
         let mut best: Option<(usize, usize, usize)> = None;
         for (b, bucket) in buckets.iter().enumerate().filter(|(b, _)| !taken[*b]) {
-            let union = size + bucket.len();
-            let (mut most, mut distinct) = (max_count, vec![0; p]);
-            for (j, c) in counts.iter().enumerate() {
+            let (mut most, mut distinct) = (union.max_count as usize, union.distinct.clone());
+            for (j, counts) in union.counts.iter().enumerate() {
                 extra.clear();
                 for &m in bucket {
                     let v = values.value(m, j);
-                    match diversity {
-                        Diversity::Frequency if c.contains_key(&v) => {
-                            *extra.entry(v).or_default() += 1
-                        }
-                        Diversity::Distinct if !c.contains_key(&v) => {
-                            *extra.entry(v).or_default() += 1
-                        }
-                        _ => {}
+                    let held = counts[v as usize] > 0;
+                    if held == (diversity == Diversity::Frequency) {
+                        *extra.entry(v).or_default() += 1;
                     }
                 }
                 match diversity {
                     Diversity::Frequency => {
-                        for (v, e) in &extra {
-                            most = most.max(c[v] + e);
+                        for (&v, &e) in &extra {
+                            most = most.max(counts[v as usize] as usize + e);
                         }
                     }
-                    Diversity::Distinct => distinct[j] = c.len() + extra.len(),
+                    Diversity::Distinct => distinct[j] += extra.len(),
                 }
             }
-            let score = (shortfall(diversity, l, union, most, &distinct), bucket.len(), b);
+            let size = union.size + bucket.len();
+            let score = (shortfall(diversity, l, size, most, &distinct), bucket.len(), b);
             if best.is_none_or(|s| score < s) {
                 best = Some(score);
             }
@@ -400,13 +385,8 @@ fn absorbing(
         let (_, _, b) = best?;
         taken[b] = true;
         chosen.push(b);
-        size += buckets[b].len();
         for &m in &buckets[b] {
-            for (j, c) in counts.iter_mut().enumerate() {
-                let slot = c.entry(values.value(m, j)).or_default();
-                *slot += 1;
-                max_count = max_count.max(*slot);
-            }
+            union.add(values, m);
         }
     }
     Some(chosen)

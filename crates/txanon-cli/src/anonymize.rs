@@ -222,8 +222,7 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
     };
     write_text(&staged.path("table.json"), &json)?;
     write_transactions(staged.dir(), "anonymized", &result.flattened)?;
-    let summary_json = serde_json::to_string_pretty(&summary)? + "\n";
-    write_text(&staged.path("summary.json"), &summary_json)?;
+    let summary_json = staged.write_json("summary.json", &summary)?;
     staged.commit(Description {
         method: "anatomy",
         parameters: serde_json::json!({

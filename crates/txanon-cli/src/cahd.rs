@@ -139,8 +139,7 @@ pub fn run(args: CahdArgs) -> Result<()> {
     };
     write_text(&staged.path("groups.json"), &json)?;
     write_transactions(staged.dir(), "qid", &qid)?;
-    let summary_json = serde_json::to_string_pretty(&summary)? + "\n";
-    write_text(&staged.path("summary.json"), &summary_json)?;
+    let summary_json = staged.write_json("summary.json", &summary)?;
     staged.commit(Description {
         method: "cahd",
         parameters: serde_json::json!({

@@ -12,7 +12,7 @@ use txanon_coherence::{
 use txanon_data::ItemId;
 use txanon_mining::MinSupport;
 
-use crate::anonymize::{OutputArgs, write_text, write_transactions};
+use crate::anonymize::{OutputArgs, write_transactions};
 use crate::exit::UsageError;
 use crate::input::{InputArgs, SensitiveArgs, emit};
 use crate::publication::Description;
@@ -163,9 +163,8 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         seconds,
     };
     write_transactions(staged.dir(), "published", &result.published)?;
-    write_text(&staged.path("suppressed.json"), &(serde_json::to_string_pretty(&steps)? + "\n"))?;
-    let summary_json = serde_json::to_string_pretty(&summary)? + "\n";
-    write_text(&staged.path("summary.json"), &summary_json)?;
+    staged.write_json("suppressed.json", &steps)?;
+    let summary_json = staged.write_json("summary.json", &summary)?;
     staged.commit(Description {
         method: "coherence",
         parameters: serde_json::json!({

@@ -202,11 +202,5 @@ fn in_original_order(
             }
         }
     }
-    let rows: Vec<Vec<String>> = at
-        .iter()
-        .map(|&p| {
-            published.transaction(p).iter().map(|&i| published.label(i).to_string()).collect()
-        })
-        .collect();
-    Ok(txanon_data::TransactionDb::from_str_transactions(rows))
+    Ok(published.select(at))
 }

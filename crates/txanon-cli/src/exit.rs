@@ -82,6 +82,7 @@ fn report(error: &anyhow::Error) -> u8 {
                 .downcast_ref::<txanon_slicing::SlicingError>()
                 .is_some_and(txanon_slicing::SlicingError::is_bad_input)
             || cause.downcast_ref::<txanon_data::ParamError>().is_some()
+            || cause.downcast_ref::<txanon_data::CategoriesMismatch>().is_some()
     });
     if bad_input { 2 } else { INTERNAL }
 }
@@ -125,6 +126,8 @@ mod tests {
         assert_eq!(guarded_code(|| Ok(())), 0);
         let usage = || Err(UsageError("bad".into()).into());
         assert_eq!(guarded_code(usage), 2);
+        let mismatch = txanon_data::CategoriesMismatch { categorized: 2, items: 3 };
+        assert_eq!(guarded_code(|| Err(mismatch.into())), 2);
         let audit = || Err(AuditFailed("changed".into()).into());
         assert_eq!(guarded_code(audit), AUDIT_FAILED);
     }

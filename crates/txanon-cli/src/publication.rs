@@ -124,6 +124,14 @@ impl Staged {
         self.staging.join(name)
     }
 
+    /// Writes `value` as pretty JSON (with a final newline) to the file `name` of the
+    /// publication, and returns the text (what the CLI also prints, for a summary).
+    pub fn write_json(&self, name: &str, value: &impl Serialize) -> Result<String> {
+        let text = serde_json::to_string_pretty(value)? + "\n";
+        crate::anonymize::write_text(&self.path(name), &text)?;
+        Ok(text)
+    }
+
     /// The directory being built (for writers that choose the file name).
     pub fn dir(&self) -> &Path {
         &self.staging

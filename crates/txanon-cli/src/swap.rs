@@ -151,8 +151,7 @@ pub fn run(args: SwapArgs) -> Result<()> {
         }
         write_text(&staged.path("categories.txt"), &text)?;
     }
-    let json = serde_json::to_string_pretty(&summary)? + "\n";
-    write_text(&staged.path("summary.json"), &json)?;
+    let json = staged.write_json("summary.json", &summary)?;
     if let Some(path) = &args.key_out {
         let mut key = String::from(
             "# SECRET, not for publication: for each published record (line order), the input\n\

@@ -28,6 +28,24 @@ pub(crate) fn examples(name: &str) -> String {
     dir.join(name).to_str().unwrap().to_owned()
 }
 
+/// `anonymize anatomy` of the anatomy paper's Table I in 3 columns at l = 2, into `out`.
+pub(crate) fn anatomize_table1(out: &Path, seed: &str) -> Output {
+    let data = examples("anatomy-table1.csv");
+    let out = out.to_str().unwrap();
+    txanon(&["anonymize", "anatomy", &data, "-c", "3", "-l", "2", "--seed", seed, "-o", out])
+}
+
+/// `anonymize slicing` of the slicing paper's Table 1 in its columns at ℓ = 2, into `out`,
+/// with `extra` options.
+pub(crate) fn slice_table1(out: &Path, seed: &str, extra: &[&str]) -> Output {
+    let (data, schema) = (examples("slicing-table1.csv"), examples("slicing-table1.schema.json"));
+    let mut args = vec!["anonymize", "slicing", &data, "--schema", &schema];
+    args.extend(["--column-spec", "Age,Sex;Zipcode,Disease", "-l", "2", "--seed", seed]);
+    args.extend(["-o", out.to_str().unwrap()]);
+    args.extend_from_slice(extra);
+    txanon(&args)
+}
+
 pub(crate) fn files_in(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -860,21 +878,7 @@ fn anonymize_slicing_publishes_the_papers_two_buckets_and_audits_all_methods() {
     let schema = examples("slicing-table1.schema.json");
     let out = dir.path().join("sliced");
     let out_s = out.to_str().unwrap();
-    let o = txanon(&[
-        "anonymize",
-        "slicing",
-        &data,
-        "--schema",
-        &schema,
-        "--column-spec",
-        "Age,Sex;Zipcode,Disease",
-        "-l",
-        "2",
-        "--seed",
-        "1",
-        "-o",
-        out_s,
-    ]);
+    let o = slice_table1(&out, "1", &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(files_in(&out), ["manifest.json", "sliced.csv", "sliced.json", "summary.json"]);
     let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -1209,24 +1213,7 @@ fn the_readme_workflows_pass_their_own_audits() {
             "audit coherence",
         );
         let s = out("slicing");
-        ok(
-            txanon(&[
-                "anonymize",
-                "slicing",
-                &data,
-                "--schema",
-                &schema,
-                "--column-spec",
-                "Age,Sex;Zipcode,Disease",
-                "-l",
-                "2",
-                "--seed",
-                seed,
-                "-o",
-                s.to_str().unwrap(),
-            ]),
-            "anonymize slicing",
-        );
+        ok(slice_table1(&s, seed, &[]), "anonymize slicing");
         ok(
             txanon(&[
                 "audit",

@@ -55,24 +55,8 @@ fn runs_never_merge_and_force_replaces_whole() {
     assert!(complete(&out, 0.5));
     // Another method into it with --force: only the new publication's files remain.
     std::fs::write(out.join("stale.txt"), "from an earlier run").unwrap();
-    let data = examples("slicing-table1.csv");
-    let schema = examples("slicing-table1.schema.json");
-    let o = txanon(&[
-        "anonymize",
-        "slicing",
-        &data,
-        "--schema",
-        &schema,
-        "--column-spec",
-        "Age,Sex;Zipcode,Disease",
-        "-l",
-        "2",
-        "--seed",
-        "1",
-        "-o",
-        out.to_str().unwrap(),
-        "--force",
-    ]);
+    let (data, schema) = (examples("slicing-table1.csv"), examples("slicing-table1.schema.json"));
+    let o = crate::cli::slice_table1(&out, "1", &["--force"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(files_in(&out), ["manifest.json", "sliced.csv", "sliced.json", "summary.json"]);
     assert!(leftovers(dir.path()).is_empty(), "{:?}", leftovers(dir.path()));
@@ -185,19 +169,7 @@ fn anatomy_publishes_text_labels() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("a");
     let data = examples("anatomy-table1.csv");
-    let o = txanon(&[
-        "anonymize",
-        "anatomy",
-        &data,
-        "-c",
-        "3",
-        "-l",
-        "2",
-        "--seed",
-        "1",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let o = crate::cli::anatomize_table1(&out, "1");
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(files_in(&out), ["anonymized.csv", "manifest.json", "summary.json", "table.json"]);
     let at = |f: &str| out.join(f).to_str().unwrap().to_owned();
@@ -591,19 +563,7 @@ fn exit_codes_follow_the_readme_table() {
     let code = |o: &std::process::Output| o.status.code();
     // 0: success.
     let out = dir.path().join("a");
-    let o = txanon(&[
-        "anonymize",
-        "anatomy",
-        &data,
-        "-c",
-        "3",
-        "-l",
-        "2",
-        "--seed",
-        "1",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let o = crate::cli::anatomize_table1(&out, "1");
     assert_eq!(code(&o), Some(0), "{}", stderr(&o));
     // 2: the user's input, parameters or output path.
     let malformed = crate::cli::fixture(dir.path(), "bad.dat", "1 2\n3 x\n");

@@ -217,13 +217,9 @@ pub fn locate(name: &str) -> Option<PathBuf> {
     search_dirs().into_iter().map(|d| d.join(file)).find(|p| p.is_file())
 }
 
-/// The sha256 of a file, in lower-case hex; for `-`, of what standard input held, once read.
+/// The sha256 of a file, in lower-case hex (standard input's is
+/// [`stdin_digest`](crate::stdin::stdin_digest), taken as it is read).
 pub fn sha256_file(path: &Path) -> Result<String> {
-    if crate::stdin::is_stdin(path) {
-        return crate::stdin::stdin_digest().map(|d| d.sha256.clone()).ok_or_else(|| {
-            DataError::invalid(path, "standard input has not been read to its end")
-        });
-    }
     let mut file = File::open(path).map_err(|e| DataError::io(path, e))?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
@@ -234,7 +230,12 @@ pub fn sha256_file(path: &Path) -> Result<String> {
         }
         hasher.update(&buf[..n]);
     }
-    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    Ok(hex_digest(hasher))
+}
+
+/// A finished sha256 in lower-case hex, as the manifests write it.
+pub(crate) fn hex_digest(hasher: Sha256) -> String {
+    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Finds a manifest dataset and checks its sha256 (once per process and path).

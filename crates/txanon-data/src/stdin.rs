@@ -50,7 +50,7 @@ impl Read for HashingStdin {
         let n = self.inner.read(buf)?;
         if n == 0 {
             if let Some(hasher) = self.hasher.take() {
-                let sha256 = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+                let sha256 = crate::datasets::hex_digest(hasher);
                 let _ = DIGEST.set(StdinDigest { bytes: self.bytes, sha256 });
             }
         } else if let Some(hasher) = &mut self.hasher {
