@@ -36,6 +36,11 @@ pub struct Grouping {
 }
 
 impl Grouping {
+    /// A grouping of this crate's making (every transaction in exactly one group).
+    pub(crate) fn new(groups: Vec<Vec<u32>>, stats: GroupingStats) -> Self {
+        Self { groups, stats }
+    }
+
     /// The groups, as indices into the input.
     pub fn groups(&self) -> &[Vec<u32>] {
         &self.groups
@@ -109,7 +114,11 @@ pub fn anonymize(
 }
 
 /// Fails when some sensitive item is in more than `1/p` of all transactions.
-fn check_feasible(db: &TransactionDb, sensitive: &[ItemId], p: usize) -> Result<(), CahdError> {
+pub(crate) fn check_feasible(
+    db: &TransactionDb,
+    sensitive: &[ItemId],
+    p: usize,
+) -> Result<(), CahdError> {
     let n = db.len();
     match sensitive.iter().map(|&s| (s, db.supports()[s as usize] as usize)).max_by_key(|x| x.1) {
         Some((s, support)) if support as u128 * p as u128 > n as u128 => {

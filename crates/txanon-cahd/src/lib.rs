@@ -21,6 +21,9 @@
 //!    when given); `anonymize` returns only groups that passed it.
 //! 5. **Utility** ([`reconstruction_error`]): the paper's KL-divergence over group-by queries.
 //!
+//! [`perm_mondrian`] is the paper's comparator: Mondrian's partitioning over the QID items,
+//! each partition published as a group in the same format (and through the same audit).
+//!
 //! ```
 //! use txanon_cahd::{CahdClaim, CahdParams, anonymize, audit};
 //! use txanon_data::TransactionDb;
@@ -42,6 +45,7 @@
 
 mod algorithm;
 mod audit;
+mod baseline;
 mod error;
 mod params;
 mod publish;
@@ -49,6 +53,7 @@ mod reconstruction;
 
 pub use algorithm::{Anonymized, Grouping, GroupingStats, anonymize, form_groups};
 pub use audit::{AuditReport, CahdClaim, CahdViolation, CahdViolations, audit};
+pub use baseline::perm_mondrian;
 pub use error::CahdError;
 pub use params::{BandOrder, CahdParams, ValidCahdParams};
 pub use publish::{GROUPS_FORMAT, PublishedGroup, PublishedGroups};

@@ -4,7 +4,7 @@
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
-use txanon_data::{ItemId, ParamError, TransactionDb};
+use txanon_data::{ItemId, ItemIndex, ParamError, TransactionDb};
 use txanon_metrics::kl_divergence;
 
 use crate::error::CahdError;
@@ -112,12 +112,9 @@ pub struct ReconstructionError {
 /// Both totals equal the support of `s`, so the normalization divides both by the same number.
 ///
 /// # Complexity
-/// `O(Σ|t| · log)` to map the publication's labels to ids (a dictionary lookup per label), then
-/// per query `O(Σ|t| + 2^r)`: one pass over the original and one over the published QID
-/// itemsets.
-///
-/// Missed optimization: each query rescans every original transaction; an index of the
-/// sensitive item's transactions (`txanon_data::ItemIndex`) would visit only its support.
+/// `O(Σ|t| · log)` to map the publication's labels to ids (a dictionary lookup per label) and
+/// index the original by item, then per query `O(Σ_{t ∋ s}|t| + Σ_{G ∋ s}Σ_{t∈G}|t| + 2^r)`: the
+/// original's transactions holding `s` and the published QID itemsets of the groups holding it.
 ///
 /// # Errors
 /// [`CahdError::Mismatch`] when a published label is not an item of `original`, no published
@@ -172,6 +169,7 @@ pub fn reconstruction_error(
             .collect::<Result<Vec<_>, CahdError>>()?;
         groups.push((qid, counts));
     }
+    let index = ItemIndex::new(original);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut bit = vec![0u32; original.num_items()];
     let (mut total, mut max) = (0.0, 0.0f64);
@@ -195,10 +193,8 @@ pub fn reconstruction_error(
             items.map(|i| bit[i as usize] as usize).fold(0, |c, b| c | b)
         };
         let mut actual = vec![0.0; 1 << r];
-        for t in original.iter() {
-            if t.binary_search(&s).is_ok() {
-                actual[cell(&mut t.iter().copied())] += 1.0;
-            }
+        for &t in index.transactions(s) {
+            actual[cell(&mut original.transaction(t as usize).iter().copied())] += 1.0;
         }
         let mut estimate = vec![0.0; 1 << r];
         for (qid, counts) in &groups {

@@ -14,6 +14,8 @@ pub struct Context {
     pub quick: bool,
     /// The seed of every random choice.
     pub seed: u64,
+    /// Run the slow references too.
+    pub slow_references: bool,
     cache_dir: PathBuf,
     missing: RefCell<Vec<String>>,
     quest_t40: OnceCell<TransactionDb>,
@@ -21,11 +23,12 @@ pub struct Context {
 
 impl Context {
     /// A context writing to `out`.
-    pub fn new(quick: bool, seed: u64) -> Self {
+    pub fn new(quick: bool, seed: u64, slow_references: bool) -> Self {
         let cache_dir = crate::project_root().join("target/txanon-cache");
         Self {
             quick,
             seed,
+            slow_references,
             cache_dir,
             missing: RefCell::new(Vec::new()),
             quest_t40: OnceCell::new(),
@@ -41,6 +44,25 @@ impl Context {
         let (db, _, _, _) = cache::read_cached(&path, &ReadOptions::new(), &self.cache_dir)
             .with_context(|| format!("reading {}", path.display()))?;
         Ok(Some((path, db)))
+    }
+
+    /// The data an experiment runs on: the real datasets `real` (those found), or in `--quick`
+    /// mode the generated stand-in `quick` builds. The one chooser every experiment uses.
+    pub fn transaction_data(
+        &self,
+        real: &[&str],
+        quick: impl FnOnce(u64) -> Result<(String, TransactionDb)>,
+    ) -> Result<Vec<(String, TransactionDb)>> {
+        if self.quick {
+            return Ok(vec![quick(self.seed)?]);
+        }
+        let mut data = Vec::new();
+        for &name in real {
+            if let Some((_, db)) = self.real(name)? {
+                data.push((name.to_string(), db));
+            }
+        }
+        Ok(data)
     }
 
     /// The path of a real dataset of the manifest (sha256-checked), with [`Context::real`]'s
@@ -89,6 +111,18 @@ impl Context {
                 Ok((file_name(&p), db))
             })
             .collect()
+    }
+
+    /// The flags that select this run's mode, as typed on the command line.
+    pub fn flags(&self) -> String {
+        let mut f = String::new();
+        if self.quick {
+            f.push_str(" --quick");
+        }
+        if self.slow_references {
+            f.push_str(" --slow-references");
+        }
+        f
     }
 
     /// What was looked for and not found.

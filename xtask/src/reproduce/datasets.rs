@@ -149,8 +149,9 @@ pub fn run(ctx: &Context) -> Result<Output> {
             );
         }
     }
-    out.notes.push(
-        "T40I10D100K is available here only as its first 10,000 transactions; the full-size stand-in is Quest data with T = 40, I = 10, N = 1000, |D| = 100,000, |L| = 2000.".into(),
+    out.note_if(
+        !ctx.quick,
+        "T40I10D100K is available here only as its first 10,000 transactions; the full-size stand-in is Quest data with T = 40, I = 10, N = 1000, |D| = 100,000, |L| = 2000.",
     );
     out.notes.push("manifest_match compares n, items present, average length (to 0.05%) and maximum length with ../shared/datasets/MANIFEST.md.".into());
     out.parameters.push(("quest seed".into(), ctx.seed.to_string()));

@@ -6,6 +6,7 @@
 
 mod anatomy;
 mod cahd;
+mod claims;
 mod coherence;
 mod context;
 mod datasets;
@@ -13,6 +14,7 @@ mod mining;
 mod output;
 mod plot;
 mod quest;
+mod rows;
 mod slicing;
 mod swap;
 
@@ -96,6 +98,10 @@ pub struct ReproduceArgs {
     /// Use the embedded data only (examples and generated data); finishes in under two minutes.
     #[arg(long)]
     quick: bool,
+    /// Also run the slow references (the coherence enumeration engine at p = 4 and on
+    /// retail); the full run stays under ten minutes without them.
+    #[arg(long)]
+    slow_references: bool,
     /// Run only this experiment (repeatable).
     #[arg(long, value_name = "NAME")]
     only: Vec<String>,
@@ -128,15 +134,23 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         crate::project_root().join(&args.out)
     };
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    let ctx = Context::new(args.quick, args.seed);
+    let ctx = Context::new(args.quick, args.seed, args.slow_references);
     let mut done = Vec::new();
     for exp in
         EXPERIMENTS.iter().filter(|e| args.only.is_empty() || args.only.iter().any(|o| o == e.name))
     {
         eprintln!("== {}: {}", exp.name, exp.title);
         let started = Instant::now();
-        let result = (exp.run)(&ctx).with_context(|| format!("experiment {}", exp.name))?;
+        let mut result = (exp.run)(&ctx).with_context(|| format!("experiment {}", exp.name))?;
         let seconds = started.elapsed().as_secs_f64();
+        if result.data.is_empty() {
+            result.data = used_data(&result);
+        }
+        if let Some(beside) =
+            claims::PaperValues::of(exp.name)?.beside_ours(exp.name, &result.tables)
+        {
+            result.tables.push(beside);
+        }
         output::write_experiment(&out, exp, &result)?;
         eprintln!("   done in {seconds:.2} s");
         done.push((exp, result, seconds));
@@ -151,7 +165,7 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
     if args.bless {
         std::fs::create_dir_all(&reference)?;
         for (_, result, _) in &done {
-            for t in &result.tables {
+            for t in result.tables.iter().filter(|t| !t.rows.is_empty()) {
                 output::write(reference.join(format!("{}.csv", t.name)), t.stable_csv())?;
             }
         }
@@ -159,8 +173,11 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
     }
     if args.check {
         let mut differences = Vec::new();
-        for (_, result, _) in &done {
-            for t in &result.tables {
+        for (exp, result, _) in &done {
+            for stale in unproduced_references(&reference, exp, result)? {
+                differences.push(format!("{stale}: in the references, not produced by this run"));
+            }
+            for t in result.tables.iter().filter(|t| !t.rows.is_empty()) {
                 let path = reference.join(format!("{}.csv", t.name));
                 match std::fs::read_to_string(&path) {
                     Ok(expected) if expected == t.stable_csv() => {}
@@ -182,4 +199,50 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         eprintln!("--check: every table matches its reference");
     }
     Ok(())
+}
+
+/// Reference tables of `exp` (named `<exp>.csv` or `<exp>-….csv`) that `result` did not produce.
+fn unproduced_references(
+    reference: &std::path::Path,
+    exp: &Experiment,
+    result: &Output,
+) -> Result<Vec<String>> {
+    let Ok(entries) = std::fs::read_dir(reference) else { return Ok(Vec::new()) };
+    let mut stale = Vec::new();
+    for entry in entries {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_suffix(".csv") else { continue };
+        let mine = stem == exp.name
+            || stem.strip_prefix(exp.name).is_some_and(|rest| rest.starts_with('-'));
+        // Another experiment's name can extend this one's ("quest" and "quest-…" are both
+        // quest's; no experiment is named with another's prefix and a dash).
+        let other = EXPERIMENTS.iter().any(|e| {
+            e.name != exp.name && e.name.len() > exp.name.len() && stem.starts_with(e.name)
+        });
+        if mine && !other && !result.tables.iter().any(|t| t.name == stem && !t.rows.is_empty()) {
+            stale.push(stem.to_string());
+        }
+    }
+    stale.sort();
+    Ok(stale)
+}
+
+/// The distinct values of the first table's first column named `dataset` or `data`: what an
+/// experiment that does not say which data it used ran on.
+fn used_data(result: &Output) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for t in &result.tables {
+        let Some(j) = t.columns.iter().position(|c| c == "dataset" || c == "data") else {
+            continue;
+        };
+        for row in &t.rows {
+            if let Value::Text(name) = &row[j]
+                && !seen.contains(name)
+            {
+                seen.push(name.clone());
+            }
+        }
+        break;
+    }
+    seen
 }

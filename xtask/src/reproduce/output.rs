@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
+use super::claims::Claim;
+use super::rows::Refusal;
 use super::{Context, Experiment, plot};
 
 /// One cell of a result table.
@@ -212,6 +214,27 @@ pub struct Output {
     pub notes: Vec<String>,
     /// Pictures drawn by the libraries themselves (such as band matrices), written as-is.
     pub pictures: Vec<Picture>,
+    /// The data this run used (datasets that were not found or not used in `--quick` are
+    /// absent), so that the report never speaks of data the run did not touch.
+    pub data: Vec<String>,
+    /// The papers' claims this experiment tests, with their verdicts.
+    pub claims: Vec<Claim>,
+    /// Settings the families refused as infeasible.
+    pub refusals: Vec<Refusal>,
+}
+
+impl Output {
+    /// Adds `note` when `ran`: a remark about data or settings that this run may not have used.
+    pub fn note_if(&mut self, ran: bool, note: impl Into<String>) {
+        if ran {
+            self.notes.push(note.into());
+        }
+    }
+
+    /// True when this run used `dataset`.
+    pub fn used(&self, dataset: &str) -> bool {
+        self.data.iter().any(|d| d == dataset)
+    }
 }
 
 /// An SVG drawn elsewhere, written as `results/<name>.svg`.
@@ -228,7 +251,7 @@ pub struct Picture {
 
 /// Writes an experiment's tables (CSV and JSON) and figures (SVG).
 pub fn write_experiment(out: &Path, exp: &Experiment, result: &Output) -> Result<()> {
-    for t in &result.tables {
+    for t in result.tables.iter().filter(|t| !t.rows.is_empty()) {
         write(out.join(format!("{}.csv", t.name)), t.to_csv())?;
     }
     let json = serde_json::json!({ "experiment": exp.name, "title": exp.title, "paper": exp.paper, "output": result });
@@ -253,7 +276,13 @@ pub fn write(path: PathBuf, text: String) -> Result<()> {
     .with_context(|| format!("writing {}", path.display()))
 }
 
-/// Writes `REPORT.md`: per experiment its provenance, tables, charts and notes.
+/// Tables up to this size sit inline in the report; longer ones stay in their CSV with a
+/// one-line summary.
+const INLINE_ROWS: usize = 16;
+const INLINE_COLUMNS: usize = 9;
+
+/// Writes `REPORT.md`: the claims table first, then per experiment the data it used, its
+/// short tables (long ones summarized and linked), charts, refusals and notes.
 pub fn write_report(
     out: &Path,
     ctx: &Context,
@@ -265,17 +294,23 @@ pub fn write_report(
         md,
         "- mode: {}",
         if ctx.quick {
-            "--quick (embedded and generated data only)"
+            "--quick (embedded and generated data only: no claim about the papers' datasets can be checked)"
         } else {
             "full (real datasets)"
         }
     );
     let _ = writeln!(md, "- commit: {commit}\n- toolchain: {toolchain}\n- seed: {}", ctx.seed);
+    let _ = writeln!(md, "- command: `cargo xtask reproduce{}`", ctx.flags());
     let _ = writeln!(
         md,
-        "- command: `cargo xtask reproduce{}`\n",
-        if ctx.quick { " --quick" } else { "" }
+        "- slow references: {}\n",
+        if ctx.slow_references {
+            "run (--slow-references)"
+        } else {
+            "not run: the coherence enumeration reference at p = 4 and on retail runs with --slow-references"
+        }
     );
+    md.push_str(&claims_table(done));
     let missing = ctx.missing();
     if !missing.is_empty() {
         md.push_str("## Missing data\n\n");
@@ -285,10 +320,12 @@ pub fn write_report(
         md.push('\n');
     }
     for (exp, result, seconds) in done {
+        let _ = writeln!(md, "## {}\n\n{}.\n", exp.name, exp.title);
+        let _ = writeln!(md, "Reproduces: {}. Ran in {seconds:.0} s.\n", exp.paper);
         let _ = writeln!(
             md,
-            "## {}: {}\n\nReproduces: {}. Ran in {seconds:.2} s.\n",
-            exp.name, exp.title, exp.paper
+            "Data used in this run: {}.\n",
+            if result.data.is_empty() { "none".to_string() } else { result.data.join(", ") }
         );
         if !result.parameters.is_empty() {
             md.push_str("Parameters: ");
@@ -302,14 +339,32 @@ pub fn write_report(
             );
             md.push_str("\n\n");
         }
-        for t in &result.tables {
-            let _ = writeln!(md, "`{}.csv`\n\n{}", t.name, t.to_markdown());
+        for t in result.tables.iter().filter(|t| !t.rows.is_empty()) {
+            if t.rows.len() <= INLINE_ROWS && t.columns.len() <= INLINE_COLUMNS {
+                let _ = writeln!(md, "[`{0}.csv`]({0}.csv)\n\n{1}", t.name, t.to_markdown());
+            } else {
+                let _ = writeln!(
+                    md,
+                    "- [`{0}.csv`]({0}.csv): {1} rows of {2} columns ({3}).\n",
+                    t.name,
+                    t.rows.len(),
+                    t.columns.len(),
+                    t.columns.join(", ")
+                );
+            }
         }
         for f in &result.figures {
             let _ = writeln!(md, "![{}]({}.svg)\n", f.title, f.name);
         }
         for p in &result.pictures {
             let _ = writeln!(md, "![{}]({}.svg)\n", p.title, p.name);
+        }
+        if !result.refusals.is_empty() {
+            md.push_str("Refused settings (the family said why):\n\n");
+            for r in &result.refusals {
+                let _ = writeln!(md, "- `{}`, {}: {}", r.table, r.setting, r.reason);
+            }
+            md.push('\n');
         }
         for n in &result.notes {
             let _ = writeln!(md, "- {n}");
@@ -319,6 +374,45 @@ pub fn write_report(
     let path = out.join("REPORT.md");
     write(path.clone(), md)?;
     Ok(path)
+}
+
+/// The report's opening: every claim, the paper's number, ours, the verdict and its section.
+fn claims_table(done: &[(&Experiment, Output, f64)]) -> String {
+    let mut md = String::from("## Claims\n\n");
+    let claims: Vec<(&str, &Claim)> =
+        done.iter().flat_map(|(e, o, _)| o.claims.iter().map(move |c| (e.name, c))).collect();
+    if claims.is_empty() {
+        md.push_str("No experiment with claims ran.\n\n");
+        return md;
+    }
+    let count = |f: fn(&super::claims::Verdict) -> bool| {
+        claims.iter().filter(|(_, c)| f(&c.verdict)).count()
+    };
+    use super::claims::Verdict as V;
+    let _ = writeln!(
+        md,
+        "{} claims: {} reproduced, {} trend reproduced, {} not reproduced, {} not comparable.\n",
+        claims.len(),
+        count(|v| *v == V::Reproduced),
+        count(|v| *v == V::TrendReproduced),
+        count(|v| *v == V::NotReproduced),
+        count(|v| matches!(v, V::NotComparable(_))),
+    );
+    md.push_str("| paper | claim | paper's number | ours | verdict | section |\n|---|---|---|---|---|---|\n");
+    for (exp, c) in claims {
+        let cell = |s: &str| s.replace('|', "\\|");
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | [{exp}](#{exp}) |",
+            c.paper,
+            cell(&c.statement),
+            cell(&c.theirs),
+            cell(&c.ours),
+            c.verdict.show()
+        );
+    }
+    md.push('\n');
+    md
 }
 
 #[cfg(test)]
