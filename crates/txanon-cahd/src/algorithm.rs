@@ -88,14 +88,7 @@ pub fn anonymize(
     sensitive: &[ItemId],
     params: &ValidCahdParams,
 ) -> Result<Anonymized, CahdError> {
-    if sensitive.is_empty() {
-        return Err(CahdError::NoSensitiveItems);
-    }
-    let mut is_sensitive = vec![false; db.num_items()];
-    for &s in sensitive {
-        is_sensitive[s as usize] = true;
-    }
-    check_feasible(db, sensitive, params.p())?;
+    let is_sensitive = feasible_sensitive(db, sensitive, params.p())?;
     let (ordering, band) = match params.order() {
         BandOrder::Rcm(kind) => {
             let keep: Vec<bool> = is_sensitive.iter().map(|&s| !s).collect();
@@ -105,8 +98,39 @@ pub fn anonymize(
         BandOrder::Input => (Permutation::identity(db.len()), None),
     };
     let grouping = form_groups(db, &is_sensitive, ordering.order(), params.p(), params.alpha());
+    publish_audited(db, sensitive, &is_sensitive, grouping, band, params)
+}
+
+/// The per-item sensitive flags of `sensitive`, once the privacy degree `p` is known to be
+/// reachable: what every grouping of this crate starts from.
+pub(crate) fn feasible_sensitive(
+    db: &TransactionDb,
+    sensitive: &[ItemId],
+    p: usize,
+) -> Result<Vec<bool>, CahdError> {
+    if sensitive.is_empty() {
+        return Err(CahdError::NoSensitiveItems);
+    }
+    let mut is_sensitive = vec![false; db.num_items()];
+    for &s in sensitive {
+        is_sensitive[s as usize] = true;
+    }
+    check_feasible(db, sensitive, p)?;
+    Ok(is_sensitive)
+}
+
+/// Publishes `grouping` (shuffled by the publication RNG) and audits it against the privacy
+/// degree of `params` and the items of `sensitive`: what every grouping of this crate ends with.
+pub(crate) fn publish_audited(
+    db: &TransactionDb,
+    sensitive: &[ItemId],
+    is_sensitive: &[bool],
+    grouping: Grouping,
+    band: Option<BandEnvelopes>,
+    params: &ValidCahdParams,
+) -> Result<Anonymized, CahdError> {
     let mut rng = txanon_data::publication_rng(params.seed());
-    let published = publish(db, &is_sensitive, grouping.groups(), params.p(), &mut rng);
+    let published = publish(db, is_sensitive, grouping.groups(), params.p(), &mut rng);
     let claim =
         CahdClaim::new(params.p() as u64, sensitive.iter().map(|&s| db.label(s).to_string()))?;
     let audit = audit(&published, &claim, Some(db))?;
@@ -114,11 +138,7 @@ pub fn anonymize(
 }
 
 /// Fails when some sensitive item is in more than `1/p` of all transactions.
-pub(crate) fn check_feasible(
-    db: &TransactionDb,
-    sensitive: &[ItemId],
-    p: usize,
-) -> Result<(), CahdError> {
+fn check_feasible(db: &TransactionDb, sensitive: &[ItemId], p: usize) -> Result<(), CahdError> {
     let n = db.len();
     match sensitive.iter().map(|&s| (s, db.supports()[s as usize] as usize)).max_by_key(|x| x.1) {
         Some((s, support)) if support as u128 * p as u128 > n as u128 => {

@@ -12,11 +12,9 @@
 
 use txanon_data::{ItemId, TransactionDb};
 
-use crate::algorithm::{Anonymized, Grouping, GroupingStats, check_feasible};
-use crate::audit::{CahdClaim, audit};
+use crate::algorithm::{Anonymized, Grouping, GroupingStats, feasible_sensitive, publish_audited};
 use crate::error::CahdError;
 use crate::params::ValidCahdParams;
-use crate::publish::publish;
 
 /// Groups `db` by PermMondrian at privacy degree `params.p()` and publishes the groups as
 /// [`anonymize`](crate::anonymize) does (shuffled, audited). `params`' order and α are not used.
@@ -37,14 +35,7 @@ pub fn perm_mondrian(
     sensitive: &[ItemId],
     params: &ValidCahdParams,
 ) -> Result<Anonymized, CahdError> {
-    if sensitive.is_empty() {
-        return Err(CahdError::NoSensitiveItems);
-    }
-    let mut is_sensitive = vec![false; db.num_items()];
-    for &s in sensitive {
-        is_sensitive[s as usize] = true;
-    }
-    check_feasible(db, sensitive, params.p())?;
+    let is_sensitive = feasible_sensitive(db, sensitive, params.p())?;
     let mut splitter = Splitter::new(db, &is_sensitive, params.p());
     let mut groups = Vec::new();
     let mut pending = vec![(0..db.len() as u32).collect::<Vec<u32>>()];
@@ -65,13 +56,7 @@ pub fn perm_mondrian(
         groups_formed: groups.len(),
         ..GroupingStats::default()
     };
-    let grouping = Grouping::new(groups, stats);
-    let mut rng = txanon_data::publication_rng(params.seed());
-    let published = publish(db, &is_sensitive, grouping.groups(), params.p(), &mut rng);
-    let claim =
-        CahdClaim::new(params.p() as u64, sensitive.iter().map(|&s| db.label(s).to_string()))?;
-    let audit = audit(&published, &claim, Some(db))?;
-    Ok(Anonymized { published, grouping, band: None, audit })
+    publish_audited(db, sensitive, &is_sensitive, Grouping::new(groups, stats), None, params)
 }
 
 /// Scratch counters reused across partitions.

@@ -368,3 +368,24 @@ proptest! {
         prop_assert_eq!(audited, brute_force_private(&g, 3, &sensitive));
     }
 }
+
+/// PermMondrian's groups are published in CAHD's format and checked by the same audit: they
+/// pass it, and a group cut below `c·p` transactions fails it.
+#[test]
+fn perm_mondrian_groups_pass_and_a_cut_group_is_rejected() {
+    let db = QuestParams::new(300, 6.0, 3.0, 40).seed(7).check().unwrap().generate();
+    let mut sensitive = random_items(&db, 4, 7).unwrap();
+    sensitive.retain(|&s| db.supports()[s as usize] as usize * 3 <= db.len());
+    let labels: Vec<String> = sensitive.iter().map(|&s| db.label(s).to_string()).collect();
+    let params = CahdParams::new(3).seed(Some(7)).check().unwrap();
+    let good = txanon_cahd::perm_mondrian(&db, &sensitive, &params).unwrap().published;
+    run(&good, 3, &labels, Some(&db)).unwrap();
+    let mut cut = good.clone();
+    let g = cut.groups.iter().position(|g| !g.sensitive.is_empty()).unwrap();
+    let c = cut.groups[g].sensitive[0].1;
+    cut.groups[g].qid.truncate(c * 3 - 1);
+    rejects!(
+        run(&cut, 3, &labels, None),
+        CahdViolation::DegreeBelow { .. } | CahdViolation::CountOutOfRange { .. }
+    );
+}

@@ -59,7 +59,7 @@ pub use labels::{ItemId, ItemLabels, Label};
 pub use quest::{QuestParams, ValidQuestParams};
 pub use read::{
     Format, ReadOptions, ReadReport, detect_format, open_input, read_bytes, read_from, read_path,
-    read_text,
+    read_text, split_csv,
 };
 pub use rng::publication_rng;
 pub use table::{Attribute, AttributeType, Column, MissingPolicy, Role, Schema, Table};

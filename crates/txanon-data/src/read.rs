@@ -312,7 +312,8 @@ impl<'p, R: BufRead> LineReader<'p, R> {
 
 /// Splits a CSV line into trimmed fields, honouring double quotes (`""` escapes a quote).
 /// Fields cannot span lines. Returns the 1-based column and reason of a malformed field.
-pub(crate) fn split_csv<'a>(
+/// The one CSV field splitter of the workspace (tables here, the experiments' paper values).
+pub fn split_csv<'a>(
     line: &'a str,
     sep: u8,
     fields: &mut Vec<Cow<'a, str>>,

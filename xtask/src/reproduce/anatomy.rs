@@ -452,14 +452,6 @@ fn cells<'a>(t: &'a ResultTable, column: &str) -> impl Fn(&'a [Value]) -> &'a Va
     move |row: &'a [Value]| &row[j]
 }
 
-fn number(v: &Value) -> Option<f64> {
-    match v {
-        Value::Int(i) => Some(*i as f64),
-        Value::Float(f, _) => Some(*f),
-        _ => None,
-    }
-}
-
 /// The paper's Figures 3-7 as predicates over our tables (Definition 5, repaired columns).
 fn claims(runs: &ResultTable, rules: &ResultTable, connect: bool, t40: bool) -> Vec<Claim> {
     let def5 = "Def. 5, repaired columns";
@@ -473,7 +465,7 @@ fn claims(runs: &ResultTable, rules: &ResultTable, connect: bool, t40: bool) -> 
                     && matches!(reading(r), Value::Text(x) if x == def5)
                     && matches!(result(r), Value::Text(x) if x == "published")
             })
-            .filter_map(|r| Some((number(l(r))?, r.as_slice())))
+            .filter_map(|r| Some((l(r).number()?, r.as_slice())))
             .collect()
     };
     let all_rows = |want: &str| -> usize {
@@ -504,7 +496,7 @@ fn claims(runs: &ResultTable, rules: &ResultTable, connect: bool, t40: bool) -> 
     ));
     let faked = cells(runs, "ln faked records");
     let rising = |d: &str| -> Option<bool> {
-        let v: Vec<f64> = published(d).iter().filter_map(|(_, r)| number(faked(r))).collect();
+        let v: Vec<f64> = published(d).iter().filter_map(|(_, r)| faked(r).number()).collect();
         (v.len() >= 2).then(|| v.windows(2).all(|w| w[1] >= w[0]))
     };
     claims.push(Claim::qualitative(
@@ -528,7 +520,7 @@ fn claims(runs: &ResultTable, rules: &ResultTable, connect: bool, t40: bool) -> 
             matches!(rd(r), Value::Text(x) if x == t40_name)
                 && matches!(rr(r), Value::Text(x) if x == def5)
         })
-        .filter_map(|r| Some((number(conf(r))?, number(ar(r))?)))
+        .filter_map(|r| Some((conf(r).number()?, ar(r).number()?)))
         .collect();
     let (lo, hi) = (
         curve.iter().filter(|c| c.0 <= 0.1 + 1e-9).map(|c| c.1).fold(f64::NAN, f64::max),

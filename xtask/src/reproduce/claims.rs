@@ -17,7 +17,9 @@ use std::path::Path;
 use anyhow::{Context as _, Result, bail};
 use serde::Serialize;
 
-use super::output::{ResultTable, Value};
+use txanon_data::split_csv;
+
+use super::output::ResultTable;
 use super::rows::{Col, col, table};
 
 /// A claim's verdict.
@@ -127,38 +129,27 @@ pub struct PaperValues {
     values: Vec<PaperValue>,
 }
 
-/// Splits a CSV line whose fields may be double-quoted.
-fn fields(line: &str) -> Vec<String> {
-    let mut out = vec![String::new()];
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                chars.next();
-                out.last_mut().expect("one field").push('"');
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => out.push(String::new()),
-            _ => out.last_mut().expect("one field").push(c),
-        }
-    }
-    out
-}
-
 impl PaperValues {
     /// Reads `path`: header `claim,table,key,column,paper,source,tolerance`.
     pub fn read(path: &Path) -> Result<Self> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        Self::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses the text of a paper file; `origin` names it in errors.
+    fn parse(text: &str, origin: &str) -> Result<Self> {
         let mut values = Vec::new();
+        let mut f = Vec::new();
         for (n, line) in text.lines().enumerate().skip(1) {
             if line.trim().is_empty() || line.starts_with('#') {
                 continue;
             }
-            let f = fields(line);
+            let at = format!("{origin}:{}", n + 1);
+            split_csv(line, b',', &mut f)
+                .map_err(|(column, why)| anyhow::anyhow!("{at}, column {column}: {why}"))?;
             let [claim, table, key, column, paper, source, tolerance] = f.as_slice() else {
-                bail!("{}:{}: 7 fields expected, found {}", path.display(), n + 1, f.len());
+                bail!("{at}: 7 fields expected, found {}", f.len());
             };
             let key = key
                 .split(';')
@@ -166,18 +157,18 @@ impl PaperValues {
                 .map(|kv| {
                     kv.split_once('=')
                         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                        .with_context(|| format!("{}:{}: key {kv:?}", path.display(), n + 1))
+                        .with_context(|| format!("{at}: key {kv:?}"))
                 })
                 .collect::<Result<_>>()?;
             values.push(PaperValue {
-                claim: claim.clone(),
-                table: table.clone(),
+                claim: claim.to_string(),
+                table: table.to_string(),
                 key,
-                column: column.clone(),
-                value: paper.parse().with_context(|| format!("{}:{}", path.display(), n + 1))?,
-                source: source.clone(),
+                column: column.to_string(),
+                value: paper.parse().with_context(|| format!("{at}: paper value"))?,
+                source: source.to_string(),
                 tolerance: Tolerance::parse(tolerance)
-                    .with_context(|| format!("{}:{}: tolerance", path.display(), n + 1))?,
+                    .with_context(|| format!("{at}: tolerance"))?,
             });
         }
         Ok(Self { values })
@@ -195,12 +186,8 @@ impl PaperValues {
         let j = at(&v.column)?;
         let keys: Vec<(usize, &str)> =
             v.key.iter().map(|(k, val)| Some((at(k)?, val.as_str()))).collect::<Option<_>>()?;
-        let row = t.rows.iter().find(|r| keys.iter().all(|&(i, val)| show(&r[i]) == val))?;
-        match row[j] {
-            Value::Int(i) => Some(i as f64),
-            Value::Float(f, _) => Some(f),
-            _ => None,
-        }
+        let row = t.rows.iter().find(|r| keys.iter().all(|&(i, val)| r[i].show() == val))?;
+        row[j].number()
     }
 
     /// The claim `id`: the paper's values joined to ours in `tables`, and the verdict.
@@ -309,15 +296,6 @@ impl PaperValues {
     }
 }
 
-fn show(v: &Value) -> String {
-    match v {
-        Value::Text(s) => s.clone(),
-        Value::Int(i) => i.to_string(),
-        Value::Float(f, d) => format!("{f:.d$}", d = *d),
-        Value::Empty => String::new(),
-    }
-}
-
 /// `a` or `a … b` (first and last), three significant digits.
 fn span(values: impl Iterator<Item = f64>) -> String {
     let v: Vec<f64> = values.collect();
@@ -356,6 +334,7 @@ fn same_trend(pairs: &[(f64, f64)]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::output::Value;
     use super::*;
 
     fn tables() -> Vec<ResultTable> {
@@ -367,12 +346,8 @@ mod tests {
     }
 
     fn paper(lines: &str) -> PaperValues {
-        let dir = std::env::temp_dir().join(format!("xtask-claims-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("{}.csv", lines.len()));
-        std::fs::write(&path, format!("claim,table,key,column,paper,source,tolerance\n{lines}"))
-            .unwrap();
-        PaperValues::read(&path).unwrap()
+        let text = format!("claim,table,key,column,paper,source,tolerance\n{lines}");
+        PaperValues::parse(&text, "test.csv").unwrap()
     }
 
     #[test]
@@ -394,7 +369,11 @@ mod tests {
     }
 
     #[test]
-    fn quoted_fields_keep_their_commas() {
-        assert_eq!(fields("a,\"b, c\",\"say \"\"x\"\"\""), ["a", "b, c", "say \"x\""]);
+    fn a_malformed_line_names_its_place() {
+        let text = "claim,table,key,column,paper,source,tolerance\nc,kl,p=4,KL,0.4,f\n";
+        let e = PaperValues::parse(text, "cahd.csv").unwrap_err().to_string();
+        assert!(e.contains("cahd.csv:2") && e.contains("7 fields"), "{e}");
+        let quoted = paper("c,kl,dataset=bms1;p=4,KL,0.021,\"Fig. 9, read off the plot\",10%\n");
+        assert_eq!(quoted.values[0].source, "Fig. 9, read off the plot");
     }
 }

@@ -13,7 +13,7 @@ use txanon_coherence::{CoherenceError, CoherenceParams, Coherent, Engine, Reason
 use txanon_data::{QuestParams, TransactionDb, random_items};
 
 use super::claims::Claim;
-use super::rows::{Big, Col, Infeasible, Refusal, col, table, timed, volatile};
+use super::rows::{Big, Col, Grid, Infeasible, Setting as Shown, col, table, timed, volatile};
 use super::{Context, Figure, FigureKind, Output, Series};
 
 /// The paper's default setting.
@@ -123,10 +123,9 @@ pub fn run(ctx: &Context) -> Result<Output> {
             QuestParams::new(3000, 5.0, 2.0, 200).seed(seed).check()?.generate(),
         ))
     })?;
-    let mut out =
-        Output { data: data.iter().map(|(n, _)| n.clone()).collect(), ..Output::default() };
+    let mut out = Output::on(&data);
     let mut rows = Vec::new();
-    let mut refusals = Vec::new();
+    let mut grid = Grid::default();
     let mut time_figure = Figure::new(
         "coherence-time",
         "Time against p (k = 10, h = 40%): counting through the border vs the enumeration reference",
@@ -172,12 +171,12 @@ pub fn run(ctx: &Context) -> Result<Output> {
                     Some((Err(CoherenceError::TooLarge { subsets, .. }), _)) => {
                         (format!("refused: {subsets} itemsets over the limit"), None)
                     }
-                    Some((other, t)) if same(other) => ("ran: same suppressions".into(), Some(*t)),
+                    Some((other, t)) if same(other) => (SAME.into(), Some(*t)),
                     Some(_) => bail!("{name} {s:?}: enumeration and counting disagree"),
                 };
                 let border_edges = match &edges {
                     None => format!("not run (p > {EDGES_MAX_P})"),
-                    Some((other, _)) if same(other) => "ran: same suppressions".into(),
+                    Some((other, _)) if same(other) => SAME.into(),
                     Some(_) => bail!("{name} {s:?}: border edges and counting disagree"),
                 };
                 if varied == "p" {
@@ -189,14 +188,13 @@ pub fn run(ctx: &Context) -> Result<Output> {
                 let r = match counted {
                     Ok(r) => r,
                     Err(e) => {
-                        refusals.push(Refusal {
-                            table: "coherence".into(),
-                            setting: format!(
-                                "dataset = {name}, p = {}, k = {}, h = {}",
-                                s.p, s.k, s.h
-                            ),
-                            reason: e.to_string(),
-                        });
+                        let setting = [
+                            ("dataset", name.clone()),
+                            ("p", s.p.to_string()),
+                            ("k", s.k.to_string()),
+                            ("h", s.h.to_string()),
+                        ];
+                        grid.refuse("coherence", Shown(&setting), e);
                         continue;
                     }
                 };
@@ -287,11 +285,14 @@ pub fn run(ctx: &Context) -> Result<Output> {
         ("default".into(), "p = 3, k = 10, h = 40%".into()),
     ];
     out.tables.push(table("coherence", &rows, SPEC));
-    out.refusals = refusals;
+    out.refusals = grid.into_refusals();
     Ok(out)
 }
 
 const PAPER: &str = "coherence (ICDM 2008)";
+
+/// What a reference engine's column says when it made the counting engine's suppressions.
+const SAME: &str = "ran: same suppressions";
 
 /// The paper's claims about its own algorithm: the border-based greedy makes the choices
 /// enumeration makes, much faster; and the utility trends of its Section 7.
@@ -306,8 +307,12 @@ fn claims(out: &Output, rows: &[Row<'_>]) -> Vec<Claim> {
             PAPER,
             "The border-based greedy suppresses the same items, in the same order, as the greedy over enumerated moles",
             "same algorithm, different bookkeeping (Section 6)",
-            format!("same suppressions in all {} settings where enumeration ran", compared.len()),
-            (real && !compared.is_empty()).then_some(true),
+            format!(
+                "same suppressions in {} of {} settings where enumeration ran (a disagreement stops the experiment)",
+                compared.iter().filter(|r| r.enumeration == SAME).count(),
+                compared.len()
+            ),
+            (real && !compared.is_empty()).then(|| compared.iter().all(|r| r.enumeration == SAME)),
         ),
         Claim::qualitative(
             PAPER,

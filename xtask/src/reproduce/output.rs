@@ -24,12 +24,22 @@ pub enum Value {
 }
 
 impl Value {
-    fn show(&self) -> String {
+    /// The cell as the CSV and the report show it.
+    pub fn show(&self) -> String {
         match self {
             Value::Text(s) => s.clone(),
             Value::Int(v) => v.to_string(),
             Value::Float(v, d) => format!("{v:.d$}", d = *d),
             Value::Empty => String::new(),
+        }
+    }
+
+    /// The cell as a number, when it is one.
+    pub fn number(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::Float(f, _) => Some(*f),
+            _ => None,
         }
     }
 }
@@ -224,6 +234,11 @@ pub struct Output {
 }
 
 impl Output {
+    /// An output that ran on `data` (named datasets, as `Context::transaction_data` gives them).
+    pub fn on<T>(data: &[(String, T)]) -> Self {
+        Self { data: data.iter().map(|(n, _)| n.clone()).collect(), ..Self::default() }
+    }
+
     /// Adds `note` when `ran`: a remark about data or settings that this run may not have used.
     pub fn note_if(&mut self, ran: bool, note: impl Into<String>) {
         if ran {

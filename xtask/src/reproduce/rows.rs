@@ -196,15 +196,21 @@ impl Grid {
         match call() {
             Ok(value) => Ok(Outcome::Published { value, seconds: started.elapsed().as_secs_f64() }),
             Err(e) if e.infeasible() => {
-                self.refusals.push(Refusal {
-                    table: table.into(),
-                    setting: setting.to_string(),
-                    reason: e.to_string(),
-                });
+                self.refuse(table, setting, e);
                 Ok(Outcome::Refused)
             }
             Err(e) => Err(anyhow::Error::new(e).context(format!("{table}, {setting}"))),
         }
+    }
+
+    /// Records a refusal of a setting whose call ran elsewhere (an experiment that compares
+    /// engines needs the error itself, not only the outcome).
+    pub fn refuse(&mut self, table: &str, setting: impl Display, reason: impl Display) {
+        self.refusals.push(Refusal {
+            table: table.into(),
+            setting: setting.to_string(),
+            reason: reason.to_string(),
+        });
     }
 
     /// The refusals so far, in the order they happened.

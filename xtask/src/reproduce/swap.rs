@@ -8,7 +8,7 @@ use serde::Serialize;
 use txanon_data::{Categorized, ItemCategories, QuestParams, TransactionDb, random_categories};
 use txanon_metrics::{dissimilarity, jaccard_itemsets};
 use txanon_mining::{Algorithm, FrequentItemsets, MinSupport, MiningParams, frequent_itemsets};
-use txanon_swap::{Method, Search, SwapParams, Swapped, Tendency, anonymize, tendency_of};
+use txanon_swap::{Method, Search, SwapParams, Swapped, anonymize};
 
 use super::claims::Claim;
 use super::rows::{col, table, timed, volatile};
@@ -82,10 +82,10 @@ struct ScalingRow {
     seconds: f64,
 }
 
-/// The categories above the mean weight that tie for heaviest in `t` (empty unless two or
-/// more do): the records for which the paper's "the category with the highest frequency" is
-/// not one category.
-fn tied_heaviest(t: &[u32], categories: &ItemCategories) -> Vec<u32> {
+/// The heaviest categories of `t` when they weigh more than the mean `|t| / (categories in t)`
+/// (the paper's tendency; empty when no category does). Two or more is a tie: the paper's
+/// "the category with the highest frequency" is then not one category.
+fn heaviest(t: &[u32], categories: &ItemCategories) -> Vec<u32> {
     let mut cats: Vec<u32> = t.iter().map(|&i| categories.category(i)).collect();
     cats.sort_unstable();
     let mut weights: Vec<(u32, usize)> = Vec::new();
@@ -96,36 +96,30 @@ fn tied_heaviest(t: &[u32], categories: &ItemCategories) -> Vec<u32> {
         }
     }
     let best = weights.iter().map(|w| w.1).max().unwrap_or(0);
-    let heaviest: Vec<u32> = weights.iter().filter(|w| w.1 == best).map(|w| w.0).collect();
-    // Above the mean: best · (categories in t) > |t|.
-    if heaviest.len() >= 2 && best * weights.len() > t.len() { heaviest } else { Vec::new() }
+    if best * weights.len() > t.len() {
+        weights.iter().filter(|w| w.1 == best).map(|w| w.0).collect()
+    } else {
+        Vec::new()
+    }
 }
 
 /// Records whose heaviest categories tie, and those of them whose published record (the
-/// first published from them) still holds one of those categories as heaviest above the mean.
+/// first published from them) still has one of those categories among its heaviest.
 fn ties(db: &TransactionDb, categories: &ItemCategories, swapped: &Swapped) -> (usize, usize) {
     let mut published_of = vec![None; db.len()];
     for (j, &r) in swapped.key().iter().enumerate() {
         published_of[r as usize].get_or_insert(j);
     }
-    let mut scratch = Vec::new();
     let (mut tied, mut kept) = (0, 0);
     for (r, t) in db.iter().enumerate() {
-        let before = tied_heaviest(t, categories);
-        if before.is_empty() {
+        let before = heaviest(t, categories);
+        if before.len() < 2 {
             continue;
         }
         tied += 1;
         let Some(j) = published_of[r] else { continue };
-        let after = swapped.published.transaction(j);
-        let still = match tendency_of(after, categories.categories(), &mut scratch) {
-            Tendency::Category(c) => {
-                before.contains(&c)
-                    || tied_heaviest(after, categories).iter().any(|c| before.contains(c))
-            }
-            _ => false,
-        };
-        if still {
+        let after = heaviest(swapped.published.transaction(j), categories);
+        if after.iter().any(|c| before.contains(c)) {
             kept += 1;
         }
     }
@@ -140,8 +134,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
             QuestParams::new(5000, 5.0, 2.0, 500).seed(seed).check()?.generate(),
         ))
     })?;
-    let mut out =
-        Output { data: data.iter().map(|(n, _)| n.clone()).collect(), ..Output::default() };
+    let mut out = Output::on(&data);
     let mut runs = Vec::new();
     let mut utility = Vec::new();
     let mut diss_figure =
