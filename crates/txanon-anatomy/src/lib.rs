@@ -52,6 +52,7 @@ mod algorithm;
 mod audit;
 mod error;
 mod params;
+mod reach;
 mod repair;
 mod table;
 mod values;
@@ -60,4 +61,5 @@ pub use algorithm::{Anatomized, ItemPartition, anonymize, item_partition, ln_fak
 pub use audit::{AnatomyClaim, AnatomyViolation, AnatomyViolations, AuditReport, audit};
 pub use error::AnatomyError;
 pub use params::{AnatomyParams, Diversity, ItemPartitioning, ValidAnatomyParams};
+pub use reach::{admitted_l, l_bound};
 pub use table::{AnatomizedTable, Bucket, TABLE_FORMAT, ValueCount};

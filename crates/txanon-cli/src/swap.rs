@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use txanon_data::{Categorized, ItemCategories, TransactionDb, random_categories, read_categories};
-use txanon_swap::{Method, SwapAudit, SwapClaim, SwapParams, SwapStats, anonymize, audit};
+use txanon_swap::{Method, SwapAudit, SwapClaim, SwapParams, SwapStats, Ties, anonymize, audit};
 
 use crate::anonymize::{OutputArgs, write_text, write_transactions};
 use crate::exit::UsageError;
@@ -31,6 +31,26 @@ pub enum MethodArg {
     Partsupp,
     /// Baseline: one record per category of each record.
     Splitperson,
+}
+
+/// `--ties`.
+#[derive(Debug, Clone, Copy, ValueEnum, Default)]
+pub enum TiesArg {
+    /// The paper's Algorithm 1: the category with the highest item frequency, the first of
+    /// equally heavy ones; another tied category then shows after the swap.
+    #[default]
+    First,
+    /// Every category tied for the heaviest moves (or is deleted), so none is left to show.
+    All,
+}
+
+impl From<TiesArg> for Ties {
+    fn from(t: TiesArg) -> Self {
+        match t {
+            TiesArg::First => Ties::First,
+            TiesArg::All => Ties::All,
+        }
+    }
 }
 
 impl From<MethodArg> for Method {
@@ -69,6 +89,10 @@ pub struct SwapArgs {
     /// design, for the run to publish (its audit fails otherwise and nothing is written).
     #[arg(long, value_name = "N", default_value_t = 0)]
     max_exposed: usize,
+    /// Which of a record's equally heavy heaviest categories (its weight WR above the mean
+    /// MTV) are its tendency: what partswap, randswap and partsupp move or delete.
+    #[arg(long, value_enum, default_value_t = TiesArg::First)]
+    ties: TiesArg,
     /// Where to write the key (secret: it links every published record to its input record
     /// and undoes the anonymization), with mode 0600; never inside the publication. Without it
     /// no key is kept, and the per-record audit cannot be run later.
@@ -100,12 +124,17 @@ pub struct AuditSwapArgs {
     /// Records that may still show their tendency beyond the method's design.
     #[arg(long, value_name = "N", default_value_t = 0)]
     max_exposed: usize,
+    /// The tie rule whose guarantee is verified: with `all`, a published record shows the
+    /// tendency when any of its heaviest categories is one of the original's tied heaviest.
+    #[arg(long, value_enum, default_value_t = TiesArg::First)]
+    ties: TiesArg,
 }
 
 #[derive(Debug, Serialize)]
 struct Summary {
     input: String,
     method: &'static str,
+    ties: Ties,
     categories: usize,
     #[serde(flatten)]
     stats: SwapStats,
@@ -131,11 +160,16 @@ pub fn run(args: SwapArgs) -> Result<()> {
         (None, None) => unreachable!("clap requires one"),
     };
     let method = Method::from(args.method);
-    let params = SwapParams::new(method).seed(args.seed).max_exposed(args.max_exposed).check()?;
+    let params = SwapParams::new(method)
+        .seed(args.seed)
+        .max_exposed(args.max_exposed)
+        .ties(args.ties.into())
+        .check()?;
     let swapped = anonymize(Categorized::new(&db, &categories)?, &params)?;
     let summary = Summary {
         input: args.input.input.display().to_string(),
         method: method.name(),
+        ties: args.ties.into(),
         categories: categories.len(),
         stats: swapped.stats.clone(),
         audit: swapped.audit.clone(),
@@ -173,6 +207,7 @@ pub fn run(args: SwapArgs) -> Result<()> {
             "categories": categories.len(),
             "random_categories": args.random_categories,
             "max_exposed": args.max_exposed,
+            "ties": Ties::from(args.ties),
         }),
         seed: args.seed,
         inputs: [Some(args.input.input.as_path()), args.categories.as_deref()]
@@ -226,7 +261,9 @@ pub fn run_audit(args: AuditSwapArgs) -> Result<()> {
     let published = read(&args.published)?;
     let categories = category_file(&original, &args.categories)?;
     let key = crate::input::read_key(&args.key)?;
-    let claim = SwapClaim::new(Method::from(args.method)).max_exposed(args.max_exposed);
+    let claim = SwapClaim::new(Method::from(args.method))
+        .max_exposed(args.max_exposed)
+        .ties(args.ties.into());
     let report = audit(Categorized::new(&original, &categories)?, &published, &key, &claim)
         .with_context(|| format!("auditing {}", args.published.display()))?;
     emit(&(serde_json::to_string_pretty(&report)? + "\n"))

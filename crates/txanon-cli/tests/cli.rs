@@ -871,6 +871,62 @@ fn anonymize_swap_writes_a_verified_publication_and_a_key() {
     }
 }
 
+/// `--ties all` moves every category tied for a record's heaviest (users 005 and 010 of Table 1
+/// tie news with sports) and its audit passes; the paper's rule, audited under `--ties all`,
+/// fails where a swapped tied record still shows sports (exit 3).
+#[test]
+fn swap_ties_all_hides_every_tied_category() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = examples("swap-table1.csv");
+    let categories = examples("swap-table1.categories");
+    let mut stricter_fails = 0;
+    for seed in 0..20 {
+        let seed = seed.to_string();
+        let mut audits = Vec::new();
+        for ties in ["first", "all"] {
+            let out = dir.path().join(format!("{ties}-{seed}"));
+            let key = dir.path().join(format!("key-{ties}-{seed}.txt"));
+            let o = txanon(&[
+                "anonymize",
+                "swap",
+                &data,
+                "--categories",
+                &categories,
+                "--ties",
+                ties,
+                "--seed",
+                &seed,
+                "--key-out",
+                key.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "{ties} {seed}: {}", stderr(&o));
+            let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            assert_eq!(summary["ties"], ties);
+            let o = txanon(&[
+                "audit",
+                "swap",
+                &data,
+                out.join("published.dat").to_str().unwrap(),
+                "--categories",
+                &categories,
+                "--key",
+                key.to_str().unwrap(),
+                "--method",
+                "partswap",
+                "--ties",
+                "all",
+            ]);
+            audits.push(o.status.code());
+        }
+        assert_eq!(audits[1], Some(0), "seed {seed}: the all-ties publication passes");
+        assert!(matches!(audits[0], Some(0) | Some(3)), "seed {seed}: {audits:?}");
+        stricter_fails += usize::from(audits[0] == Some(3));
+    }
+    assert!(stricter_fails > 0, "the paper's rule leaves a tied category showing");
+}
+
 #[test]
 fn anonymize_slicing_publishes_the_papers_two_buckets_and_audits_all_methods() {
     let dir = tempfile::tempdir().unwrap();

@@ -34,21 +34,6 @@ pub struct DatasetInfo {
     pub avg_len: f64,
     /// Longest transaction (0 for CSV).
     pub max_len: usize,
-    /// The figures the papers report for the full dataset, where they differ or matter.
-    pub paper: Option<PaperFigures>,
-}
-
-/// A paper's reported size of a dataset.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct PaperFigures {
-    /// Which paper reports it.
-    pub source: &'static str,
-    /// Transactions.
-    pub transactions: usize,
-    /// Mean length.
-    pub avg_len: f64,
-    /// Items.
-    pub items: usize,
 }
 
 /// The manifest, as in `../shared/datasets/MANIFEST.md` and `datasets/README.md`.
@@ -62,12 +47,6 @@ pub const DATASETS: &[DatasetInfo] = &[
         items: 129,
         avg_len: 43.0,
         max_len: 43,
-        paper: Some(PaperFigures {
-            source: "anatomy paper, Table II",
-            transactions: 67_557,
-            avg_len: 43.0,
-            items: 129,
-        }),
     },
     DatasetInfo {
         name: "bms1",
@@ -78,12 +57,6 @@ pub const DATASETS: &[DatasetInfo] = &[
         items: 497,
         avg_len: 2.511,
         max_len: 267,
-        paper: Some(PaperFigures {
-            source: "CAHD, ICDE 2008",
-            transactions: 59_602,
-            avg_len: 2.5,
-            items: 497,
-        }),
     },
     DatasetInfo {
         name: "bms2",
@@ -94,12 +67,6 @@ pub const DATASETS: &[DatasetInfo] = &[
         items: 3_340,
         avg_len: 4.622,
         max_len: 161,
-        paper: Some(PaperFigures {
-            source: "CAHD, ICDE 2008",
-            transactions: 77_512,
-            avg_len: 5.0,
-            items: 3_340,
-        }),
     },
     DatasetInfo {
         name: "retail",
@@ -110,7 +77,6 @@ pub const DATASETS: &[DatasetInfo] = &[
         items: 16_470,
         avg_len: 10.306,
         max_len: 76,
-        paper: None,
     },
     DatasetInfo {
         name: "chess",
@@ -121,7 +87,6 @@ pub const DATASETS: &[DatasetInfo] = &[
         items: 75,
         avg_len: 37.0,
         max_len: 37,
-        paper: None,
     },
     DatasetInfo {
         name: "mushroom",
@@ -132,7 +97,6 @@ pub const DATASETS: &[DatasetInfo] = &[
         items: 119,
         avg_len: 23.0,
         max_len: 23,
-        paper: None,
     },
     DatasetInfo {
         name: "t40-sample",
@@ -143,12 +107,6 @@ pub const DATASETS: &[DatasetInfo] = &[
         items: 940,
         avg_len: 39.567,
         max_len: 72,
-        paper: Some(PaperFigures {
-            source: "anatomy paper, Table II (full file)",
-            transactions: 100_000,
-            avg_len: 39.6,
-            items: 942,
-        }),
     },
     DatasetInfo {
         name: "kosarak-sample",
@@ -159,7 +117,6 @@ pub const DATASETS: &[DatasetInfo] = &[
         items: 17_034,
         avg_len: 8.015,
         max_len: 699,
-        paper: None,
     },
     DatasetInfo {
         name: "adult",
@@ -170,7 +127,6 @@ pub const DATASETS: &[DatasetInfo] = &[
         items: 0,
         avg_len: 0.0,
         max_len: 0,
-        paper: None,
     },
     DatasetInfo {
         name: "adult-test",
@@ -181,7 +137,6 @@ pub const DATASETS: &[DatasetInfo] = &[
         items: 0,
         avg_len: 0.0,
         max_len: 0,
-        paper: None,
     },
 ];
 

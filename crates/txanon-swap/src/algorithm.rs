@@ -1,14 +1,16 @@
 //! From a database and a categorization to a published, audited database, by any method.
 
+use std::collections::HashMap;
+
 use rand::seq::SliceRandom;
 use serde::Serialize;
 use txanon_data::{Categorized, ItemId, TransactionDb, TransactionDbBuilder};
 
 use crate::audit::{SwapAudit, audit};
 use crate::error::SwapError;
-use crate::pairing::{Records, full_pairs, items_in, partial_pairs, random_pairs};
-use crate::params::{Method, ValidSwapParams};
-use crate::tendency::{Tendency, tendency_of};
+use crate::pairing::{Records, full_pairs, partial_pairs, random_pairs};
+use crate::params::{Method, Ties, ValidSwapParams};
+use crate::tendency::{Tendency, tendency_of, tied_categories};
 
 /// What a run did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -104,7 +106,18 @@ pub fn anonymize(data: Categorized<'_>, params: &ValidSwapParams) -> Result<Swap
         single_category: tendency.iter().filter(|t| matches!(t, Tendency::Single(_))).count(),
         ..SwapStats::default()
     };
-    let records = Records { db, category_of, tendency: &tendency, rank: &rank, order: &order };
+    let tied: HashMap<u32, Vec<u32>> = match params.ties() {
+        Ties::First => HashMap::new(),
+        Ties::All => (0..n)
+            .filter(|&r| matches!(tendency[r], Tendency::Category(_)))
+            .filter_map(|r| {
+                let tied = tied_categories(db.transaction(r), category_of, &mut scratch);
+                (!tied.is_empty()).then_some((r as u32, tied))
+            })
+            .collect(),
+    };
+    let records =
+        Records { db, category_of, tendency: &tendency, tied: &tied, rank: &rank, order: &order };
     let method = params.method();
     let mut pairs: Vec<(u32, u32, Exchange)> = Vec::new();
     // Each published record with the input record it comes from.
@@ -123,12 +136,9 @@ pub fn anonymize(data: Categorized<'_>, params: &ValidSwapParams) -> Result<Swap
             }
             stats.pairs = pairs.len();
             stats.unmatched = unmatched(method, &tendency, &pairs);
-            exchanged(db, category_of, &tendency, &pairs, &mut stats)
-                .into_iter()
-                .zip(0u32..)
-                .collect()
+            exchanged(&records, &pairs, &mut stats).into_iter().zip(0u32..).collect()
         }
-        Method::PartSupp => tendencies_suppressed(db, category_of, &tendency, &mut stats),
+        Method::PartSupp => tendencies_suppressed(&records, &mut stats),
         Method::SplitPerson => split_by_category(db, category_of),
     };
     // Publication: canonical order (content), then shuffled, so that neither the input's
@@ -170,22 +180,17 @@ fn unmatched(method: Method, tendency: &[Tendency], pairs: &[(u32, u32, Exchange
 /// Missed optimization: every record is copied up front, though only paired records change;
 /// the unpaired ones could be published from `db` directly.
 fn exchanged(
-    db: &TransactionDb,
-    category_of: &[u32],
-    tendency: &[Tendency],
+    records: &Records<'_>,
     pairs: &[(u32, u32, Exchange)],
     stats: &mut SwapStats,
 ) -> Vec<Vec<ItemId>> {
-    let mut current: Vec<Vec<ItemId>> = db.iter().map(<[ItemId]>::to_vec).collect();
+    let mut current: Vec<Vec<ItemId>> = records.db.iter().map(<[ItemId]>::to_vec).collect();
     for &(t, c, how) in pairs {
         let (t, c) = (t as usize, c as usize);
         let moving = |rec: usize| -> Vec<ItemId> {
-            match (how, tendency[rec]) {
-                (Exchange::Whole, _) => current[rec].clone(),
-                (Exchange::Tendency, Tendency::Category(g)) => {
-                    items_in(&current[rec], category_of, g)
-                }
-                (Exchange::Tendency, _) => Vec::new(),
+            match how {
+                Exchange::Whole => current[rec].clone(),
+                Exchange::Tendency => records.moving(rec, &current[rec]),
             }
         };
         let (from_t, from_c) = (moving(t), moving(c));
@@ -199,22 +204,19 @@ fn exchanged(
     current
 }
 
-/// PartSupp: each record less the items of its tendency category.
-fn tendencies_suppressed(
-    db: &TransactionDb,
-    category_of: &[u32],
-    tendency: &[Tendency],
-    stats: &mut SwapStats,
-) -> Vec<(Vec<ItemId>, u32)> {
-    db.iter()
+/// PartSupp: each record less the items of its tendency categories.
+fn tendencies_suppressed(records: &Records<'_>, stats: &mut SwapStats) -> Vec<(Vec<ItemId>, u32)> {
+    records
+        .db
+        .iter()
         .enumerate()
         .map(|(r, t)| {
-            let kept: Vec<ItemId> = match tendency[r] {
-                Tendency::Category(g) => {
-                    t.iter().copied().filter(|&i| category_of[i as usize] != g).collect()
-                }
-                _ => t.to_vec(),
-            };
+            let gone = records.categories(r);
+            let kept: Vec<ItemId> = t
+                .iter()
+                .copied()
+                .filter(|&i| !gone.contains(&records.category_of[i as usize]))
+                .collect();
             stats.suppressed += t.len() - kept.len();
             (kept, r as u32)
         })

@@ -15,7 +15,7 @@ use txanon_data::audit::{ViolationLog, Violations};
 use txanon_data::{Categorized, ItemId, TransactionDb};
 
 use crate::error::SwapError;
-use crate::params::Method;
+use crate::params::{Method, Ties};
 
 /// What the auditor wants verified: that the publication is what `method` publishes, and that
 /// at most `max_exposed` records still show their tendency beyond what the method leaves
@@ -24,12 +24,21 @@ use crate::params::Method;
 pub struct SwapClaim {
     method: Method,
     max_exposed: usize,
+    ties: Ties,
 }
 
 impl SwapClaim {
     /// `method`'s guarantee with no record exposed beyond its design.
     pub fn new(method: Method) -> Self {
-        Self { method, max_exposed: 0 }
+        Self { method, max_exposed: 0, ties: Ties::First }
+    }
+
+    /// Which of a record's equally heavy heaviest categories must be hidden: the first
+    /// (the paper's, the default), or under [`Ties::All`] every one of them, and then a
+    /// published record shows the tendency when any of its own heaviest categories is one.
+    pub fn ties(mut self, ties: Ties) -> Self {
+        self.ties = ties;
+        self
     }
 
     /// Allow up to `n` records whose tendency is still shown (beyond the method's design).
@@ -284,6 +293,26 @@ fn shown(categories: impl Iterator<Item = u32>, scratch: &mut Vec<u32>) -> Shown
     }
 }
 
+/// Every category of the heaviest weight in a record of these items' categories, ascending,
+/// when the record shows a tendency ([`shown`]): one category, or several tied. Kept apart
+/// from [`shown`] so that the paper's rule (the first of equally heavy ones) stays as it is.
+fn heaviest(categories: impl Iterator<Item = u32>, scratch: &mut Vec<u32>) -> Vec<u32> {
+    scratch.clear();
+    scratch.extend(categories);
+    if scratch.len() < 2 {
+        return Vec::new();
+    }
+    scratch.sort_unstable();
+    let weights: Vec<(u32, u64)> =
+        scratch.chunk_by(|a, b| a == b).map(|run| (run[0], run.len() as u64)).collect();
+    let top = weights.iter().map(|w| w.1).max().unwrap_or(0);
+    if weights.len() == 1 || top * weights.len() as u64 > scratch.len() as u64 {
+        weights.iter().filter(|w| w.1 == top).map(|w| w.0).collect()
+    } else {
+        Vec::new()
+    }
+}
+
 /// Audits `published` (any dictionary: items are matched to `original`'s by label) against
 /// `original` under `claim`, through `key` (for each published record, the 0-based original
 /// record it comes from) and the item → category map of `original`.
@@ -422,12 +451,21 @@ pub fn audit(
         if swapping && changed && tendency == Shown::Nothing {
             log.push(SwapViolation::ChangedWithoutTendency { record: o + 1 });
         }
+        // The categories the claim wants hidden: the first heaviest, or every tied one.
+        let hidden: Vec<u32> = match (tendency, claim.ties) {
+            (Shown::AboveMean(_), Ties::All) => {
+                heaviest(t.iter().map(|&i| category_of[i as usize]), &mut scratch)
+            }
+            (shown_category, _) => shown_category.category().into_iter().collect(),
+        };
         if method == Method::PartSupp {
             published_row(rows[0], &mut row);
             let expected: Vec<ItemId> = match tendency {
-                Shown::AboveMean(g) => {
-                    t.iter().copied().filter(|&i| category_of[i as usize] != g).collect()
-                }
+                Shown::AboveMean(_) => t
+                    .iter()
+                    .copied()
+                    .filter(|&i| !hidden.contains(&category_of[i as usize]))
+                    .collect(),
                 _ => t.to_vec(),
             };
             if row != expected {
@@ -444,7 +482,11 @@ pub fn audit(
         let Some(g) = tendency.category() else { continue };
         let still_shown = rows.iter().any(|&p| {
             published_row(p, &mut row);
-            shown(row.iter().map(|&i| category_of[i as usize]), &mut scratch).category() == Some(g)
+            let categories = row.iter().map(|&i| category_of[i as usize]);
+            match claim.ties {
+                Ties::First => shown(categories, &mut scratch).category() == Some(g),
+                Ties::All => heaviest(categories, &mut scratch).iter().any(|c| hidden.contains(c)),
+            }
         });
         if !still_shown {
             continue;
@@ -457,10 +499,10 @@ pub fn audit(
             && matches!(method, Method::PartSwap | Method::PartAndFullSwap)
             && !single
         {
-            unmatched_partial.push((o, g));
+            unmatched_partial.push((o, hidden));
         } else if !changed && matches!(method, Method::FullSwap | Method::PartAndFullSwap) && single
         {
-            unmatched_full.push((o, g));
+            unmatched_full.push((o, vec![g]));
         } else {
             report.exposed += 1;
             if exposed_records.len() < 10 {
@@ -478,7 +520,7 @@ pub fn audit(
             report.exposed_unmatched += list.len();
         } else {
             report.exposed += list.len();
-            for &(o, _) in list {
+            for (o, _) in list {
                 if exposed_records.len() < 10 {
                     exposed_records.push(o + 1);
                 }
@@ -499,21 +541,23 @@ pub fn audit(
 /// not excused (a publication that leaves that many unswapped is suspect anyway).
 const PAIR_BUDGET: u64 = 50_000_000;
 
-/// Whether no two of the unswapped records `left` (original record, tendency category) could
-/// have been swapped with each other by the paper's rules: for full swapping, records of one
-/// category only and different categories; for partial swapping, different tendencies, neither
-/// holding an item of the other's tendency category. A pair that could is logged.
+/// Whether no two of the unswapped records `left` (original record, tendency categories)
+/// could have been swapped with each other by the paper's rules: for full swapping, records of
+/// one category only and different categories; for partial swapping, tendencies of no common
+/// category, neither holding an item of the other's tendency categories. A pair that could is
+/// logged.
 fn no_two_could_swap(
     original: &TransactionDb,
     category_of: &[u32],
-    left: &[(usize, u32)],
+    left: &[(usize, Vec<u32>)],
     full: bool,
     log: &mut ViolationLog<SwapViolation>,
 ) -> bool {
     let mut budget = PAIR_BUDGET;
-    for (x, &(a, ga)) in left.iter().enumerate() {
-        for &(b, gb) in &left[x + 1..] {
-            if ga == gb {
+    for (x, (a, ga)) in left.iter().enumerate() {
+        for (b, gb) in &left[x + 1..] {
+            let (a, b) = (*a, *b);
+            if ga.iter().any(|g| gb.contains(g)) {
                 continue;
             }
             if budget == 0 {
@@ -521,8 +565,10 @@ fn no_two_could_swap(
             }
             budget -= 1;
             let (ta, tb) = (original.transaction(a), original.transaction(b));
-            let holds_of = |t: &[ItemId], other: &[ItemId], g: u32| {
-                other.iter().any(|&i| category_of[i as usize] == g && t.binary_search(&i).is_ok())
+            let holds_of = |t: &[ItemId], other: &[ItemId], g: &[u32]| {
+                other
+                    .iter()
+                    .any(|&i| g.contains(&category_of[i as usize]) && t.binary_search(&i).is_ok())
             };
             if full || (!holds_of(tb, ta, ga) && !holds_of(ta, tb, gb)) {
                 log.push(SwapViolation::CouldHaveSwapped { first: a + 1, second: b + 1 });

@@ -38,8 +38,8 @@ mod tendency;
 pub use algorithm::{SwapStats, Swapped, anonymize};
 pub use audit::{SwapAudit, SwapClaim, SwapViolation, SwapViolations, audit};
 pub use error::SwapError;
-pub use params::{Method, Search, SwapParams, ValidSwapParams};
-pub use tendency::{Tendency, tendency_of};
+pub use params::{Method, Search, SwapParams, Ties, ValidSwapParams};
+pub use tendency::{Tendency, tendency_of, tied_categories};
 
 #[cfg(test)]
 mod autotraits {

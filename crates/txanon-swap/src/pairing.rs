@@ -7,7 +7,7 @@
 //! yet paired; among equally dissimilar destinations, the first in the same order.
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
@@ -17,9 +17,9 @@ use txanon_data::{ItemId, TransactionDb};
 use crate::params::Search;
 use crate::tendency::Tendency;
 
-/// The items of `t` in category `g`.
-pub(crate) fn items_in(t: &[ItemId], category_of: &[u32], g: u32) -> Vec<ItemId> {
-    t.iter().copied().filter(|&i| category_of[i as usize] == g).collect()
+/// The items of `t` in the categories `gs` (a few: a record's tendency).
+pub(crate) fn items_in(t: &[ItemId], category_of: &[u32], gs: &[u32]) -> Vec<ItemId> {
+    t.iter().copied().filter(|&i| gs.contains(&category_of[i as usize])).collect()
 }
 
 /// `shared / union` as an exact fraction, so that equal similarities compare equal.
@@ -116,6 +116,9 @@ pub(crate) struct Records<'a> {
     pub db: &'a TransactionDb,
     pub category_of: &'a [u32],
     pub tendency: &'a [Tendency],
+    /// Under [`crate::Ties::All`], the records whose heaviest categories tie, with those
+    /// categories: their tendency is all of them. Empty under [`crate::Ties::First`].
+    pub tied: &'a HashMap<u32, Vec<u32>>,
     /// Position of each record in the seeded order.
     pub rank: &'a [u32],
     /// The records in the seeded order.
@@ -130,18 +133,40 @@ impl Records<'_> {
         }
     }
 
-    /// Whether `c` may take `t`'s tendency items (category `g`, `moving`) and give its own:
-    /// another tendency, and no item of either side already present on the other.
-    fn eligible(&self, t: usize, g: u32, moving: &[ItemId], c: usize) -> bool {
-        let Some(h) = self.category(c) else { return false };
-        if c == t || h == g {
+    /// The categories of `r`'s tendency: its heaviest (the first of equally heavy ones), or
+    /// under [`crate::Ties::All`] every one tied for the heaviest; none without a tendency.
+    pub(crate) fn categories(&self, r: usize) -> &[u32] {
+        if let Some(tied) = self.tied.get(&(r as u32)) {
+            return tied;
+        }
+        match &self.tendency[r] {
+            Tendency::Category(g) => std::slice::from_ref(g),
+            _ => &[],
+        }
+    }
+
+    /// The items of `t` that its tendency moves.
+    pub(crate) fn moving(&self, t: usize, items: &[ItemId]) -> Vec<ItemId> {
+        items_in(items, self.category_of, self.categories(t))
+    }
+
+    /// Whether `c` has a tendency of categories other than `t`'s.
+    fn apart(&self, t: usize, c: usize) -> bool {
+        let theirs = self.categories(c);
+        !theirs.is_empty() && !self.categories(t).iter().any(|g| theirs.contains(g))
+    }
+
+    /// Whether `c` may take `t`'s tendency items (`moving`) and give its own: a tendency of
+    /// other categories, and no item of either side already present on the other.
+    fn eligible(&self, t: usize, moving: &[ItemId], c: usize) -> bool {
+        if c == t || !self.apart(t, c) {
             return false;
         }
         let tc = self.db.transaction(c);
         if shared_count(moving, tc) > 0 {
             return false;
         }
-        let back = items_in(tc, self.category_of, h);
+        let back = self.moving(c, tc);
         shared_count(&back, self.db.transaction(t)) == 0
     }
 }
@@ -160,16 +185,15 @@ fn partial_exhaustive(r: &Records<'_>) -> Vec<(u32, u32)> {
     let mut pairs = Vec::new();
     for &t in r.order {
         let t = t as usize;
-        let Some(g) = r.category(t) else { continue };
-        if paired[t] {
+        if r.category(t).is_none() || paired[t] {
             continue;
         }
         let tt = r.db.transaction(t);
-        let moving = items_in(tt, r.category_of, g);
+        let moving = r.moving(t, tt);
         let mut best: Option<(Jaccard, usize)> = None;
         for &c in r.order {
             let c = c as usize;
-            if paired[c] || !r.eligible(t, g, &moving, c) {
+            if paired[c] || !r.eligible(t, &moving, c) {
                 continue;
             }
             let tc = r.db.transaction(c);
@@ -238,24 +262,24 @@ impl Overlaps {
     }
 }
 
-/// Among the records sharing an item with `t` (counted in `overlaps`) whose tendency is not
-/// `g`, the least similar eligible one (ties by rank): candidates are tried least similar
-/// first, so the collision checks run on few of them.
-fn least_similar_eligible(r: &Records<'_>, t: usize, g: u32, overlaps: &Overlaps) -> Option<usize> {
+/// Among the records sharing an item with `t` (counted in `overlaps`) whose tendency is of
+/// other categories, the least similar eligible one (ties by rank): candidates are tried least
+/// similar first, so the collision checks run on few of them.
+fn least_similar_eligible(r: &Records<'_>, t: usize, overlaps: &Overlaps) -> Option<usize> {
     let tt = r.db.transaction(t);
-    let moving = items_in(tt, r.category_of, g);
+    let moving = r.moving(t, tt);
     let mut ranked: std::collections::BinaryHeap<Reverse<Ranked>> = overlaps
         .touched
         .iter()
         .map(|&c| c as usize)
-        .filter(|&c| r.category(c).is_some_and(|h| h != g))
+        .filter(|&c| r.apart(t, c))
         .map(|c| {
             let j = Jaccard::of(overlaps.shared[c] as usize, tt.len(), r.db.transaction(c).len());
             Reverse(Ranked { jaccard: j, rank: r.rank[c], record: c })
         })
         .collect();
     while let Some(Reverse(candidate)) = ranked.pop() {
-        if r.eligible(t, g, &moving, candidate.record) {
+        if r.eligible(t, &moving, candidate.record) {
             return Some(candidate.record);
         }
     }
@@ -294,26 +318,23 @@ fn partial_indexed(r: &Records<'_>) -> Vec<(u32, u32)> {
         // It is usually among the first few; a bounded look, then the index says whether one
         // exists at all before the whole set is walked.
         let sharing_nothing = |c: usize| r.db.transaction(c).iter().all(|&i| !in_t[i as usize]);
-        let mut found = unpaired
-            .records(r)
-            .take(QUICK_LOOK)
-            .find(|&c| r.category(c) != Some(g) && sharing_nothing(c));
+        let mut found =
+            unpaired.records(r).take(QUICK_LOOK).find(|&c| r.apart(t, c) && sharing_nothing(c));
         if found.is_none() {
             overlaps.count(t, tt, &paired);
-            let sharing_others = overlaps
-                .touched
-                .iter()
-                .filter(|&&c| r.category(c as usize).is_some_and(|h| h != g))
-                .count();
+            let sharing_others =
+                overlaps.touched.iter().filter(|&&c| r.apart(t, c as usize)).count();
+            // `others` counts the records of another heaviest category: exactly the records
+            // apart from `t` when each tendency is one category, an upper bound when tied
+            // categories count; then a record sharing nothing may still not be apart.
             found = if sharing_others < others {
-                let found = unpaired
-                    .records(r)
-                    .find(|&c| r.category(c) != Some(g) && overlaps.shared[c] == 0);
-                debug_assert!(found.is_some(), "counted: a candidate shares nothing");
-                found
+                unpaired.records(r).find(|&c| r.apart(t, c) && overlaps.shared[c] == 0)
             } else {
-                least_similar_eligible(r, t, g, &overlaps)
+                None
             };
+            if found.is_none() {
+                found = least_similar_eligible(r, t, &overlaps);
+            }
             overlaps.clear();
         }
         for &i in tt {

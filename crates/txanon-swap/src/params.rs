@@ -52,6 +52,20 @@ impl Method {
     }
 }
 
+/// Which of a record's equally heavy heaviest categories are its tendency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ties {
+    /// The paper's Algorithm 1, "the category with the highest item frequency": one category,
+    /// the smallest id among equally heavy ones. The other tied categories stay, and after a
+    /// swap one of them shows as the record's heaviest.
+    #[default]
+    First,
+    /// Every category tied for the heaviest is the tendency: all of them move (or are
+    /// suppressed), so none is left to show, at the cost of more items moved.
+    All,
+}
+
 /// How partial swapping finds each record's least similar destination. Both return the same
 /// destination (a test says so); they differ in cost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -71,6 +85,7 @@ pub struct SwapParams {
     search: Search,
     seed: Option<u64>,
     max_exposed: usize,
+    ties: Ties,
 }
 
 /// Checked [`SwapParams`].
@@ -80,7 +95,7 @@ pub struct ValidSwapParams(SwapParams);
 impl SwapParams {
     /// The method, with the indexed search and a seed from the operating system.
     pub fn new(method: Method) -> Self {
-        Self { method, search: Search::Indexed, seed: None, max_exposed: 0 }
+        Self { method, search: Search::Indexed, seed: None, max_exposed: 0, ties: Ties::First }
     }
 
     /// The destination search of partial swapping (default [`Search::Indexed`]).
@@ -102,6 +117,14 @@ impl SwapParams {
     /// [`SwapClaim`](crate::SwapClaim)).
     pub fn max_exposed(mut self, n: usize) -> Self {
         self.max_exposed = n;
+        self
+    }
+
+    /// Which of a record's equally heavy heaviest categories its tendency is (default
+    /// [`Ties::First`], the paper's): what partial swapping, RandSwap and PartSupp move or
+    /// delete, and what the audit requires hidden.
+    pub fn ties(mut self, ties: Ties) -> Self {
+        self.ties = ties;
         self
     }
 
@@ -131,8 +154,13 @@ impl ValidSwapParams {
         self.0.seed
     }
 
+    /// The tie rule.
+    pub fn ties(&self) -> Ties {
+        self.0.ties
+    }
+
     /// The claim the publication is audited under.
     pub fn claim(&self) -> crate::SwapClaim {
-        crate::SwapClaim::new(self.0.method).max_exposed(self.0.max_exposed)
+        crate::SwapClaim::new(self.0.method).max_exposed(self.0.max_exposed).ties(self.0.ties)
     }
 }

@@ -16,6 +16,20 @@ pub enum Tendency {
     None,
 }
 
+/// The categories of record `t` tied for the heaviest weight, ascending, when there are
+/// several and they weigh more than the mean (a [`Tendency::Category`] with a tie); empty
+/// otherwise.
+pub fn tied_categories(t: &[ItemId], category_of: &[u32], scratch: &mut Vec<u32>) -> Vec<u32> {
+    scratch.clear();
+    scratch.extend(t.iter().map(|&i| category_of[i as usize]));
+    scratch.sort_unstable();
+    let runs: Vec<(u32, usize)> =
+        scratch.chunk_by(|a, b| a == b).map(|r| (r[0], r.len())).collect();
+    let heaviest = runs.iter().map(|r| r.1).max().unwrap_or(0);
+    let tied: Vec<u32> = runs.iter().filter(|r| r.1 == heaviest).map(|r| r.0).collect();
+    if tied.len() >= 2 && heaviest * runs.len() > t.len() { tied } else { Vec::new() }
+}
+
 /// The tendency of record `t` (ascending item ids) under the item → category map
 /// `category_of`. `scratch` is reused between calls (its content does not matter).
 pub fn tendency_of(t: &[ItemId], category_of: &[u32], scratch: &mut Vec<u32>) -> Tendency {
@@ -65,5 +79,19 @@ mod tests {
         // {3, 4, 5}: one category.
         assert_eq!(tendency_of(&[3, 4, 5], &cats, &mut s), Tendency::Single(1));
         assert_eq!(tendency_of(&[3], &cats, &mut s), Tendency::None);
+    }
+
+    #[test]
+    fn ties_above_the_mean_only() {
+        let cats = [0, 0, 0, 1, 1, 1, 2, 2, 2];
+        let mut s = Vec::new();
+        // 2, 2, 1 against 5/3: categories 0 and 1 tie.
+        assert_eq!(tied_categories(&[0, 1, 3, 4, 6], &cats, &mut s), [0, 1]);
+        // 2, 1: no tie.
+        assert!(tied_categories(&[0, 1, 3], &cats, &mut s).is_empty());
+        // 1, 1: tied, but not above the mean.
+        assert!(tied_categories(&[0, 3], &cats, &mut s).is_empty());
+        // 2, 2, 2: every weight equals the mean.
+        assert!(tied_categories(&[0, 1, 3, 4, 6, 7], &cats, &mut s).is_empty());
     }
 }

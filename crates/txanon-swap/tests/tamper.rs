@@ -340,3 +340,71 @@ proptest! {
         prop_assert!(!ok || (hides && before == after));
     }
 }
+
+/// A record whose heaviest categories tie keeps one of them showing after the paper's partial
+/// swap: its publication passes the paper's claim and fails the all-ties claim with `Exposed`;
+/// the all-ties publication passes both, and PartSupp under all ties must delete every tied
+/// category (deleting the first only is `NotSuppressedAsClaimed`).
+#[test]
+fn the_first_of_tied_categories_is_not_all_of_them() {
+    use SwapViolation as V;
+    use txanon_swap::Ties;
+    let (db, cats) = data();
+    let mut scratch = Vec::new();
+    let tied = db
+        .iter()
+        .filter(|t| !txanon_swap::tied_categories(t, cats.categories(), &mut scratch).is_empty())
+        .count();
+    assert!(tied > 5, "the data has records whose heaviest categories tie: {tied}");
+    let with = |method: Method, ties: Ties| {
+        let params = SwapParams::new(method)
+            .seed(Some(3))
+            .max_exposed(usize::MAX)
+            .ties(ties)
+            .check()
+            .unwrap();
+        anonymize(Categorized::new(&db, &cats).unwrap(), &params).unwrap()
+    };
+    let claim =
+        |method, ties, s: &Swapped| SwapClaim::new(method).ties(ties).max_exposed(s.audit.exposed);
+    let first = with(Method::PartSwap, Ties::First);
+    let all = with(Method::PartSwap, Ties::All);
+    // Each passes its own claim with what it exposes; the all-ties run exposes nothing that a
+    // partner could have hidden.
+    assert_eq!(all.audit.exposed, 0, "{:?}", all.audit);
+    run(
+        &db,
+        &rows(&first.published),
+        first.key(),
+        &cats,
+        claim(Method::PartSwap, Ties::First, &first),
+    )
+    .unwrap();
+    run(&db, &rows(&all.published), all.key(), &cats, claim(Method::PartSwap, Ties::All, &all))
+        .unwrap();
+    // The paper's publication under the stricter claim, allowing only what it allowed before.
+    rejects!(
+        run(
+            &db,
+            &rows(&first.published),
+            first.key(),
+            &cats,
+            claim(Method::PartSwap, Ties::All, &first)
+        ),
+        V::Exposed { .. }
+    );
+    let supp = with(Method::PartSupp, Ties::First);
+    rejects!(
+        run(
+            &db,
+            &rows(&supp.published),
+            supp.key(),
+            &cats,
+            SwapClaim::new(Method::PartSupp).ties(Ties::All).max_exposed(usize::MAX)
+        ),
+        V::NotSuppressedAsClaimed { .. }
+    );
+    let supp_all = with(Method::PartSupp, Ties::All);
+    assert_eq!(supp_all.audit.exposed, 0, "{:?}", supp_all.audit);
+    assert!(supp_all.stats.suppressed > supp.stats.suppressed);
+}

@@ -11,7 +11,9 @@ use txanon_data::{
 };
 mod tamper;
 
-use txanon_swap::{Method, Search, SwapParams, Swapped, Tendency, anonymize, tendency_of};
+use txanon_swap::{
+    Method, Search, SwapParams, Swapped, Tendency, Ties, anonymize, tendency_of, tied_categories,
+};
 
 fn table1() -> (TransactionDb, ItemCategories) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets/examples");
@@ -28,11 +30,23 @@ fn run(
     search: Search,
     seed: u64,
 ) -> Swapped {
+    run_ties(db, cats, method, search, seed, Ties::First)
+}
+
+fn run_ties(
+    db: &TransactionDb,
+    cats: &ItemCategories,
+    method: Method,
+    search: Search,
+    seed: u64,
+    ties: Ties,
+) -> Swapped {
     // Every exposure allowed: the tests assert what each method leaves exposed.
     let params = SwapParams::new(method)
         .search(search)
         .seed(Some(seed))
         .max_exposed(usize::MAX)
+        .ties(ties)
         .check()
         .unwrap();
     let s = anonymize(Categorized::new(db, cats).unwrap(), &params).unwrap();
@@ -115,6 +129,50 @@ fn the_papers_table1() {
     }
 }
 
+/// Users 005 and 010 of Table 1 tie news with sports. The paper's partial swap moves news
+/// only, and sports shows after it; with every tied category moved, neither shows.
+#[test]
+fn tied_tendencies_on_table1() {
+    let (db, cats) = table1();
+    let mut scratch = Vec::new();
+    let tied: Vec<usize> = (0..db.len())
+        .filter(|&r| {
+            !tied_categories(db.transaction(r), cats.categories(), &mut scratch).is_empty()
+        })
+        .collect();
+    assert_eq!(tied, [4, 9]);
+    let sports = cats.names().iter().position(|n| n == "sports").unwrap() as u32;
+    let mut first_shows_sports = 0;
+    for seed in 0..50 {
+        let first = run_ties(&db, &cats, Method::PartSwap, Search::Indexed, seed, Ties::First);
+        let all = run_ties(&db, &cats, Method::PartSwap, Search::Indexed, seed, Ties::All);
+        assert_eq!(all.audit.exposed, 0, "seed {seed}");
+        for &r in &tied {
+            let swapped =
+                |s: &Swapped| s.pairs.iter().any(|&(t, c)| t as usize == r || c as usize == r);
+            let after = |s: &Swapped| {
+                let j = s.key().iter().position(|&k| k as usize == r).unwrap();
+                tendency_of(s.published.transaction(j), cats.categories(), &mut Vec::new())
+            };
+            if swapped(&first) && after(&first) == Tendency::Category(sports) {
+                first_shows_sports += 1;
+            }
+            if swapped(&all) {
+                assert!(
+                    !db.transaction(r).iter().any(|&i| {
+                        let j = all.key().iter().position(|&k| k as usize == r).unwrap();
+                        all.published.transaction(j).contains(&i)
+                            && ["news", "sports"]
+                                .contains(&cats.names()[cats.category(i) as usize].as_str())
+                    }),
+                    "seed {seed}: record {r} keeps a news or sports item of its own"
+                );
+            }
+        }
+    }
+    assert!(first_shows_sports > 0, "the paper's rule leaves sports showing");
+}
+
 #[test]
 fn every_method_keeps_its_promise_on_table1() {
     let (db, cats) = table1();
@@ -160,10 +218,32 @@ proptest! {
         prop_assume!(db.num_items() >= categories);
         let cats = random_categories(&db, categories, seed).unwrap();
         for method in [Method::PartSwap, Method::PartAndFullSwap] {
-            let a = run(&db, &cats, method, Search::Indexed, seed);
-            let b = run(&db, &cats, method, Search::Exhaustive, seed);
-            prop_assert_eq!(&a.pairs, &b.pairs);
-            prop_assert_eq!(&a.published, &b.published);
+            for ties in [Ties::First, Ties::All] {
+                let a = run_ties(&db, &cats, method, Search::Indexed, seed, ties);
+                let b = run_ties(&db, &cats, method, Search::Exhaustive, seed, ties);
+                prop_assert_eq!(&a.pairs, &b.pairs);
+                prop_assert_eq!(&a.published, &b.published);
+            }
+        }
+        // Under all ties, no swapped record keeps any of its tied heaviest categories
+        // among its published heaviest (the audit checks the same with its own code).
+        let s = run_ties(&db, &cats, Method::PartSwap, Search::Indexed, seed, Ties::All);
+        prop_assert_eq!(s.audit.exposed, 0);
+        let mut scratch = Vec::new();
+        for &(t, c) in &s.pairs {
+            for r in [t, c] {
+                let tied = tied_categories(db.transaction(r as usize), cats.categories(), &mut scratch);
+                let j = s.key().iter().position(|&k| k == r).unwrap();
+                let after = s.published.transaction(j);
+                let mut weights = std::collections::BTreeMap::new();
+                for &i in after {
+                    *weights.entry(cats.category(i)).or_insert(0usize) += 1;
+                }
+                let top = weights.values().copied().max().unwrap_or(0);
+                let heavy: Vec<u32> = weights.iter().filter(|w| *w.1 == top).map(|w| *w.0).collect();
+                let above = top * weights.len() > after.len() || (weights.len() == 1 && after.len() > 1);
+                prop_assert!(!above || !tied.iter().any(|g| heavy.contains(g)), "record {r}");
+            }
         }
         for method in Method::ALL {
             let s = run(&db, &cats, method, Search::Indexed, seed);

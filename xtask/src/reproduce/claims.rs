@@ -205,26 +205,54 @@ impl PaperValues {
         assert!(!values.is_empty(), "no paper values for claim {id}");
         let pairs: Vec<(f64, Option<f64>)> =
             values.iter().map(|v| (v.value, self.ours(v, tables))).collect();
-        let theirs = span(pairs.iter().map(|p| p.0));
         let found: Vec<(f64, f64)> = pairs.iter().filter_map(|&(p, o)| Some((p, o?))).collect();
-        let verdict = if found.is_empty() {
-            Verdict::NotComparable("not run in this mode".into())
-        } else if values
+        let within = values
             .iter()
             .zip(&pairs)
-            .all(|(v, &(p, o))| o.is_some_and(|o| v.tolerance.admits(p, o)))
-        {
+            .filter(|(v, (p, o))| o.is_some_and(|o| v.tolerance.admits(*p, o)))
+            .count();
+        let mut columns: Vec<&str> = values.iter().map(|v| v.column.as_str()).collect();
+        columns.dedup();
+        // A claim over several quantities (a dataset's size, length and items) has no trend:
+        // each value is within its tolerance or not.
+        let one_quantity = columns.len() == 1;
+        let verdict = if found.is_empty() {
+            Verdict::NotComparable("not run in this mode".into())
+        } else if within == pairs.len() {
             Verdict::Reproduced
-        } else if found.len() >= 2 && same_trend(&found) {
+        } else if one_quantity && found.len() >= 2 && same_trend(&found) {
             Verdict::TrendReproduced
         } else {
             Verdict::NotReproduced
         };
+        if !one_quantity {
+            let theirs = format!("{} values: {}", pairs.len(), columns.join(", "));
+            let ours = if found.is_empty() {
+                "—".to_string()
+            } else {
+                format!("{within} of {} within tolerance", pairs.len())
+            };
+            return Claim { paper, statement: statement.into(), theirs, ours, verdict };
+        }
+        let theirs = span(pairs.iter().map(|p| p.0));
         let mut ours = span(found.iter().map(|p| p.1));
         if found.len() < pairs.len() {
             let _ = write!(ours, " ({} of {} values run)", found.len(), pairs.len());
         }
         Claim { paper, statement: statement.into(), theirs, ours, verdict }
+    }
+
+    /// The paper's value of `column` in the row of `table` with exactly the keys `key`.
+    pub fn value(&self, table: &str, key: &[(&str, &str)], column: &str) -> Option<f64> {
+        self.values
+            .iter()
+            .find(|v| {
+                v.table == table
+                    && v.column == column
+                    && v.key.len() == key.len()
+                    && key.iter().all(|(k, x)| v.key.iter().any(|(a, b)| a == k && b == x))
+            })
+            .map(|v| v.value)
     }
 
     /// The paper's values of `table` whose keys include every pair of `fixed`, as points with
@@ -300,7 +328,9 @@ impl PaperValues {
 fn span(values: impl Iterator<Item = f64>) -> String {
     let v: Vec<f64> = values.collect();
     let fmt = |x: f64| {
-        if x != 0.0 && (x.abs() >= 1000.0 || x.abs() < 0.001) {
+        if x.fract() == 0.0 && x.abs() < 1e12 {
+            format!("{x:.0}")
+        } else if x != 0.0 && (x.abs() >= 1000.0 || x.abs() < 0.001) {
             format!("{x:.3e}")
         } else {
             let digits = (2 - x.abs().log10().floor() as i32).clamp(0, 4) as usize;
@@ -366,6 +396,27 @@ mod tests {
         let side = trend.beside_ours("e", &t).unwrap();
         assert_eq!(side.name, "e-paper");
         assert_eq!(side.rows.len(), 2);
+    }
+
+    #[test]
+    fn several_quantities_have_no_trend() {
+        let mut t = ResultTable::new("data", &["dataset", "records", "items"]);
+        t.push(vec!["bms1".into(), Value::Int(5000), Value::Int(264)]);
+        let t = vec![t];
+        let exact =
+            paper("d,data,dataset=bms1,records,5000,f,0\nd,data,dataset=bms1,items,264,f,0\n");
+        let c = exact.claim("X", "d", "s", &t);
+        assert_eq!(c.verdict, Verdict::Reproduced);
+        assert_eq!(
+            (c.theirs.as_str(), c.ours.as_str()),
+            ("2 values: records, items", "2 of 2 within tolerance")
+        );
+        // One value off, in the direction a trend would excuse: still not reproduced.
+        let off =
+            paper("d,data,dataset=bms1,records,4000,f,0\nd,data,dataset=bms1,items,200,f,0\n");
+        let c = off.claim("X", "d", "s", &t);
+        assert_eq!(c.verdict, Verdict::NotReproduced);
+        assert_eq!(c.ours, "0 of 2 within tolerance");
     }
 
     #[test]

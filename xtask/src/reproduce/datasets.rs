@@ -2,9 +2,12 @@
 //! the papers' tables.
 
 use anyhow::Result;
+use serde::Serialize;
 use txanon_data::{Schema, Table, TransactionDb, datasets::DATASETS};
 
-use super::{Context, Figure, FigureKind, Output, ResultTable, Series, Value};
+use super::claims::PaperValues;
+use super::rows::{col, table};
+use super::{Context, Figure, FigureKind, Output, Series};
 
 /// Relative support of the items by rank (most frequent first), thinned to at most ~200 points.
 pub fn rank_support_curve(db: &TransactionDb) -> Vec<(f64, f64)> {
@@ -27,28 +30,37 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * b.abs().max(1e-12)
 }
 
+/// One dataset's statistics beside the manifest's (the papers' figures are in
+/// `xtask/paper/datasets.csv`, joined to these rows into `datasets-paper`).
+#[derive(Serialize)]
+struct DatasetRow {
+    dataset: String,
+    kind: &'static str,
+    transactions: usize,
+    items: usize,
+    avg_len: f64,
+    max_len: usize,
+    density: f64,
+    /// The file's size in thousands of bytes (the anatomy paper's "data size").
+    file_kb: Option<f64>,
+    manifest_transactions: Option<usize>,
+    manifest_items: Option<usize>,
+    manifest_avg_len: Option<f64>,
+    manifest_match: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+struct AdultRow {
+    file: &'static str,
+    data_rows: usize,
+    kept: usize,
+    dropped_missing: usize,
+    manifest_rows: usize,
+}
+
 /// Runs the experiment.
 pub fn run(ctx: &Context) -> Result<Output> {
-    let mut table = ResultTable::new(
-        "datasets",
-        &[
-            "dataset",
-            "kind",
-            "transactions",
-            "items",
-            "avg_len",
-            "max_len",
-            "density",
-            "manifest_transactions",
-            "manifest_items",
-            "manifest_avg_len",
-            "manifest_match",
-            "paper",
-            "paper_transactions",
-            "paper_avg_len",
-            "paper_items",
-        ],
-    );
+    let paper = PaperValues::of("datasets")?;
     let mut figure = Figure {
         name: "datasets-item-supports".into(),
         title: "Item support by rank".into(),
@@ -73,9 +85,9 @@ pub fn run(ctx: &Context) -> Result<Output> {
     };
     let mut out = Output::default();
     type Info = txanon_data::datasets::DatasetInfo;
-    type Paper = txanon_data::datasets::PaperFigures;
-    let mut row =
-        |name: &str, kind: &str, db: &TransactionDb, info: Option<&Info>, paper: Option<Paper>| {
+    let mut rows = Vec::new();
+    let mut measure =
+        |name: &str, kind, db: &TransactionDb, info: Option<&Info>, bytes: Option<u64>| {
             let s = db.stats();
             let matches = info.map(|i| {
                 let ok = s.transactions == i.transactions
@@ -84,79 +96,95 @@ pub fn run(ctx: &Context) -> Result<Output> {
                     && s.max_len == i.max_len;
                 if ok { "yes" } else { "NO" }
             });
-            table.push(vec![
-                name.into(),
-                kind.into(),
-                s.transactions.into(),
-                s.items_present.into(),
-                Value::Float(s.avg_len, 3),
-                s.max_len.into(),
-                Value::Float(s.density, 5),
-                info.map(|i| i.transactions).into(),
-                info.map(|i| i.items).into(),
-                info.map_or(Value::Empty, |i| Value::Float(i.avg_len, 3)),
-                matches.into(),
-                paper.map(|p| p.source).into(),
-                paper.map(|p| p.transactions).into(),
-                paper.map_or(Value::Empty, |p| Value::Float(p.avg_len, 1)),
-                paper.map(|p| p.items).into(),
-            ]);
             figure.series.push(Series { label: name.into(), points: rank_support_curve(db) });
-            if let Some(p) = paper {
+            if let Some(theirs) = paper.value("datasets", &[("dataset", name)], "avg_len") {
                 let x = lengths.categories.len() as f64;
                 lengths.categories.push(name.into());
                 lengths.series[0].points.push((x, s.avg_len));
-                lengths.series[1].points.push((x, p.avg_len));
+                lengths.series[1].points.push((x, theirs));
             }
+            rows.push(DatasetRow {
+                dataset: name.to_string(),
+                kind,
+                transactions: s.transactions,
+                items: s.items_present,
+                avg_len: s.avg_len,
+                max_len: s.max_len,
+                density: s.density,
+                file_kb: bytes.map(|b| b as f64 / 1000.0),
+                manifest_transactions: info.map(|i| i.transactions),
+                manifest_items: info.map(|i| i.items),
+                manifest_avg_len: info.map(|i| i.avg_len),
+                manifest_match: matches,
+            });
         };
 
     for info in DATASETS.iter().filter(|d| d.file.ends_with(".dat")) {
-        if let Some((_, db)) = ctx.real(info.name)? {
-            row(info.name, "real", &db, Some(info), info.paper);
+        if let Some((path, db)) = ctx.real(info.name)? {
+            let bytes = std::fs::metadata(&path).map(|m| m.len()).ok();
+            measure(info.name, "real", &db, Some(info), bytes);
         }
     }
-    let t40_paper = txanon_data::datasets::dataset("t40-sample").and_then(|d| d.paper);
-    row("quest-T40I10D100K", "generated", ctx.quest_t40(), None, t40_paper);
-
+    measure("quest-T40I10D100K", "generated", ctx.quest_t40(), None, None);
     for (name, db) in ctx.examples()? {
-        row(&name, "example", &db, None, None);
+        measure(&name, "example", &db, None, None);
     }
+    out.tables.push(table(
+        "datasets",
+        &rows,
+        &[col("avg_len", 3), col("density", 5), col("file_kb", 0), col("manifest_avg_len", 3)],
+    ));
 
     if !ctx.quick {
         let schema_path = crate::project_root().join("datasets/adult.schema.json");
         let schema = Schema::from_path(&schema_path)?;
-        let mut adult = ResultTable::new(
-            "datasets-adult",
-            &["file", "data_rows", "kept", "dropped_missing", "manifest_rows"],
-        );
+        let mut adult = Vec::new();
         for name in ["adult", "adult-test"] {
             if let Some(path) = txanon_data::datasets::locate_verified(name)? {
                 let t = Table::read(&path, &schema)?;
                 let info = txanon_data::datasets::dataset(name).expect("in manifest");
-                adult.push(vec![
-                    info.file.into(),
-                    (t.len() + t.dropped_rows()).into(),
-                    t.len().into(),
-                    t.dropped_rows().into(),
-                    info.transactions.into(),
-                ]);
+                adult.push(AdultRow {
+                    file: info.file,
+                    data_rows: t.len() + t.dropped_rows(),
+                    kept: t.len(),
+                    dropped_missing: t.dropped_rows(),
+                    manifest_rows: info.transactions,
+                });
             }
         }
-        if !adult.rows.is_empty() {
-            out.tables.push(adult);
+        if !adult.is_empty() {
+            out.tables.push(table("datasets-adult", &adult, &[]));
             out.notes.push(
                 "Adult rows with a missing value (`?`) are dropped, as the slicing paper does: 30,162 of adult.data and 15,060 of adult.test remain (45,222 in all).".into(),
             );
         }
     }
+    out.data = rows.iter().filter(|r| r.kind == "real").map(|r| r.dataset.clone()).collect();
+    out.claims = ["connect", "t40-sample", "bms1", "bms2"]
+        .iter()
+        .map(|&d| {
+            let (paper_name, statement) = match d {
+                "connect" => ("anatomy (ICCSE 2010)", "Connect as Table II describes it: transactions, average length, items, size"),
+                "t40-sample" => ("anatomy (ICCSE 2010)", "T40I10D100K's average length as Table II gives it (on its first 10,000 transactions)"),
+                "bms1" => (CAHD, "BMS-WebView-1 as the paper describes it: transactions, average length, items"),
+                _ => (CAHD, "BMS-WebView-2 as the paper describes it: transactions, average length, items"),
+            };
+            paper.claim(paper_name, d, statement, &out.tables)
+        })
+        .collect();
+    out.note_if(
+        out.used("bms2"),
+        "BMS-WebView-2 has the CAHD paper's transactions and items, but an average length of 4.62 where the paper prints 5.0; the file is the one the manifest's checksum names, and the paper does not say how it counted.",
+    );
     out.note_if(
         !ctx.quick,
         "T40I10D100K is available here only as its first 10,000 transactions; the full-size stand-in is Quest data with T = 40, I = 10, N = 1000, |D| = 100,000, |L| = 2000.",
     );
     out.notes.push("manifest_match compares n, items present, average length (to 0.05%) and maximum length with ../shared/datasets/MANIFEST.md.".into());
     out.parameters.push(("quest seed".into(), ctx.seed.to_string()));
-    out.tables.insert(0, table);
     out.figures.push(figure);
     out.figures.push(lengths);
     Ok(out)
 }
+
+const CAHD: &str = "CAHD (ICDE 2008)";

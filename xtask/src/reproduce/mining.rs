@@ -12,12 +12,14 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context as _, Result};
+use serde::Serialize;
 use txanon_data::{QuestParams, TransactionDb};
 use txanon_mining::{
     Algorithm, MinSupport, MiningParams, RuleParams, count_itemsets, frequent_itemsets, rules,
 };
 
-use super::{Context, Figure, FigureKind, Output, ResultTable, Series, Value};
+use super::rows::{Col, col, table, volatile};
+use super::{Context, Figure, FigureKind, Output, ResultTable, Series};
 
 /// The settings (dataset, support in percent), then the other datasets.
 const SETTINGS: [(&str, f64); 8] = [
@@ -115,101 +117,118 @@ fn ours(db: &TransactionDb, percent: f64, runs: usize) -> Result<Ours> {
     })
 }
 
-/// Measures one setting and appends its row to `table`.
-fn row(
-    table: &mut ResultTable,
-    name: &str,
+/// One setting: our counts and times, pyfim's beside them when it is installed.
+#[derive(Serialize)]
+struct MiningRow<'a> {
+    dataset: &'a str,
+    #[serde(rename = "support %")]
+    percent: f64,
+    #[serde(rename = "min count")]
+    min_count: u32,
+    itemsets: usize,
+    #[serde(rename = "rules (2-4 items, conf 0.8)")]
+    rules: u64,
+    #[serde(rename = "single-consequent rules")]
+    single_rules: u64,
+    #[serde(rename = "pyfim itemsets")]
+    pyfim_itemsets: Option<u64>,
+    #[serde(rename = "fpgrowth count s")]
+    count: f64,
+    #[serde(rename = "fpgrowth list s")]
+    list: f64,
+    #[serde(rename = "apriori list s")]
+    apriori: f64,
+    #[serde(rename = "pyfim fpgrowth s")]
+    pyfim_fpgrowth: Option<f64>,
+    #[serde(rename = "pyfim apriori s")]
+    pyfim_apriori: Option<f64>,
+    #[serde(rename = "pyfim eclat s")]
+    pyfim_eclat: Option<f64>,
+    #[serde(rename = "fpgrowth ≤ pyfim fpgrowth")]
+    fpgrowth_faster: Option<&'static str>,
+    #[serde(rename = "fastest ≤ pyfim fastest")]
+    fastest_faster: Option<&'static str>,
+}
+
+/// The columns from pyfim's count on: they depend on the machine or on pyfim being installed.
+const SPEC: [Col; 7] = [
+    volatile("pyfim itemsets", 0),
+    volatile("fpgrowth count s", 4),
+    volatile("fpgrowth list s", 4),
+    volatile("apriori list s", 4),
+    volatile("pyfim fpgrowth s", 4),
+    volatile("pyfim apriori s", 4),
+    volatile("pyfim eclat s", 4),
+];
+const SPEC_VERDICTS: [Col; 2] =
+    [volatile("fpgrowth ≤ pyfim fpgrowth", 0), volatile("fastest ≤ pyfim fastest", 0)];
+
+fn mining_table(name: &str, rows: &[MiningRow<'_>]) -> ResultTable {
+    table(name, rows, &[&[col("support %", 3)][..], &SPEC, &SPEC_VERDICTS].concat())
+}
+
+/// Measures one setting.
+fn measure<'a>(
+    name: &'a str,
     path: Option<&Path>,
     db: &TransactionDb,
     percent: f64,
     runs: usize,
-) -> Result<(Ours, Option<PyfimFigures>)> {
+) -> Result<(MiningRow<'a>, Option<PyfimFigures>)> {
     let o = ours(db, percent, runs)?;
     let theirs = match path {
         Some(p) => pyfim(p, percent, runs)?,
         None => None,
     };
-    let secs = |v: f64| Value::Float(v, 4);
-    let (t_items, t_fp, t_ap, t_ec, fp_ok, fastest_ok) = match theirs {
-        Some([fp, ap, ec]) => {
-            anyhow::ensure!(
-                fp.0 == ap.0 && ap.0 == ec.0,
-                "pyfim's miners disagree on {name}: {} {} {}",
-                fp.0,
-                ap.0,
-                ec.0
-            );
-            let fastest_theirs = fp.1.min(ap.1).min(ec.1);
-            let fastest_ours = o.count.min(o.list).min(o.apriori);
-            (
-                Value::Int(fp.0 as i64),
-                secs(fp.1),
-                secs(ap.1),
-                secs(ec.1),
-                Value::from(if o.count <= fp.1 { "yes" } else { "NO" }),
-                Value::from(if fastest_ours <= fastest_theirs { "yes" } else { "NO" }),
-            )
-        }
-        None => {
-            (Value::Empty, Value::Empty, Value::Empty, Value::Empty, Value::Empty, Value::Empty)
-        }
+    if let Some([fp, ap, ec]) = theirs {
+        anyhow::ensure!(
+            fp.0 == ap.0 && ap.0 == ec.0,
+            "pyfim's miners disagree on {name}: {} {} {}",
+            fp.0,
+            ap.0,
+            ec.0
+        );
+    }
+    let verdict = |ours: f64, theirs: f64| if ours <= theirs { "yes" } else { "NO" };
+    let row = MiningRow {
+        dataset: name,
+        percent,
+        min_count: o.min_count,
+        itemsets: o.itemsets,
+        rules: o.rules,
+        single_rules: o.single_rules,
+        pyfim_itemsets: theirs.map(|[fp, _, _]| fp.0),
+        count: o.count,
+        list: o.list,
+        apriori: o.apriori,
+        pyfim_fpgrowth: theirs.map(|[fp, _, _]| fp.1),
+        pyfim_apriori: theirs.map(|[_, ap, _]| ap.1),
+        pyfim_eclat: theirs.map(|[_, _, ec]| ec.1),
+        fpgrowth_faster: theirs.map(|[fp, _, _]| verdict(o.count, fp.1)),
+        fastest_faster: theirs.map(|[fp, ap, ec]| {
+            verdict(o.count.min(o.list).min(o.apriori), fp.1.min(ap.1).min(ec.1))
+        }),
     };
-    table.push(vec![
-        name.into(),
-        Value::Float(percent, 3),
-        Value::Int(i64::from(o.min_count)),
-        o.itemsets.into(),
-        Value::Int(o.rules as i64),
-        Value::Int(o.single_rules as i64),
-        t_items,
-        secs(o.count),
-        secs(o.list),
-        secs(o.apriori),
-        t_fp,
-        t_ap,
-        t_ec,
-        fp_ok,
-        fastest_ok,
-    ]);
-    Ok((o, theirs))
+    Ok((row, theirs))
 }
 
 /// Runs the experiment.
 pub fn run(ctx: &Context) -> Result<Output> {
-    let runs = if ctx.quick { 1 } else { 5 };
-    let mut table = ResultTable::new(
-        "mining",
-        &[
-            "dataset",
-            "support %",
-            "min count",
-            "itemsets",
-            "rules (2-4 items, conf 0.8)",
-            "single-consequent rules",
-            "pyfim itemsets",
-            "fpgrowth count s",
-            "fpgrowth list s",
-            "apriori list s",
-            "pyfim fpgrowth s",
-            "pyfim apriori s",
-            "pyfim eclat s",
-            "fpgrowth ≤ pyfim fpgrowth",
-            "fastest ≤ pyfim fastest",
-        ],
-    );
-    // Everything from pyfim's count on depends on the machine or on pyfim being installed.
-    table.volatile = table.columns[6..].to_vec();
+    let runs = if ctx.quick { 1 } else { 3 };
+    let mut rows = Vec::new();
     let mut out = Output::default();
     let mut pyfim_seen = false;
     if ctx.quick {
         // Embedded data only: the papers' examples and a small seeded Quest database.
-        for (name, db) in ctx.examples()? {
-            row(&mut table, &name, None, &db, 20.0, runs)?;
+        let examples = ctx.examples()?;
+        for (name, db) in &examples {
+            rows.push(measure(name, None, db, 20.0, runs)?.0);
         }
         let quest = QuestParams::new(5_000, 10.0, 4.0, 500).seed(ctx.seed).check()?.generate();
         for percent in [2.0, 1.0, 0.5] {
-            row(&mut table, "quest T10I4D5K N500", None, &quest, percent, runs)?;
+            rows.push(measure("quest T10I4D5K N500", None, &quest, percent, runs)?.0);
         }
+        out.tables.push(mining_table("mining", &rows));
         out.notes.push(
             "--quick: embedded data only; the real datasets and pyfim timings need a full run."
                 .into(),
@@ -217,9 +236,12 @@ pub fn run(ctx: &Context) -> Result<Output> {
     } else {
         for (name, percent) in SETTINGS {
             if let Some((path, db)) = ctx.real(name)? {
-                pyfim_seen |= row(&mut table, name, Some(&path), &db, percent, runs)?.1.is_some();
+                let (row, theirs) = measure(name, Some(&path), &db, percent, runs)?;
+                pyfim_seen |= theirs.is_some();
+                rows.push(row);
             }
         }
+        out.tables.push(mining_table("mining", &rows));
     }
 
     // Time against support on T40I10D100K (the real sample; quick: the Quest stand-in's first 10k).
@@ -230,11 +252,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
             ("Quest T40I10D2K", None, db)
         }
     };
-    let mut curve_table = ResultTable::new(
-        "mining-t40-curve",
-        table.columns.iter().map(String::as_str).collect::<Vec<_>>().as_slice(),
-    );
-    curve_table.volatile.clone_from(&table.volatile);
+    let mut curve_rows = Vec::new();
     let mut series: Vec<Series> = [
         "ours: fpgrowth (count)",
         "ours: fpgrowth (list)",
@@ -247,7 +265,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
     .collect();
     let curve: &[f64] = if ctx.quick { &[3.0, 2.0] } else { &T40_CURVE };
     for &percent in curve {
-        let (o, theirs) = row(&mut curve_table, label, path.as_deref(), &db, percent, runs)?;
+        let (o, theirs) = measure(label, path.as_deref(), &db, percent, runs)?;
         series[0].points.push((percent, o.count));
         series[1].points.push((percent, o.list));
         series[2].points.push((percent, o.apriori));
@@ -256,6 +274,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
             series[3].points.push((percent, fp.1));
             series[4].points.push((percent, ec.1));
         }
+        curve_rows.push(o);
     }
     series.retain(|s| !s.points.is_empty());
     out.figures.push(Figure {
@@ -279,8 +298,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
         ("rules".into(), "2 to 4 items (the anatomy paper's range), confidence 0.8".into()),
         ("threads".into(), rayon_threads()),
     ];
-    out.tables.push(table);
-    out.tables.push(curve_table);
+    out.tables.push(mining_table("mining-t40-curve", &curve_rows));
     Ok(out)
 }
 

@@ -81,7 +81,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         name: "swap",
         title: "Hiding personal tendency: frequent itemsets, their similarity U, Diss and time per method; PartSwap against n",
-        paper: "swap paper (Future Internet 2019) Figures 3-6 on BMS-WebView-1/2, retail in place of WarpDrive",
+        paper: "swap paper (Future Internet 2019) Table 3 and Figures 3-6 on its data (BMS-WebView-1's first 5,000 records, 5,000 of BMS-WebView-2 at random, Quest in WarpDrive's shape), then the whole BMS files and retail",
         run: swap::run,
     },
     Experiment {
@@ -146,6 +146,10 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         if result.data.is_empty() {
             result.data = used_data(&result);
         }
+        if !result.refusals.is_empty() {
+            // Which settings a family refuses is a result: checked like any table.
+            result.tables.push(rows::table(&refusals_table(exp.name), &result.refusals, &[]));
+        }
         if let Some(beside) =
             claims::PaperValues::of(exp.name)?.beside_ours(exp.name, &result.tables)
         {
@@ -199,6 +203,11 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         eprintln!("--check: every table matches its reference");
     }
     Ok(())
+}
+
+/// The table of the settings `experiment`'s families refused.
+fn refusals_table(experiment: &str) -> String {
+    format!("{experiment}-refusals")
 }
 
 /// Reference tables of `exp` (named `<exp>.csv` or `<exp>-….csv`) that `result` did not produce.

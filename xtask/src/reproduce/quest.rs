@@ -2,59 +2,90 @@
 //! published figures and its available 10,000-transaction sample.
 
 use anyhow::Result;
-use txanon_data::{TransactionDb, datasets};
+use serde::Serialize;
+use txanon_data::TransactionDb;
 use txanon_mining::{MinSupport, MiningParams, count_itemsets};
 
+use super::claims::PaperValues;
 use super::datasets::rank_support_curve;
-use super::{Context, Figure, FigureKind, Output, ResultTable, Series, Value};
+use super::rows::{col, table};
+use super::{Context, Figure, FigureKind, Output, Series};
+
+const QUEST: &str = "Quest T40I10D100K (generated)";
+const SAMPLE: &str = "T40I10D100K sample (real, 10k)";
+
+/// One database's size (the paper's, in `xtask/paper/quest.csv`, joins to the Quest row).
+#[derive(Serialize)]
+struct SizeRow {
+    data: &'static str,
+    transactions: usize,
+    #[serde(rename = "average length")]
+    avg_len: f64,
+    #[serde(rename = "items present")]
+    items: usize,
+}
+
+/// The shape of one database's item-support distribution, as fractions of its transactions:
+/// what the frequent itemsets inherit.
+#[derive(Serialize)]
+struct ProfileRow {
+    data: &'static str,
+    #[serde(rename = "most frequent item")]
+    top: f64,
+    #[serde(rename = "10th item")]
+    tenth: f64,
+    #[serde(rename = "100th item")]
+    hundredth: f64,
+    #[serde(rename = "median item")]
+    median: f64,
+    #[serde(rename = "items in at least 1%")]
+    frequent: usize,
+}
+
+impl ProfileRow {
+    fn of(data: &'static str, db: &TransactionDb) -> Self {
+        let n = db.len() as f64;
+        let mut s: Vec<f64> =
+            db.supports().iter().filter(|&&x| x > 0).map(|&x| f64::from(x) / n).collect();
+        s.sort_unstable_by(|a, b| b.total_cmp(a));
+        let at = |rank: usize| s.get(rank - 1).copied().unwrap_or(0.0);
+        ProfileRow {
+            data,
+            top: at(1),
+            tenth: at(10),
+            hundredth: at(100),
+            median: s.get(s.len() / 2).copied().unwrap_or(0.0),
+            frequent: s.iter().filter(|&&x| x >= 0.01).count(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ItemsetRow {
+    length: usize,
+    #[serde(rename = "quest itemsets at 1%")]
+    quest: u128,
+    #[serde(rename = "T40 sample itemsets at 1%")]
+    sample: Option<u128>,
+}
 
 /// Runs the experiment.
 pub fn run(ctx: &Context) -> Result<Output> {
     let quest = ctx.quest_t40();
-    let q = quest.stats();
-    let paper = datasets::dataset("t40-sample")
-        .and_then(|d| d.paper)
-        .expect("paper figures in the manifest");
-    let sample = ctx.real("t40-sample")?;
-    let s = sample.as_ref().map(|(_, db)| db.stats());
-
-    let mut table = ResultTable::new(
-        "quest",
-        &[
-            "statistic",
-            "quest",
-            "T40I10D100K (paper)",
-            "deviation",
-            "within 5%",
-            "T40 sample (10k)",
-        ],
-    );
-    let mut stat = |name: &str, ours: f64, theirs: f64, sample: Option<f64>, decimals: usize| {
-        let dev = (ours - theirs) / theirs;
-        table.push(vec![
-            name.into(),
-            Value::Float(ours, decimals),
-            Value::Float(theirs, decimals),
-            format!("{:+.2}%", 100.0 * dev).into(),
-            (if dev.abs() <= 0.05 { "yes" } else { "NO" }).into(),
-            sample.map_or(Value::Empty, |v| Value::Float(v, decimals)),
-        ]);
-    };
-    stat(
-        "transactions",
-        q.transactions as f64,
-        paper.transactions as f64,
-        s.as_ref().map(|s| s.transactions as f64),
-        0,
-    );
-    stat("average length", q.avg_len, paper.avg_len, s.as_ref().map(|s| s.avg_len), 2);
-    stat(
-        "items present",
-        q.items_present as f64,
-        paper.items as f64,
-        s.as_ref().map(|s| s.items_present as f64),
-        0,
-    );
+    let sample = ctx.real("t40-sample")?.map(|(_, db)| db);
+    let mut sizes = Vec::new();
+    let mut profiles = Vec::new();
+    for (data, db) in std::iter::once((QUEST, quest)).chain(sample.as_ref().map(|db| (SAMPLE, db)))
+    {
+        let s = db.stats();
+        sizes.push(SizeRow {
+            data,
+            transactions: s.transactions,
+            avg_len: s.avg_len,
+            items: s.items_present,
+        });
+        profiles.push(ProfileRow::of(data, db));
+    }
 
     let mut figure = Figure {
         name: "quest-item-supports".into(),
@@ -63,14 +94,14 @@ pub fn run(ctx: &Context) -> Result<Output> {
         y_label: "fraction of transactions".into(),
         kind: FigureKind::Line { log_x: false, log_y: true },
         categories: Vec::new(),
-        series: vec![Series {
-            label: "Quest T40I10D100K (generated)".into(),
-            points: rank_support_curve(quest),
-        }],
+        series: vec![Series { label: QUEST.into(), points: rank_support_curve(quest) }],
     };
     let mut out = Output::default();
     match &sample {
-        Some((_, db)) => figure.series.push(Series { label: "T40I10D100K sample (real)".into(), points: rank_support_curve(db) }),
+        Some(db) => {
+            figure.series.push(Series { label: SAMPLE.into(), points: rank_support_curve(db) });
+            out.data = vec![SAMPLE.into()];
+        }
         None => out.notes.push("The real T40I10D100K sample was not used (--quick, or not found): the comparison is with the paper's figures only.".into()),
     }
     out.parameters = vec![
@@ -81,54 +112,43 @@ pub fn run(ctx: &Context) -> Result<Output> {
         ("|L|".into(), "2000".into()),
         ("seed".into(), ctx.seed.to_string()),
     ];
-    // The shape of the item-support distribution, on the same scale (fraction of transactions),
-    // generated beside real: what the frequent itemsets will inherit.
-    let profile = |db: &txanon_data::TransactionDb| {
-        let n = db.len() as f64;
-        let mut s: Vec<f64> =
-            db.supports().iter().filter(|&&x| x > 0).map(|&x| f64::from(x) / n).collect();
-        s.sort_unstable_by(|a, b| b.total_cmp(a));
-        let at = |rank: usize| s.get(rank - 1).copied().unwrap_or(0.0);
-        vec![
-            ("support of the most frequent item", at(1)),
-            ("support of the 10th item", at(10)),
-            ("support of the 100th item", at(100)),
-            ("median item support", s[s.len() / 2]),
-            (
-                "items in at least 1% of transactions",
-                s.iter().filter(|&&x| x >= 0.01).count() as f64,
-            ),
-        ]
-    };
-    let mut shape = ResultTable::new("quest-profile", &["statistic", "quest", "T40 sample (10k)"]);
-    let theirs = sample.as_ref().map(|(_, db)| profile(db));
-    for (k, (name, ours)) in profile(quest).into_iter().enumerate() {
-        let decimals = if name.starts_with("items") { 0 } else { 4 };
-        let real = theirs.as_ref().map_or(Value::Empty, |t| Value::Float(t[k].1, decimals));
-        shape.push(vec![name.into(), Value::Float(ours, decimals), real]);
-    }
-    out.tables.push(table);
-    out.tables.push(shape);
-    out.tables.push(itemset_profile(quest, sample.as_ref().map(|(_, db)| db))?);
+    out.tables.push(table("quest", &sizes, &[col("average length", 2)]));
+    out.tables.push(table(
+        "quest-profile",
+        &profiles,
+        &[
+            col("most frequent item", 4),
+            col("10th item", 4),
+            col("100th item", 4),
+            col("median item", 4),
+        ],
+    ));
+    out.tables.push(table("quest-itemsets", &itemset_profile(quest, sample.as_ref())?, &[]));
+    out.claims.push(PaperValues::of("quest")?.claim(
+        "anatomy (ICCSE 2010)",
+        "quest-t40",
+        "Quest with T = 40, I = 10, N = 1000, |D| = 100,000 has T40I10D100K's size (Table II), within 5%",
+        &out.tables,
+    ));
     out.figures.push(figure);
     Ok(out)
 }
 
 /// Frequent itemsets per length at 1% support, generated beside real: whether Quest's patterns
 /// give T40I10D100K's itemset structure, not only its item supports.
-fn itemset_profile(quest: &TransactionDb, sample: Option<&TransactionDb>) -> Result<ResultTable> {
+fn itemset_profile(
+    quest: &TransactionDb,
+    sample: Option<&TransactionDb>,
+) -> Result<Vec<ItemsetRow>> {
     let params = MiningParams::new(MinSupport::Fraction(0.01)).check()?;
     let ours = count_itemsets(quest, &params)?.by_len;
     let theirs = sample.map(|db| count_itemsets(db, &params)).transpose()?.map(|s| s.by_len);
     let longest = ours.len().max(theirs.as_ref().map_or(0, Vec::len));
-    let mut table = ResultTable::new(
-        "quest-itemsets",
-        &["length", "quest itemsets at 1%", "T40 sample itemsets at 1%"],
-    );
-    let cell = |v: Option<&u128>| Value::Int(v.copied().unwrap_or(0) as i64);
-    for len in 1..longest {
-        let real = theirs.as_ref().map_or(Value::Empty, |t| cell(t.get(len)));
-        table.push(vec![len.into(), cell(ours.get(len)), real]);
-    }
-    Ok(table)
+    Ok((1..longest)
+        .map(|length| ItemsetRow {
+            length,
+            quest: ours.get(length).copied().unwrap_or(0),
+            sample: theirs.as_ref().map(|t| t.get(length).copied().unwrap_or(0)),
+        })
+        .collect())
 }

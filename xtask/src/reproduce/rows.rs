@@ -160,7 +160,10 @@ impl Infeasible for txanon_coherence::CoherenceError {
 }
 impl Infeasible for txanon_anatomy::AnatomyError {
     fn infeasible(&self) -> bool {
-        matches!(self, Self::Infeasible { .. } | Self::TooFewValues { .. })
+        matches!(
+            self,
+            Self::Infeasible { .. } | Self::TooFewValues { .. } | Self::NotDiverse { .. }
+        )
     }
 }
 impl Infeasible for txanon_slicing::SlicingError {
