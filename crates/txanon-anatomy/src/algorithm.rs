@@ -64,6 +64,18 @@ fn partition_items(
     if p > m {
         return Err(AnatomyError::TooManyColumns { columns: p, items: m });
     }
+    if params.partitioning() == ItemPartitioning::Diverse {
+        // Shares of values are proportions: searched on a sample, as the repair's, and checked
+        // exactly below.
+        let sample = sample_records(db, REPAIR_SAMPLE, rng);
+        let columns = crate::reach::diverse_partition(&sample, p);
+        if columns.len() < p {
+            return Err(AnatomyError::TooManyColumns { columns: p, items: columns.len() });
+        }
+        let values = ColumnValues::new(db, &columns);
+        let feasible = check_feasible(db, &columns, &values, params.diversity(), params.l());
+        return Ok(Partitioned { columns, moved: Vec::new(), values, feasible });
+    }
     let distances = item_distances(db)?;
     let clustering =
         KMedoids::new(KMedoidsParams::new(p).medoid_search(params.medoid_search()).check()?)

@@ -3,7 +3,9 @@
 //!
 //! 1. **Item partition**: items are clustered into `p` columns by k-medoids on `d = 1 − φ²`
 //!    (`txanon-correlate`), so that correlated items share a column; then, by default, repaired
-//!    ([`ItemPartitioning::Repaired`]) until every column admits l.
+//!    ([`ItemPartitioning::Repaired`]) until every column admits l; or built for that from the
+//!    start ([`ItemPartitioning::Diverse`], which reaches higher l where the columns' top values
+//!    bind). [`admitted_l`] says which l a partition admits and [`l_bound`] what none exceeds.
 //! 2. **Record partition** (the paper's Figure 2): one scan, in a random order, forms buckets in
 //!    which, for every column, no value (the itemset `t ∩ C_j`, **the empty set included as a
 //!    value**) is held by more than `1/l` of the bucket. Leftovers go to a bucket that stays

@@ -55,7 +55,7 @@ impl ColumnCounts {
 
 /// SplitMix64: the item keys of the Zobrist hashes. Fixed, since the hashes never leave the
 /// search and only need to be distinct.
-fn item_key(item: ItemId) -> u64 {
+pub(crate) fn item_key(item: ItemId) -> u64 {
     let mut z = (item as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -485,3 +485,28 @@ fn real_data_paper_settings() {
         assert!(!published.items_moved.is_empty(), "{name}: the repair must have moved items");
     }
 }
+
+/// Connect at the paper's p = 10: the repaired columns admit l = 7 and refuse 8; the diverse
+/// columns admit 8 and publish it, audited, every record kept; no partition admits more than
+/// `l_bound`, and the diverse columns' l is what `admitted_l` says.
+#[test]
+fn real_data_connect_reaches_l8_with_diverse_columns() {
+    use txanon_data::datasets;
+    let Some(path) = datasets::for_test("connect") else { return };
+    let db = read_path(&path, &ReadOptions::new()).unwrap().0;
+    let params = |partitioning| {
+        AnatomyParams::new(10, 8).partitioning(partitioning).seed(Some(20_081_212)).check().unwrap()
+    };
+    let err = anonymize(&db, &params(ItemPartitioning::Repaired)).unwrap_err().to_string();
+    assert!(err.contains("at most l = 7"), "{err}");
+    let published = anonymize(&db, &params(ItemPartitioning::Diverse)).unwrap();
+    let table = AnatomizedTable::from_json(&published.table.to_json()).unwrap();
+    let report =
+        audit(&table, &claim(8, Diversity::Frequency), Some(&published.flattened), Some(&db))
+            .unwrap();
+    assert!(report.worst_share * 8.0 <= 1.0);
+    assert_eq!(report.records as usize + published.suppressed, db.len());
+    let admitted = txanon_anatomy::admitted_l(&db, &published.columns);
+    assert!((8..10).contains(&admitted), "{admitted}");
+    assert!((admitted as f64) < txanon_anatomy::l_bound(&db, 10));
+}

@@ -71,8 +71,9 @@ pub struct AnatomyArgs {
     /// paper's Example 4; weaker).
     #[arg(long, value_enum, default_value_t = DiversityArg::Frequency)]
     diversity: DiversityArg,
-    /// Item partition: `repaired` (k-medoids, then items moved until every column admits l) or
-    /// `clustered` (the paper's k-medoids alone, often infeasible on sparse data).
+    /// Item partition into the p columns: `repaired` (k-medoids, then items moved until every
+    /// column admits l), `clustered` (the paper's k-medoids alone, often infeasible on sparse
+    /// data) or `diverse` (built for Definition 5's l, no clustering: the highest l).
     #[arg(long, value_enum, default_value_t = PartitioningArg::Repaired)]
     partitioning: PartitioningArg,
     /// With --partitioning repaired: aim every column's most frequent value at 1/(l·(1 + H))
@@ -133,6 +134,8 @@ pub enum PartitioningArg {
     Repaired,
     /// k-medoids alone (the paper).
     Clustered,
+    /// Built for Definition 5 on a sample, no clustering: reaches the highest l.
+    Diverse,
 }
 
 /// Arguments of `txanon audit anatomy`.
@@ -195,6 +198,7 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
         .partitioning(match args.partitioning {
             PartitioningArg::Repaired => ItemPartitioning::Repaired,
             PartitioningArg::Clustered => ItemPartitioning::Clustered,
+            PartitioningArg::Diverse => ItemPartitioning::Diverse,
         })
         .headroom(args.headroom)
         .check()?;
