@@ -398,19 +398,28 @@ mod tests {
         worst
     }
 
-    #[test]
-    fn the_builder_ends_where_no_move_or_swap_helps() {
-        let mut state = 11u64;
+    /// `count` seeded databases of `rows` records over `items` items, each item in a record
+    /// with probability 1/3.
+    fn random_dbs(seed: u64, count: usize, rows: usize, items: u32) -> Vec<TransactionDb> {
+        let mut state = seed;
         let mut next = |k: u64| {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             state % k
         };
-        for round in 0..20 {
-            let rows: Vec<Vec<u32>> =
-                (0..60).map(|_| (0..9u32).filter(|_| next(3) == 0).collect()).collect();
-            let d = TransactionDb::from_int_transactions(rows);
+        (0..count)
+            .map(|_| {
+                let rows: Vec<Vec<u32>> =
+                    (0..rows).map(|_| (0..items).filter(|_| next(3) == 0).collect()).collect();
+                TransactionDb::from_int_transactions(rows)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_builder_ends_where_no_move_or_swap_helps() {
+        for (round, d) in random_dbs(11, 20, 60, 9).into_iter().enumerate() {
             let p = 2 + round % 3;
             if d.num_items() < p {
                 continue;
@@ -448,17 +457,7 @@ mod tests {
 
     #[test]
     fn no_partition_exceeds_the_bound() {
-        let mut state = 7u64;
-        let mut next = |k: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % k
-        };
-        for _ in 0..30 {
-            let rows: Vec<Vec<u32>> =
-                (0..40).map(|_| (0..6u32).filter(|_| next(3) == 0).collect()).collect();
-            let d = TransactionDb::from_int_transactions(rows);
+        for d in random_dbs(7, 30, 40, 6) {
             if d.num_items() < 2 {
                 continue;
             }
