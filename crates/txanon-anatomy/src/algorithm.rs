@@ -442,14 +442,9 @@ fn check_feasible(
     }
     let mut worst: Option<(usize, u32, usize)> = None;
     for j in 0..columns.len() {
-        let mut counts = vec![0usize; values.distinct(j)];
-        for r in 0..n as u32 {
-            counts[values.value(r, j) as usize] += 1;
-        }
-        let (value, &most) =
-            counts.iter().enumerate().max_by_key(|(_, c)| **c).expect("n ≥ 1 gives a value");
+        let (value, most) = values.most_frequent(j);
         if worst.is_none_or(|(_, _, w)| most > w) {
-            worst = Some((j, value as u32, most));
+            worst = Some((j, value, most));
         }
     }
     match worst {

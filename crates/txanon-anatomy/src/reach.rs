@@ -16,37 +16,16 @@ use txanon_data::{ItemId, TransactionDb};
 
 use crate::algorithm::ItemPartition;
 use crate::repair::item_key;
+use crate::values::ColumnValues;
 
-/// The largest l the item partition `columns` admits under Definition 5: `n` over the count of
-/// the most frequent value of any column (`usize::MAX` for an empty input).
+/// The largest l the item partition `columns` (every item of `db` in one column, as
+/// [`item_partition`](crate::item_partition) gives it) admits under Definition 5: `n` over the
+/// count of the most frequent value of any column (`usize::MAX` for an empty input). Counted
+/// on the exact values the anonymization interns.
 pub fn admitted_l(db: &TransactionDb, columns: &ItemPartition) -> usize {
-    let n = db.len();
-    let mut column_of = vec![usize::MAX; db.num_items()];
-    for (j, column) in columns.iter().enumerate() {
-        for &i in column {
-            column_of[i as usize] = j;
-        }
-    }
-    let mut top = 0usize;
-    let mut value: Vec<Vec<ItemId>> = vec![Vec::new(); columns.len()];
-    let mut counts: Vec<std::collections::HashMap<Vec<ItemId>, usize>> =
-        vec![std::collections::HashMap::new(); columns.len()];
-    for t in db.iter() {
-        for v in &mut value {
-            v.clear();
-        }
-        for &i in t {
-            if let Some(v) = value.get_mut(column_of[i as usize]) {
-                v.push(i);
-            }
-        }
-        for (j, v) in value.iter().enumerate() {
-            let c = counts[j].entry(v.clone()).or_insert(0);
-            *c += 1;
-            top = top.max(*c);
-        }
-    }
-    n.checked_div(top).unwrap_or(usize::MAX)
+    let values = ColumnValues::new(db, columns);
+    let top = (0..columns.len()).map(|j| values.most_frequent(j).1).max().unwrap_or(0);
+    db.len().checked_div(top).unwrap_or(usize::MAX)
 }
 
 /// The upper bound on l over every partition of `db`'s items into `columns` columns:

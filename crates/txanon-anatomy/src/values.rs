@@ -109,6 +109,16 @@ impl ColumnValues {
         self.arenas[column].offsets.len() - 1
     }
 
+    /// The most frequent value of `column` and its count over every record (the last value
+    /// id among equally frequent ones); `(0, 0)` with no records.
+    pub fn most_frequent(&self, column: usize) -> (u32, usize) {
+        let mut counts = vec![0usize; self.distinct(column)];
+        for r in 0..self.ids.len() / self.p.max(1) {
+            counts[self.ids[r * self.p + column] as usize] += 1;
+        }
+        counts.iter().enumerate().max_by_key(|&(_, &c)| c).map_or((0, 0), |(v, &c)| (v as u32, c))
+    }
+
     /// The items (ascending, original ids) of value `id` of `column`.
     pub fn items(&self, column: usize, id: u32) -> &[ItemId] {
         let a = &self.arenas[column];

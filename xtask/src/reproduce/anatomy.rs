@@ -679,6 +679,16 @@ pub fn run(ctx: &Context) -> Result<Output> {
 
 const PAPER: &str = "anatomy (ICCSE 2010)";
 
+/// `values` joined by commas between `before` and `after`, or a dash when there are none.
+fn listed(before: &str, values: impl Iterator<Item = String>, after: &str) -> String {
+    let values: Vec<String> = values.collect();
+    if values.is_empty() {
+        "—".to_string()
+    } else {
+        format!("{before}{}{after}", values.join(", "))
+    }
+}
+
 /// What moves AR with confidence, measured on the T40 sample at its first published l: the
 /// rules within one column (whose values a bucket publishes exactly) against those across
 /// columns (whose combinations the per-bucket permutation breaks).
@@ -780,14 +790,7 @@ fn claims(
         PAPER,
         "Faked records grow with l (Fig. 3, T40I10D100K, p = 20)",
         "ln(faked) rises with l",
-        if faked.is_empty() {
-            "—".to_string()
-        } else {
-            format!(
-                "ln(faked records) {}",
-                faked.iter().map(|v| format!("{v:.1}")).collect::<Vec<_>>().join(", ")
-            )
-        },
+        listed("ln(faked records) ", faked.iter().map(|v| format!("{v:.1}")), ""),
         (t40 && faked.len() >= 2).then(|| faked.windows(2).all(|w| w[1] >= w[0])),
     ));
     // Figure 3, the other axis: at each l, ln(faked) against p.
@@ -875,15 +878,14 @@ fn claims(
         PAPER,
         "Anonymization time rises slightly with l (Fig. 7, T40I10D100K, p = 20)",
         "rises slightly",
-        if times.is_empty() {
-            "—".to_string()
-        } else {
-            format!(
-                "seconds {} at l = {} (times vary run to run)",
-                times.iter().map(|t| format!("{:.2}", t.1)).collect::<Vec<_>>().join(", "),
+        listed(
+            "seconds ",
+            times.iter().map(|t| format!("{:.2}", t.1)),
+            &format!(
+                " at l = {} (times vary run to run)",
                 times.iter().map(|t| t.0.to_string()).collect::<Vec<_>>().join(", ")
-            )
-        },
+            ),
+        ),
         (t40 && times.len() >= 2).then(|| times.windows(2).all(|w| w[1].1 >= w[0].1)),
     ));
     // Figure 6: AR against confidence on T40, the best l at each end.

@@ -10,7 +10,9 @@ use serde::Serialize;
 use txanon_data::{Categorized, ItemCategories, QuestParams, TransactionDb, random_categories};
 use txanon_metrics::{dissimilarity, jaccard_itemsets};
 use txanon_mining::{Algorithm, FrequentItemsets, MinSupport, MiningParams, frequent_itemsets};
-use txanon_swap::{Method, Search, SwapParams, Swapped, Ties, anonymize};
+use txanon_swap::{
+    Method, Search, SwapParams, Swapped, Tendency, Ties, anonymize, tendency_of, tied_categories,
+};
 
 use super::claims::{Claim, PaperValues};
 use super::output::slug;
@@ -104,20 +106,14 @@ struct ScalingRow {
 /// (the paper's tendency; empty when no category does). Two or more is a tie: the paper's
 /// "the category with the highest frequency" is then not one category.
 fn heaviest(t: &[u32], categories: &ItemCategories) -> Vec<u32> {
-    let mut cats: Vec<u32> = t.iter().map(|&i| categories.category(i)).collect();
-    cats.sort_unstable();
-    let mut weights: Vec<(u32, usize)> = Vec::new();
-    for c in cats {
-        match weights.last_mut() {
-            Some((last, w)) if *last == c => *w += 1,
-            _ => weights.push((c, 1)),
-        }
+    let scratch = &mut Vec::new();
+    let tied = tied_categories(t, categories.categories(), scratch);
+    if !tied.is_empty() {
+        return tied;
     }
-    let best = weights.iter().map(|w| w.1).max().unwrap_or(0);
-    if best * weights.len() > t.len() {
-        weights.iter().filter(|w| w.1 == best).map(|w| w.0).collect()
-    } else {
-        Vec::new()
+    match tendency_of(t, categories.categories(), scratch) {
+        Tendency::Category(g) => vec![g],
+        _ => Vec::new(),
     }
 }
 
