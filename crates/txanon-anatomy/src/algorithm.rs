@@ -485,6 +485,10 @@ pub struct Anatomized {
     pub leftovers_merged: usize,
     /// Buckets that bucket absorbed to be diverse.
     pub buckets_absorbed: usize,
+    /// For each input record, the index of its bucket in `table` (`u32::MAX` if suppressed):
+    /// the link between a person and a bucket, the data holder's secret like swap's key, never
+    /// published; an attack on the publication needs it to know whose record is whose.
+    pub bucket_of: Vec<u32>,
     /// Records suppressed (not published). Zero: the input is refused when it is not diverse as
     /// a whole, and otherwise every leftover is merged (kept for callers that count records).
     pub suppressed: usize,
@@ -534,7 +538,7 @@ pub fn anonymize(
             columns: columns.len(),
         });
     }
-    let (table, flattened) = crate::table::publish(
+    let (table, flattened, bucket_of) = crate::table::publish(
         db,
         &columns,
         &values,
@@ -556,6 +560,7 @@ pub fn anonymize(
         items_moved: moved,
         table,
         flattened,
+        bucket_of,
     })
 }
 

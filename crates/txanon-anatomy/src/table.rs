@@ -77,7 +77,8 @@ impl AnatomizedTable {
 /// Publishes `buckets`: buckets in random order, each column's multiset of values in canonical
 /// order; and the flattened records, bucket after bucket in the table's order, made by
 /// permuting every column's values of the bucket independently and joining the `k`-th values of
-/// all columns into record `k`.
+/// all columns into record `k`. Also returns each input record's bucket in the table
+/// (`u32::MAX` for a record in no bucket).
 pub(crate) fn publish(
     db: &TransactionDb,
     columns: &ItemPartition,
@@ -85,7 +86,7 @@ pub(crate) fn publish(
     buckets: &[Vec<u32>],
     (diversity, l): (Diversity, usize),
     rng: &mut impl Rng,
-) -> (AnatomizedTable, TransactionDb) {
+) -> (AnatomizedTable, TransactionDb, Vec<u32>) {
     let mut position = vec![0u32; db.num_items()];
     for column in columns {
         for (k, &i) in column.iter().enumerate() {
@@ -110,8 +111,12 @@ pub(crate) fn publish(
     };
     let mut flattened = TransactionDbBuilder::with_capacity(db.len(), db.occurrences());
     let mut ids: Vec<Vec<u32>> = vec![Vec::new(); columns.len()];
+    let mut bucket_of = vec![u32::MAX; db.len()];
     for b in order {
         let members = &buckets[b];
+        for &r in members {
+            bucket_of[r as usize] = table.buckets.len() as u32;
+        }
         let mut multisets = Vec::with_capacity(columns.len());
         for (j, column_ids) in ids.iter_mut().enumerate() {
             column_ids.clear();
@@ -133,5 +138,5 @@ pub(crate) fn publish(
             flattened.end_row();
         }
     }
-    (table, flattened.finish(db.labels().clone()))
+    (table, flattened.finish(db.labels().clone()), bucket_of)
 }

@@ -27,6 +27,9 @@ fn audit_failed(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
         cause.downcast_ref::<AuditFailed>().is_some()
             || cause
+                .downcast_ref::<txanon_evaluate::EvaluateError>()
+                .is_some_and(|e| matches!(e, txanon_evaluate::EvaluateError::Audit { .. }))
+            || cause
                 .downcast_ref::<txanon_anatomy::AnatomyError>()
                 .is_some_and(txanon_anatomy::AnatomyError::is_audit_failure)
             || cause
@@ -82,6 +85,9 @@ fn report(error: &anyhow::Error) -> u8 {
                 .downcast_ref::<txanon_slicing::SlicingError>()
                 .is_some_and(txanon_slicing::SlicingError::is_bad_input)
             || cause.downcast_ref::<txanon_data::ParamError>().is_some()
+            || cause
+                .downcast_ref::<txanon_evaluate::EvaluateError>()
+                .is_some_and(|e| matches!(e, txanon_evaluate::EvaluateError::Params(_)))
             || cause.downcast_ref::<txanon_data::CategoriesMismatch>().is_some()
     });
     if bad_input { 2 } else { INTERNAL }

@@ -10,6 +10,7 @@ mod cahd;
 mod coherence;
 mod compare;
 mod convert;
+mod evaluate;
 mod exit;
 mod generate;
 mod input;
@@ -52,6 +53,9 @@ enum Command {
     Band(band::BandArgs),
     /// Compare an anonymized file with its original: every utility metric.
     Compare(compare::CompareArgs),
+    /// Every method at matched privacy levels on one file: attacked by one adversary, measured
+    /// by one utility yardstick, reported in one self-contained HTML page.
+    Evaluate(Box<evaluate::EvaluateArgs>),
     /// Generate synthetic data.
     #[command(subcommand)]
     Generate(generate::GenerateCommand),
@@ -72,6 +76,7 @@ fn main() -> ExitCode {
         Command::Generate(cmd) => generate::run(cmd),
         Command::Mine(args) => mine::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Evaluate(args) => evaluate::run(*args),
         Command::Band(args) => band::run(args),
         Command::Anonymize(cmd) => anonymize::run(cmd),
         Command::Audit(cmd) => anonymize::run_audit(cmd),

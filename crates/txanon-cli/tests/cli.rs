@@ -1285,3 +1285,51 @@ fn the_readme_workflows_pass_their_own_audits() {
         );
     }
 }
+
+/// `evaluate` on the CAHD example: one directory with the report, the results and a
+/// manifest; bad parameters exit 2 and write nothing.
+#[test]
+fn evaluate_writes_one_report_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    let (data, sensitive) = (examples("cahd-example.csv"), examples("cahd-example.sensitive"));
+    let out_s = out.to_str().unwrap();
+    let o = txanon(&[
+        "evaluate",
+        &data,
+        "--sensitive",
+        &sensitive,
+        "--levels",
+        "2",
+        "--methods",
+        "cahd,swap",
+        "--seed",
+        "1",
+        "-o",
+        out_s,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(files_in(&out), ["manifest.json", "report.html", "results.csv", "results.json"]);
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let points = results["points"].as_array().unwrap();
+    // The references, CAHD at p = 2, and swapping out of reach without categories.
+    assert_eq!(points.len(), 4);
+    assert_eq!(points[2]["outcome"]["outcome"], "published");
+    assert_eq!(points[3]["outcome"]["outcome"], "infeasible");
+    let bad = dir.path().join("bad");
+    for args in [["--levels", "1"], ["--methods", "nope"], ["--draws", "0"]] {
+        let o = txanon(&[
+            "evaluate",
+            &data,
+            "--sensitive",
+            &sensitive,
+            args[0],
+            args[1],
+            "-o",
+            bad.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(!bad.exists(), "{args:?} wrote something");
+    }
+}

@@ -31,24 +31,47 @@ pub fn intersection_len<T: Ord>(a: &[T], b: &[T]) -> usize {
     }
 }
 
+/// `out = a ∩ b` of two strictly ascending slices, by the strategy of [`intersection_len`].
+///
+/// ```
+/// let mut out = Vec::new();
+/// txanon_data::sets::intersection(&[1, 2, 3], &[2, 3, 4], &mut out);
+/// assert_eq!(out, [2, 3]);
+/// ```
+pub fn intersection<T: Ord + Copy>(a: &[T], b: &[T], out: &mut Vec<T>) {
+    out.clear();
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if short.len().saturating_mul(GALLOP_RATIO) <= long.len() {
+        gallop(short, long, |x| out.push(*x));
+    } else {
+        merge(short, long, |x| out.push(*x));
+    }
+}
+
 /// `|a ∩ b|` by one merge pass over both slices.
 ///
 /// # Complexity
 /// `O(|a| + |b|)`.
 pub fn merge_intersection_len<T: Ord>(a: &[T], b: &[T]) -> usize {
-    let (mut i, mut j, mut shared) = (0, 0, 0);
+    let mut shared = 0;
+    merge(a, b, |_| shared += 1);
+    shared
+}
+
+/// Calls `found` with every element of `a ∩ b`, ascending, by one merge pass.
+fn merge<'a, T: Ord>(a: &'a [T], b: &[T], mut found: impl FnMut(&'a T)) {
+    let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
-                shared += 1;
+                found(&a[i]);
                 i += 1;
                 j += 1;
             }
         }
     }
-    shared
 }
 
 /// `|short ∩ long|` by galloping: each element of `short` is searched for in what is left of
@@ -57,7 +80,14 @@ pub fn merge_intersection_len<T: Ord>(a: &[T], b: &[T]) -> usize {
 /// # Complexity
 /// `O(|short| · log(|long| / |short|))`.
 pub fn galloping_intersection_len<T: Ord>(short: &[T], long: &[T]) -> usize {
-    let (mut rest, mut shared) = (long, 0);
+    let mut shared = 0;
+    gallop(short, long, |_| shared += 1);
+    shared
+}
+
+/// Calls `found` with every element of `short ∩ long`, ascending, by galloping.
+fn gallop<'a, T: Ord>(short: &'a [T], long: &[T], mut found: impl FnMut(&'a T)) {
+    let mut rest = long;
     for x in short {
         // The first step past x bounds the bisection.
         let mut step = 1;
@@ -67,7 +97,7 @@ pub fn galloping_intersection_len<T: Ord>(short: &[T], long: &[T]) -> usize {
         let window = &rest[..rest.len().min(step + 1)];
         match window.binary_search(x) {
             Ok(k) => {
-                shared += 1;
+                found(x);
                 rest = &rest[k + 1..];
             }
             Err(k) => rest = &rest[k..],
@@ -76,7 +106,6 @@ pub fn galloping_intersection_len<T: Ord>(short: &[T], long: &[T]) -> usize {
             break;
         }
     }
-    shared
 }
 
 #[cfg(test)]
@@ -92,8 +121,14 @@ mod tests {
             a in prop::collection::btree_set(0u32..400, 0..60),
             b in prop::collection::btree_set(0u32..400, 0..400),
         ) {
-            let expected = a.intersection(&b).count();
+            let shared: Vec<u32> = a.intersection(&b).copied().collect();
+            let expected = shared.len();
             let (a, b): (Vec<u32>, Vec<u32>) = (a.into_iter().collect(), b.into_iter().collect());
+            let mut out = vec![7];
+            intersection(&a, &b, &mut out);
+            prop_assert_eq!(&out, &shared);
+            intersection(&b, &a, &mut out);
+            prop_assert_eq!(&out, &shared);
             prop_assert_eq!(merge_intersection_len(&a, &b), expected);
             prop_assert_eq!(galloping_intersection_len(&a, &b), expected);
             prop_assert_eq!(galloping_intersection_len(&b, &a), expected);

@@ -25,7 +25,13 @@ fn paired_frequencies(original: &TransactionDb, anonymized: &TransactionDb) -> V
 /// `f` the number of transactions containing `i`. 0 for identical frequencies; 0 when `D` has no
 /// item occurrence at all and neither has `D̃`.
 pub fn dissimilarity(original: &TransactionDb, anonymized: &TransactionDb) -> f64 {
-    let pairs = paired_frequencies(original, anonymized);
+    dissimilarity_of(&paired_frequencies(original, anonymized))
+}
+
+/// [`dissimilarity`] from the item frequencies `(f_D(i), f_D̃(i))` of every item of either
+/// database (for a publication that is not a database of records, such as groups or buckets,
+/// whose item frequencies are still published).
+pub fn dissimilarity_of(pairs: &[(u64, u64)]) -> f64 {
     let diff: u64 = pairs.iter().map(|&(a, b)| a.abs_diff(b)).sum();
     let base: u64 = pairs.iter().map(|&(a, _)| a).sum();
     if base == 0 { if diff == 0 { 0.0 } else { f64::INFINITY } } else { diff as f64 / base as f64 }
@@ -48,7 +54,11 @@ pub struct ItemLoss {
 
 /// Item loss between `D` and `D̃`, see [`ItemLoss`].
 pub fn item_loss(original: &TransactionDb, anonymized: &TransactionDb) -> ItemLoss {
-    let pairs = paired_frequencies(original, anonymized);
+    item_loss_of(&paired_frequencies(original, anonymized))
+}
+
+/// [`item_loss`] from the item frequencies `(f_D(i), f_D̃(i))` of every item of either database.
+pub fn item_loss_of(pairs: &[(u64, u64)]) -> ItemLoss {
     let removed: u64 = pairs.iter().map(|&(a, b)| a.saturating_sub(b)).sum();
     let added: u64 = pairs.iter().map(|&(a, b)| b.saturating_sub(a)).sum();
     let base: u64 = pairs.iter().map(|&(a, _)| a).sum();

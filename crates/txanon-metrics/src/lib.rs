@@ -17,9 +17,11 @@ mod risk;
 pub use alignment::ItemAlignment;
 pub use error::MetricError;
 pub use frequency::{
-    ItemLoss, KL_FLOOR, dissimilarity, item_loss, kl_divergence, record_distortion,
+    ItemLoss, KL_FLOOR, dissimilarity, dissimilarity_of, item_loss, item_loss_of, kl_divergence,
+    record_distortion,
 };
 pub use patterns::{
-    Ratio, itemset_accuracy, jaccard_itemsets, relative_support_error, rule_accuracy,
+    Ratio, itemset_accuracy, itemset_f1, jaccard_itemsets, mean_relative_error,
+    relative_support_error, rule_accuracy,
 };
 pub use risk::{Reidentification, reidentification};

@@ -54,6 +54,32 @@ pub fn jaccard_itemsets(original: &FrequentItemsets, anonymized: &FrequentItemse
     if union == 0 { 1.0 } else { a.intersection(&b).count() as f64 / union as f64 }
 }
 
+/// The F1 score of the anonymized data's frequent itemsets against the original's:
+/// `2 · |F_D ∩ F_D̃| / (|F_D| + |F_D̃|)` (the harmonic mean of recall, [`itemset_accuracy`], and
+/// precision); 1 when both are empty.
+pub fn itemset_f1(original: &FrequentItemsets, anonymized: &FrequentItemsets) -> f64 {
+    let a: HashSet<&[ItemId]> = original.iter().map(|(s, _)| s).collect();
+    let b: HashSet<&[ItemId]> = anonymized.iter().map(|(s, _)| s).collect();
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    2.0 * a.intersection(&b).count() as f64 / (a.len() + b.len()) as f64
+}
+
+/// The mean relative error of estimated counts, `(1/|Q|) Σ_q |est(q) − true(q)| / true(q)`,
+/// over `(true, estimate)` pairs with a true count of at least 1 (others are skipped: a
+/// relative error of a zero count is undefined); 0 when none is left.
+pub fn mean_relative_error(pairs: impl IntoIterator<Item = (f64, f64)>) -> f64 {
+    let (mut total, mut n) = (0.0, 0usize);
+    for (truth, estimate) in pairs {
+        if truth >= 1.0 {
+            total += (estimate - truth).abs() / truth;
+            n += 1;
+        }
+    }
+    if n == 0 { 0.0 } else { total / n as f64 }
+}
+
 /// Mean relative support error of the original's frequent itemsets measured in the anonymized
 /// data: `(1/|F_D|) Σ_{X ∈ F_D} |sup_D(X) − sup_D̃(X)| / sup_D(X)`, with `sup_D̃` counted in
 /// `anonymized` (an itemset absent there has support 0, error 1). 0 when `F_D` is empty.

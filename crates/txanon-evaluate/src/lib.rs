@@ -1,0 +1,432 @@
+//! Head to head: every method on the data holder's own data, at matched privacy levels, under
+//! one adversary ([`txanon_attack`]) and one utility yardstick ([`txanon_metrics`]).
+//!
+//! [`evaluate`] runs each method at each level (each publication audited by its family, as
+//! every `anonymize` does), converts the publication into the adversary's
+//! [`View`](txanon_attack::View), attacks it and measures it; the original data and the
+//! original with its sensitive items removed are the two reference points. A method that
+//! cannot reach a level on the data is reported with its reason, never left out.
+//! [`report::html`] renders the result as one self-contained page.
+//!
+//! # Matching the levels
+//! No two families' guarantees are the same quantity, so a level `L` is matched as each
+//! guarantee's "one in `L`": anatomy's `l = L` (no column value above `1/L` of a bucket), CAHD's
+//! `p = L` (no sensitive item linked above `1/L`), coherence's `k = L` and `h = 1/L` (every
+//! combination of at most `p` public items in `L` transactions, no private item inferred above
+//! `1/L`). Swapping has no level: it runs once and appears beside every level.
+#![deny(missing_docs)]
+
+mod error;
+mod methods;
+pub mod report;
+mod utility;
+
+use std::time::Instant;
+
+use serde::Serialize;
+use txanon_attack::{AttackParams, AttackReport, attack};
+use txanon_data::{ItemCategories, ItemId, ParamError, TransactionDb};
+
+pub use error::EvaluateError;
+pub use methods::Method;
+pub use utility::{Itemsets, MAX_ITEMSET, QUERY_ITEMS, RULE_CONFIDENCE, Utility};
+
+use crate::methods::{Attackable, Input, Refusal, records_of, targets};
+use crate::utility::Yardstick;
+
+/// What an evaluation runs; build with [`EvaluateParams::new`], validate with
+/// [`EvaluateParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvaluateParams {
+    methods: Vec<Method>,
+    levels: Vec<usize>,
+    known: Vec<usize>,
+    draws: usize,
+    targets: Option<usize>,
+    supports: Vec<f64>,
+    queries: usize,
+    seed: Option<u64>,
+    anatomy_columns: usize,
+    coherence_p: usize,
+}
+
+/// [`EvaluateParams`] that passed [`EvaluateParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValidEvaluateParams(EvaluateParams);
+
+impl Default for EvaluateParams {
+    fn default() -> Self {
+        Self {
+            methods: Method::ALL.to_vec(),
+            levels: vec![4, 8, 16],
+            known: vec![1, 2, 3, 4],
+            draws: 10,
+            targets: None,
+            supports: vec![0.01, 0.005],
+            queries: 1000,
+            seed: None,
+            anatomy_columns: 10,
+            coherence_p: 2,
+        }
+    }
+}
+
+impl EvaluateParams {
+    /// Every method at levels 4, 8, 16; q = 1…4 known items, 10 draws, every target;
+    /// supports 1% and 0.5%; 1,000 queries; anatomy with 10 columns, coherence with p = 2.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The methods to run.
+    pub fn methods(mut self, methods: Vec<Method>) -> Self {
+        self.methods = methods;
+        self
+    }
+
+    /// The privacy levels (see the crate's documentation for the matching).
+    pub fn levels(mut self, levels: Vec<usize>) -> Self {
+        self.levels = levels;
+        self
+    }
+
+    /// The numbers of public items the adversaries know.
+    pub fn known(mut self, known: Vec<usize>) -> Self {
+        self.known = known;
+        self
+    }
+
+    /// Draws of the known items per target.
+    pub fn draws(mut self, draws: usize) -> Self {
+        self.draws = draws;
+        self
+    }
+
+    /// Attack a seeded sample of this many targets instead of everyone.
+    pub fn targets(mut self, targets: Option<usize>) -> Self {
+        self.targets = targets;
+        self
+    }
+
+    /// The two (or more) minimum supports of the frequent itemsets, as shares.
+    pub fn supports(mut self, supports: Vec<f64>) -> Self {
+        self.supports = supports;
+        self
+    }
+
+    /// Queries in the workload.
+    pub fn queries(mut self, queries: usize) -> Self {
+        self.queries = queries;
+        self
+    }
+
+    /// The seed of every publication, of the attack's draws and of the workload; `None`:
+    /// publications seeded by the operating system, draws and workload by 0.
+    pub fn seed(mut self, seed: Option<u64>) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Anatomy's number of item columns (the paper's p).
+    pub fn anatomy_columns(mut self, columns: usize) -> Self {
+        self.anatomy_columns = columns;
+        self
+    }
+
+    /// Coherence's p: the most public items its adversary knows.
+    pub fn coherence_p(mut self, p: usize) -> Self {
+        self.coherence_p = p;
+        self
+    }
+
+    /// Validates.
+    ///
+    /// # Errors
+    /// [`ParamError`] naming the parameter: no method; no level or a level outside 2…1,000,000;
+    /// supports outside (0, 1]; no queries or more than 10⁶; anatomy's columns or coherence's p
+    /// of 0; the attack's own bounds.
+    pub fn check(self) -> Result<ValidEvaluateParams, ParamError> {
+        let bad = |name: &'static str, value: String, min: u64, max: u64, what: &'static str| {
+            ParamError::OutOfBounds { name, value, min, max, what }
+        };
+        if self.methods.is_empty() {
+            return Err(ParamError::OutOfRange {
+                name: "methods",
+                value: String::new(),
+                reason: "name at least one of anatomy, cahd, coherence, swap",
+            });
+        }
+        if self.levels.is_empty() {
+            return Err(bad("levels", String::new(), 2, 1_000_000, "at least one privacy level"));
+        }
+        if let Some(&l) = self.levels.iter().find(|&&l| !(2..=1_000_000).contains(&l)) {
+            return Err(bad(
+                "levels",
+                l.to_string(),
+                2,
+                1_000_000,
+                "one in L: below 2 protects nothing",
+            ));
+        }
+        if self.supports.is_empty() || self.supports.iter().any(|s| !(*s > 0.0 && *s <= 1.0)) {
+            return Err(ParamError::OutOfRange {
+                name: "supports",
+                value: format!("{:?}", self.supports),
+                reason: "minimum supports are shares in (0, 1]",
+            });
+        }
+        if !(1..=1_000_000).contains(&self.queries) {
+            return Err(bad("queries", self.queries.to_string(), 1, 1_000_000, "workload queries"));
+        }
+        if self.anatomy_columns == 0 {
+            return Err(bad("anatomy-columns", "0".into(), 1, u64::MAX, "item columns"));
+        }
+        if self.coherence_p == 0 {
+            return Err(bad("coherence-p", "0".into(), 1, u64::MAX, "known public items"));
+        }
+        AttackParams::new()
+            .known(self.known.clone())
+            .draws(self.draws)
+            .sample(self.targets)
+            .check()?;
+        Ok(ValidEvaluateParams(self))
+    }
+}
+
+impl ValidEvaluateParams {
+    fn attack_params(&self) -> txanon_attack::ValidAttackParams {
+        AttackParams::new()
+            .known(self.0.known.clone())
+            .draws(self.0.draws)
+            .sample(self.0.targets)
+            .seed(self.0.seed.unwrap_or(0))
+            .check()
+            .expect("checked with the evaluation's parameters")
+    }
+}
+
+/// The data evaluated.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Data {
+    /// Transactions.
+    pub transactions: usize,
+    /// Distinct items.
+    pub items: usize,
+    /// Item occurrences.
+    pub occurrences: usize,
+    /// The sensitive items, as labels.
+    pub sensitive: Vec<String>,
+    /// Transactions holding a sensitive item.
+    pub holding_sensitive: usize,
+    /// Number of item categories, when given.
+    pub categories: Option<usize>,
+}
+
+/// The evaluation's settings, as run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Settings {
+    /// The levels.
+    pub levels: Vec<usize>,
+    /// The numbers of known items.
+    pub known: Vec<usize>,
+    /// Draws per target.
+    pub draws: usize,
+    /// Targets sampled, if not all.
+    pub targets: Option<usize>,
+    /// Minimum supports (shares).
+    pub supports: Vec<f64>,
+    /// Workload queries drawn.
+    pub queries: usize,
+    /// The seed, or `None` for the operating system's.
+    pub seed: Option<u64>,
+}
+
+/// One point of the comparison: a method at a level, or a reference.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    /// `original`, `sensitive removed`, or a method's name.
+    pub method: String,
+    /// The level matched; `None` for the references and swapping.
+    pub level: Option<usize>,
+    /// What was published, or why not.
+    pub outcome: Outcome,
+}
+
+/// What a method did at a level.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "outcome", rename_all = "lowercase")]
+pub enum Outcome {
+    /// A publication, audited, attacked and measured.
+    Published {
+        /// The setting in words.
+        setting: String,
+        /// What its audit re-derived.
+        audit: String,
+        /// The attack.
+        privacy: AttackReport,
+        /// The yardstick.
+        utility: Utility,
+        /// Seconds to anonymize and audit.
+        seconds: f64,
+    },
+    /// The method cannot reach the level on this data.
+    Infeasible {
+        /// The family's reason.
+        reason: String,
+    },
+}
+
+/// The whole comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evaluation {
+    /// The data.
+    pub data: Data,
+    /// The settings.
+    pub settings: Settings,
+    /// What each method's guarantee means, for the methods run.
+    pub guarantees: Vec<(Method, &'static str)>,
+    /// The references first, then each method at each level.
+    pub points: Vec<Point>,
+}
+
+/// Progress: `done` of `total` steps, and what is running.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    /// Steps done.
+    pub done: usize,
+    /// Steps in all.
+    pub total: usize,
+    /// What runs now.
+    pub what: String,
+}
+
+/// Evaluates every method of `params` at every level on `db` with `sensitive` items (sorted
+/// ids) and, for swapping, `categories`.
+///
+/// # Errors
+/// [`EvaluateError::Audit`] when a publication failed its audit (a bug in a family), and the
+/// errors of a conversion; a level out of a method's reach is an [`Outcome::Infeasible`], not an
+/// error.
+pub fn evaluate(
+    db: &TransactionDb,
+    sensitive: &[ItemId],
+    categories: Option<&ItemCategories>,
+    params: &ValidEvaluateParams,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Evaluation, EvaluateError> {
+    let p = &params.0;
+    let mut sensitive = sensitive.to_vec();
+    sensitive.sort_unstable();
+    sensitive.dedup();
+    let input = Input {
+        db,
+        sensitive: &sensitive,
+        categories,
+        seed: p.seed,
+        anatomy_columns: p.anatomy_columns,
+        coherence_p: p.coherence_p,
+    };
+    let mut runs: Vec<(Method, Option<usize>)> = Vec::new();
+    for &m in &p.methods {
+        if m.has_level() {
+            runs.extend(p.levels.iter().map(|&l| (m, Some(l))));
+        } else {
+            runs.push((m, None));
+        }
+    }
+    let total = runs.len() + 2;
+    let mut done = 0;
+    let mut step = |what: String, done: &mut usize| {
+        progress(Progress { done: *done, total, what });
+        *done += 1;
+    };
+    step("the original".into(), &mut done);
+    let original = records_of(db, categories, |_| true);
+    let yardstick = Yardstick::new(
+        db,
+        &original.view,
+        &sensitive,
+        &p.supports,
+        p.queries,
+        p.seed.unwrap_or(0),
+    )?;
+    let attack_params = params.attack_params();
+    let measure = |method: String, level, started: Instant, a: Attackable| {
+        let seconds = started.elapsed().as_secs_f64();
+        let people = targets(&input, a.own);
+        let privacy = attack(&a.view, &people, &attack_params)?;
+        let utility = yardstick.measure(&a.view)?;
+        Ok::<_, EvaluateError>(Point {
+            method,
+            level,
+            outcome: Outcome::Published {
+                setting: a.setting,
+                audit: a.audit,
+                privacy,
+                utility,
+                seconds,
+            },
+        })
+    };
+    let mut points = Vec::with_capacity(total);
+    points.push(measure(
+        "original".into(),
+        None,
+        Instant::now(),
+        Attackable { setting: "as it is".into(), audit: "nothing to audit".into(), ..original },
+    )?);
+    step("sensitive items removed".into(), &mut done);
+    let removed = records_of(db, categories, |i| sensitive.binary_search(&i).is_err());
+    points.push(measure(
+        "sensitive removed".into(),
+        None,
+        Instant::now(),
+        Attackable {
+            setting: format!("{} sensitive items deleted", sensitive.len()),
+            audit: "nothing to audit".into(),
+            ..removed
+        },
+    )?);
+    for (method, level) in runs {
+        let what = match level {
+            Some(l) => format!("{} at level {l}", method.name()),
+            None => method.name().to_string(),
+        };
+        step(what, &mut done);
+        let started = Instant::now();
+        match methods::run(method, level.unwrap_or(0), &input) {
+            Ok(a) => points.push(measure(method.name().into(), level, started, a)?),
+            Err(Refusal::Infeasible(reason)) => points.push(Point {
+                method: method.name().into(),
+                level,
+                outcome: Outcome::Infeasible { reason },
+            }),
+            Err(Refusal::Error(e)) => return Err(e),
+        }
+    }
+    progress(Progress { done: total, total, what: "done".into() });
+    Ok(Evaluation {
+        data: Data {
+            transactions: db.len(),
+            items: db.num_items(),
+            occurrences: db.occurrences(),
+            sensitive: sensitive.iter().map(|&i| db.label(i).to_string()).collect(),
+            holding_sensitive: db
+                .iter()
+                .filter(|t| t.iter().any(|i| sensitive.binary_search(i).is_ok()))
+                .count(),
+            categories: categories.map(|c| c.names().len()),
+        },
+        settings: Settings {
+            levels: p.levels.clone(),
+            known: p.known.clone(),
+            draws: p.draws,
+            targets: p.targets,
+            supports: p.supports.clone(),
+            queries: yardstick.queries(),
+            seed: p.seed,
+        },
+        guarantees: p.methods.iter().map(|&m| (m, m.guarantee())).collect(),
+        points,
+    })
+}

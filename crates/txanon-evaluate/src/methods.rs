@@ -1,0 +1,396 @@
+//! Each family at a privacy level, and its publication as the adversary's view.
+//!
+//! The conversions read each publication the way its paper's adversary does (see
+//! [`txanon_attack::View`]); the links between people and published records (anatomy's
+//! buckets, swap's key) are the data holder's secrets, used here to know whose record is
+//! whose and never written.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use txanon_attack::{Own, Target, Value, View, ViewBuilder};
+use txanon_data::{ItemCategories, ItemId, TransactionDb};
+use txanon_swap::Tendency;
+
+use crate::error::EvaluateError;
+
+/// A method the evaluation runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// Multi-dimension anatomy: l = level.
+    Anatomy,
+    /// CAHD: privacy degree p = level.
+    Cahd,
+    /// (h,k,p)-coherence: h = 1/level, k = level.
+    Coherence,
+    /// Partial swapping of the tendency (PartSwap, every tied category): one setting, no level.
+    Swap,
+}
+
+impl Method {
+    /// Every method, in report order.
+    pub const ALL: [Method; 4] = [Method::Anatomy, Method::Cahd, Method::Coherence, Method::Swap];
+
+    /// The name the CLI and the report use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Anatomy => "anatomy",
+            Method::Cahd => "cahd",
+            Method::Coherence => "coherence",
+            Method::Swap => "swap",
+        }
+    }
+
+    /// The method named `name`.
+    pub fn parse(name: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// What the method's guarantee means, in one sentence.
+    pub fn guarantee(self) -> &'static str {
+        match self {
+            Method::Anatomy => {
+                "In every bucket and item column no value (the record's items in that column, \
+                 the empty set included) is held by more than 1/l of the bucket's records, so \
+                 which values of different columns belong together is hidden."
+            }
+            Method::Cahd => {
+                "Each group publishes its transactions' public items and only the counts of its \
+                 sensitive items, so an adversary links a sensitive item to a transaction of the \
+                 group with probability at most 1/p."
+            }
+            Method::Coherence => {
+                "Public items are suppressed until every combination of at most p public items \
+                 occurs in at least k transactions and implies no private item with confidence \
+                 above h."
+            }
+            Method::Swap => {
+                "Every record showing a dominant category (its tendency) exchanges those items \
+                 with a record that shows a different one, so no published record shows its \
+                 owner's tendency; nothing else changes."
+            }
+        }
+    }
+
+    /// Whether the method takes a privacy level (swap has none).
+    pub fn has_level(self) -> bool {
+        !matches!(self, Method::Swap)
+    }
+}
+
+/// The input every method shares.
+#[derive(Debug)]
+pub(crate) struct Input<'a> {
+    pub db: &'a TransactionDb,
+    pub sensitive: &'a [ItemId],
+    pub categories: Option<&'a ItemCategories>,
+    pub seed: Option<u64>,
+    pub anatomy_columns: usize,
+    pub coherence_p: usize,
+}
+
+/// A publication as the adversary reads it, with where each person's record went.
+#[derive(Debug)]
+pub(crate) struct Attackable {
+    pub view: View,
+    /// Per input record, its own published record (if published).
+    pub own: Vec<Option<Own>>,
+    /// What the publication passed, in words.
+    pub audit: String,
+    /// The setting used, in words.
+    pub setting: String,
+}
+
+/// Why a method produced nothing at a level.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// The data cannot reach the level with this method: the family's reason.
+    Infeasible(String),
+    /// A real failure.
+    Error(EvaluateError),
+}
+
+impl<E: Into<EvaluateError>> From<E> for Refusal {
+    fn from(e: E) -> Self {
+        Refusal::Error(e.into())
+    }
+}
+
+/// Refuses with the family's own message when its error is about the input or parameters
+/// (a level out of reach); any other error of a family's `anonymize` is a publication that
+/// failed its audit.
+fn infeasible(method: Method, bad_input: bool, e: impl std::fmt::Display) -> Refusal {
+    if bad_input {
+        Refusal::Infeasible(e.to_string())
+    } else {
+        Refusal::Error(EvaluateError::Audit { method: method.name(), reason: e.to_string() })
+    }
+}
+
+/// The original's records with `keep` items each, as published records (with the tendency a
+/// reader names in each, when there are categories).
+pub(crate) fn records_of(
+    db: &TransactionDb,
+    categories: Option<&ItemCategories>,
+    keep: impl Fn(ItemId) -> bool,
+) -> Attackable {
+    let mut view = ViewBuilder::new(db.num_items());
+    let mut own = Vec::with_capacity(db.len());
+    let (mut row, mut scratch) = (Vec::new(), Vec::new());
+    for t in db.iter() {
+        row.clear();
+        row.extend(t.iter().copied().filter(|&i| keep(i)));
+        let labels = categories
+            .map_or_else(Vec::new, |c| tendency_labels(&row, c.categories(), &mut scratch));
+        let g = view.record(&row, labels).expect("items of the database");
+        own.push(Some(Own { group: g, values: vec![Some(0)] }));
+    }
+    Attackable { view: view.finish(), own, audit: String::new(), setting: String::new() }
+}
+
+/// The tendency a reader names for record `t`: every category tied for its heaviest, when
+/// that weighs more than the mean (or the one category of a single-category record).
+pub(crate) fn tendency_labels(
+    t: &[ItemId],
+    category_of: &[u32],
+    scratch: &mut Vec<u32>,
+) -> Vec<u32> {
+    let tied = txanon_swap::tied_categories(t, category_of, scratch);
+    if !tied.is_empty() {
+        return tied;
+    }
+    match txanon_swap::tendency_of(t, category_of, scratch) {
+        Tendency::Category(c) | Tendency::Single(c) => vec![c],
+        Tendency::None => Vec::new(),
+    }
+}
+
+/// The people of `db` as targets: their public and sensitive items, their tendency.
+pub(crate) fn targets(input: &Input<'_>, own: Vec<Option<Own>>) -> Vec<Target> {
+    let mut scratch = Vec::new();
+    input
+        .db
+        .iter()
+        .zip(own)
+        .map(|(t, own)| {
+            let (sensitive, public): (Vec<ItemId>, Vec<ItemId>) =
+                t.iter().partition(|i| input.sensitive.binary_search(i).is_ok());
+            let labels = input
+                .categories
+                .map_or_else(Vec::new, |c| tendency_labels(t, c.categories(), &mut scratch));
+            Target { public, sensitive, own, labels }
+        })
+        .collect()
+}
+
+/// Runs `method` at `level` and converts its publication.
+pub(crate) fn run(method: Method, level: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
+    match method {
+        Method::Anatomy => anatomy(level, input),
+        Method::Cahd => cahd(level, input),
+        Method::Coherence => coherence(level, input),
+        Method::Swap => swap(input),
+    }
+}
+
+fn anatomy(l: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
+    use txanon_anatomy::{AnatomyParams, anonymize};
+    let db = input.db;
+    let params = AnatomyParams::new(input.anatomy_columns, l)
+        .seed(input.seed)
+        .check()
+        .map_err(|e| Refusal::Infeasible(e.to_string()))?;
+    let published =
+        anonymize(db, &params).map_err(|e| infeasible(Method::Anatomy, e.is_bad_input(), e))?;
+    let table = &published.table;
+    let ids: Vec<Vec<ItemId>> = table
+        .columns
+        .iter()
+        .map(|column| column.iter().map(|label| item(db, label)).collect::<Result<_, _>>())
+        .collect::<Result<_, _>>()?;
+    let mut view = ViewBuilder::new(db.num_items());
+    for bucket in &table.buckets {
+        let factors = bucket
+            .columns
+            .iter()
+            .zip(&ids)
+            .map(|(values, column)| {
+                values
+                    .iter()
+                    .map(|v| {
+                        let items = v.1.iter().map(|&k| column[k as usize]).collect();
+                        Value::new(items, v.0 as u32)
+                    })
+                    .collect()
+            })
+            .collect();
+        view.group(bucket.size as u32, factors)?;
+    }
+    let view = view.finish();
+    let own = db
+        .iter()
+        .zip(&published.bucket_of)
+        .map(|(t, &b)| if b == u32::MAX { None } else { view.locate(b, t) })
+        .collect();
+    Ok(Attackable {
+        view,
+        own,
+        audit: format!(
+            "{} buckets re-derived {}-diverse (largest value share {:.3})",
+            published.audit.buckets, published.audit.l, published.audit.worst_share
+        ),
+        setting: format!("l = {l}, {} item columns (repaired)", published.columns.len()),
+    })
+}
+
+fn cahd(p: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
+    use txanon_cahd::{CahdParams, anonymize};
+    let db = input.db;
+    if input.sensitive.is_empty() {
+        return Err(Refusal::Infeasible("CAHD protects sensitive items: none given".into()));
+    }
+    let params = CahdParams::new(p)
+        .seed(input.seed)
+        .check()
+        .map_err(|e| Refusal::Infeasible(e.to_string()))?;
+    let published = anonymize(db, input.sensitive, &params)
+        .map_err(|e| infeasible(Method::Cahd, e.is_bad_input(), e))?;
+    let mut view = ViewBuilder::new(db.num_items());
+    // A person's own record is their QID transaction; every copy of it weighs the same (one
+    // record of a group, whichever), so the first is theirs.
+    let mut first: HashMap<Vec<ItemId>, (u32, u32)> = HashMap::new();
+    for group in &published.published.groups {
+        let mut rows = Vec::with_capacity(group.qid.len());
+        for t in &group.qid {
+            let mut items = t.iter().map(|label| item(db, label)).collect::<Result<Vec<_>, _>>()?;
+            items.sort_unstable();
+            rows.push(items);
+        }
+        let counts = group
+            .sensitive
+            .iter()
+            .map(|(label, count)| Ok((item(db, label)?, *count as u32)))
+            .collect::<Result<Vec<_>, EvaluateError>>()?;
+        let values: Vec<Value> = rows.iter().map(|r| Value::new(r.clone(), 1)).collect();
+        let g = view.group_with_counts(rows.len() as u32, vec![values], &counts)?;
+        for (k, r) in rows.into_iter().enumerate() {
+            first.entry(r).or_insert((g, k as u32));
+        }
+    }
+    let view = view.finish();
+    let own = db
+        .iter()
+        .map(|t| {
+            let qid: Vec<ItemId> =
+                t.iter().copied().filter(|i| input.sensitive.binary_search(i).is_err()).collect();
+            first.get(&qid).map(|&(group, row)| {
+                let mut values = vec![None; 1 + published_counts(&view, group)];
+                values[0] = Some(row);
+                Own { group, values }
+            })
+        })
+        .collect();
+    Ok(Attackable {
+        view,
+        own,
+        audit: format!(
+            "{} groups re-derived of privacy degree {} (worst link {:.3})",
+            published.audit.groups, published.audit.p, published.audit.achieved
+        ),
+        setting: format!("p = {p}, RCM band order"),
+    })
+}
+
+/// The number of factors of `group` after its first: its counted sensitive items.
+fn published_counts(view: &View, group: u32) -> usize {
+    view.factors(group) - 1
+}
+
+fn coherence(level: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
+    use txanon_coherence::{CoherenceParams, anonymize};
+    let db = input.db;
+    let h = 1.0 / level as f64;
+    let k = u32::try_from(level)
+        .map_err(|_| Refusal::Infeasible(format!("k = {level} is too large")))?;
+    // k′ (nuggets: the paper's utility, itemsets the greedy loop spares) at 0.1% of the
+    // transactions, as the coherence experiment runs the paper's data; never below k.
+    let nugget_support = u32::try_from(db.len().div_ceil(1000)).unwrap_or(u32::MAX).max(k);
+    let params = CoherenceParams::new(h, k, input.coherence_p, nugget_support)
+        .seed(input.seed)
+        .check()
+        .map_err(|e| Refusal::Infeasible(e.to_string()))?;
+    let published = anonymize(db, input.sensitive, &params)
+        .map_err(|e| infeasible(Method::Coherence, e.is_bad_input(), e))?;
+    let mut gone = vec![false; db.num_items()];
+    for s in &published.suppressed {
+        gone[s.item as usize] = true;
+    }
+    let mut view = ViewBuilder::new(db.num_items());
+    let mut first: HashMap<&[ItemId], u32> = HashMap::new();
+    for t in published.published.iter() {
+        let g = view.record(t, Vec::new())?;
+        first.entry(t).or_insert(g);
+    }
+    let own = db
+        .iter()
+        .map(|t| {
+            let kept: Vec<ItemId> = t.iter().copied().filter(|&i| !gone[i as usize]).collect();
+            first.get(kept.as_slice()).map(|&g| Own { group: g, values: vec![Some(0)] })
+        })
+        .collect();
+    let setting = format!("h = {h:.4}, k = {k}, p = {}, k′ = {nugget_support}", input.coherence_p);
+    let audit = format!(
+        "(h,k,p)-coherence re-derived over {} transactions (worst breach {:.3}); {} public items suppressed",
+        published.audit.transactions,
+        published.audit.worst_breach,
+        published.suppressed.len()
+    );
+    Ok(Attackable { view: view.finish(), own, audit, setting })
+}
+
+fn swap(input: &Input<'_>) -> Result<Attackable, Refusal> {
+    use txanon_swap::{Method as SwapMethod, SwapParams, Ties, anonymize};
+    let db = input.db;
+    let Some(categories) = input.categories else {
+        return Err(Refusal::Infeasible(
+            "swapping hides the tendency over item categories: none given (--categories)".into(),
+        ));
+    };
+    let params = SwapParams::new(SwapMethod::PartSwap)
+        .ties(Ties::All)
+        .max_exposed(db.len())
+        .seed(input.seed)
+        .check()
+        .map_err(|e| Refusal::Infeasible(e.to_string()))?;
+    let data = txanon_data::Categorized::new(db, categories)
+        .map_err(|e| Refusal::Infeasible(e.to_string()))?;
+    let published =
+        anonymize(data, &params).map_err(|e| infeasible(Method::Swap, e.is_bad_input(), e))?;
+    let mut view = ViewBuilder::new(db.num_items());
+    let mut own = vec![None; db.len()];
+    let mut scratch = Vec::new();
+    for (t, &source) in published.published.iter().zip(published.key()) {
+        let labels = tendency_labels(t, categories.categories(), &mut scratch);
+        let g = view.record(t, labels)?;
+        own[source as usize] = Some(Own { group: g, values: vec![Some(0)] });
+    }
+    let audit = &published.audit;
+    Ok(Attackable {
+        view: view.finish(),
+        own,
+        audit: format!(
+            "{} of {} records checked; {} still show their tendency ({} by design, {} for want of a partner)",
+            audit.records,
+            audit.records,
+            audit.exposed,
+            audit.exposed_by_design,
+            audit.exposed_unmatched
+        ),
+        setting: "PartSwap, every tied category".into(),
+    })
+}
+
+fn item(db: &TransactionDb, label: &str) -> Result<ItemId, EvaluateError> {
+    db.labels().find(label).ok_or_else(|| EvaluateError::UnknownLabel(label.to_string()))
+}

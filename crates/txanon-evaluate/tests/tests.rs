@@ -1,0 +1,143 @@
+//! The evaluation end to end on generated data: every method's guarantee visible in the
+//! attack, levels out of reach reported, and a report page that is well formed and needs
+//! nothing outside itself.
+
+use txanon_data::{QuestParams, TransactionDb, random_categories, random_items};
+use txanon_evaluate::{EvaluateParams, Evaluation, Method, Outcome, evaluate, report};
+
+fn data() -> TransactionDb {
+    QuestParams::new(1500, 6.0, 3.0, 120).seed(3).check().unwrap().generate()
+}
+
+fn run(db: &TransactionDb, params: EvaluateParams) -> Evaluation {
+    let sensitive = random_items(db, 6, 1).unwrap();
+    let categories = random_categories(db, 8, 1).unwrap();
+    let params = params.draws(3).queries(200).seed(Some(5)).check().unwrap();
+    let mut steps = Vec::new();
+    let e =
+        evaluate(db, &sensitive, Some(&categories), &params, &mut |p| steps.push(p.done)).unwrap();
+    assert_eq!(steps.first(), Some(&0));
+    assert!(steps.windows(2).all(|w| w[0] < w[1]), "progress only moves on");
+    e
+}
+
+#[test]
+fn every_method_is_attacked_and_measured() {
+    let db = data();
+    let e = run(&db, EvaluateParams::new().levels(vec![2, 4]).anatomy_columns(2));
+    // Two references, then anatomy, cahd, coherence at two levels and swap once.
+    assert_eq!(e.points.len(), 2 + 3 * 2 + 1);
+    assert_eq!(e.points[0].method, "original");
+    assert_eq!(e.points[1].method, "sensitive removed");
+    for p in &e.points {
+        let Outcome::Published { privacy, utility, .. } = &p.outcome else { continue };
+        assert_eq!(privacy.by_known.len(), 4);
+        // CAHD's privacy degree: no adversary links a sensitive item above 1/p.
+        if p.method == "cahd" {
+            let bound = 1.0 / p.level.unwrap() as f64 + 1e-12;
+            assert!(privacy.by_known.iter().all(|k| k.sensitive.max <= bound), "{p:?}");
+        }
+        // Removing the sensitive items leaves nothing to infer about them.
+        if p.method == "sensitive removed" {
+            assert!(privacy.by_known.iter().all(|k| k.sensitive.max == 0.0));
+            assert_eq!(utility.workload_error, 1.0);
+        }
+        if p.method == "original" {
+            assert_eq!(utility.itemsets[0].f1, 1.0);
+            assert_eq!(utility.item_loss, 0.0);
+            // With categories, the original records show their tendencies to the adversary.
+            assert!(privacy.by_known[0].tendency.is_some());
+        }
+        if p.method == "swap" {
+            assert!(privacy.by_known[0].tendency.is_some());
+            assert_eq!(utility.item_loss, 0.0, "swapping moves items, it loses none");
+        }
+    }
+    // Suppression can only lower the chance of finding one's own record.
+    let mean = |method: &str, level: Option<usize>| {
+        e.points.iter().find(|p| p.method == method && p.level == level).and_then(|p| {
+            match &p.outcome {
+                Outcome::Published { privacy, .. } => {
+                    Some(privacy.by_known[1].reidentification.mean)
+                }
+                Outcome::Infeasible { .. } => None,
+            }
+        })
+    };
+    let original = mean("original", None).unwrap();
+    if let Some(coherent) = mean("coherence", Some(4)) {
+        assert!(coherent <= original + 1e-12);
+    }
+}
+
+#[test]
+fn levels_out_of_reach_are_reported_with_their_reason() {
+    let db = data();
+    // Twenty columns over 120 items leave most record values empty: no l = 8 bucket exists.
+    let e = run(
+        &db,
+        EvaluateParams::new().methods(vec![Method::Anatomy]).levels(vec![8]).anatomy_columns(20),
+    );
+    let refused: Vec<&str> = e
+        .points
+        .iter()
+        .filter_map(|p| match &p.outcome {
+            Outcome::Infeasible { reason } => Some(reason.as_str()),
+            Outcome::Published { .. } => None,
+        })
+        .collect();
+    assert_eq!(refused.len(), 1, "{:?}", e.points);
+    assert!(refused[0].contains("8-diverse") || refused[0].contains("l = 8"), "{}", refused[0]);
+    let page = report::html(&e);
+    assert!(page.contains("Levels out of reach") && page.contains("anatomy 8"));
+    let csv = report::csv(&e);
+    assert!(csv.lines().any(|l| l.starts_with("\"anatomy\",8,infeasible")));
+    // Every line of the CSV has the header's fields.
+    let fields = |l: &str| l.split(',').count();
+    let header = fields(csv.lines().next().unwrap());
+    assert!(csv.lines().filter(|l| !l.contains("infeasible")).all(|l| fields(l) == header));
+}
+
+#[test]
+fn the_page_is_well_formed_and_self_contained() {
+    let db = data();
+    let e = run(&db, EvaluateParams::new().levels(vec![2]).anatomy_columns(2));
+    let page = report::html(&e);
+    // Well formed: an XML parser reads it to the end, every element closed.
+    let mut reader = quick_xml::Reader::from_str(&page);
+    let mut depth = 0i64;
+    let mut svgs = 0;
+    loop {
+        match reader.read_event().expect("well-formed markup") {
+            quick_xml::events::Event::Start(tag) => {
+                depth += 1;
+                if tag.name().as_ref() == b"svg" {
+                    svgs += 1;
+                }
+            }
+            quick_xml::events::Event::End(_) => depth -= 1,
+            quick_xml::events::Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert_eq!(depth, 0);
+    assert_eq!(svgs, 3, "one frontier per adversary (re-identification, sensitive, tendency)");
+    // Self-contained: nothing fetched, nothing run.
+    for outside in ["http:", "https:", "src=", "href=", "<script", "<link", "url("] {
+        assert!(!page.contains(outside), "the page refers outside itself: {outside}");
+    }
+    // results.json round-trips as JSON.
+    let json = serde_json::to_string(&e).unwrap();
+    assert!(serde_json::from_str::<serde_json::Value>(&json).is_ok());
+}
+
+#[test]
+fn parameters_are_checked() {
+    assert_eq!(EvaluateParams::new().levels(vec![1]).check().unwrap_err().name(), "levels");
+    assert_eq!(EvaluateParams::new().levels(vec![]).check().unwrap_err().name(), "levels");
+    assert_eq!(EvaluateParams::new().methods(vec![]).check().unwrap_err().name(), "methods");
+    assert_eq!(EvaluateParams::new().supports(vec![0.0]).check().unwrap_err().name(), "supports");
+    assert_eq!(EvaluateParams::new().queries(0).check().unwrap_err().name(), "queries");
+    assert_eq!(EvaluateParams::new().known(vec![40]).check().unwrap_err().name(), "known");
+    assert_eq!(EvaluateParams::new().draws(0).check().unwrap_err().name(), "draws");
+}
