@@ -177,6 +177,18 @@ fn check_publication(
     let mut all: Vec<u32> = result.columns.concat();
     all.sort_unstable();
     prop_assert_eq!(all, (0..db.num_items() as u32).collect::<Vec<_>>());
+    // A bucket's column multiset, as labels.
+    let multiset_of = |j: usize, multiset: &[ValueCount]| -> BTreeMap<Vec<String>, usize> {
+        multiset
+            .iter()
+            .map(|ValueCount(c, v)| {
+                let mut labels: Vec<String> =
+                    v.iter().map(|&k| table.columns[j][k as usize].clone()).collect();
+                labels.sort();
+                (labels, *c)
+            })
+            .collect()
+    };
     // The flattened rows of each bucket project onto its multisets.
     let mut row = 0;
     for bucket in &table.buckets {
@@ -191,19 +203,29 @@ fn check_publication(
             for r in &rows {
                 *from_rows.entry(project(r, &table.columns[j])).or_default() += 1;
             }
-            let from_table: BTreeMap<Vec<String>, usize> = multiset
-                .iter()
-                .map(|ValueCount(c, v)| {
-                    let mut labels: Vec<String> =
-                        v.iter().map(|&k| table.columns[j][k as usize].clone()).collect();
-                    labels.sort();
-                    (labels, *c)
-                })
-                .collect();
-            prop_assert_eq!(from_rows, from_table);
+            prop_assert_eq!(from_rows, multiset_of(j, multiset));
         }
         row += bucket.size;
     }
+    // The secret link: each bucket holds exactly the input records `bucket_of` puts there,
+    // and those records' projections make its multisets.
+    prop_assert_eq!(result.bucket_of.len(), db.len());
+    for (b, bucket) in table.buckets.iter().enumerate() {
+        let members: Vec<usize> =
+            (0..db.len()).filter(|&r| result.bucket_of[r] as usize == b).collect();
+        prop_assert_eq!(members.len(), bucket.size);
+        for (j, multiset) in bucket.columns.iter().enumerate() {
+            let mut from_members: BTreeMap<Vec<String>, usize> = BTreeMap::new();
+            for &r in &members {
+                let labels: Vec<String> =
+                    db.transaction(r).iter().map(|&i| db.label(i).to_string()).collect();
+                *from_members.entry(project(&labels, &table.columns[j])).or_default() += 1;
+            }
+            prop_assert_eq!(from_members, multiset_of(j, multiset));
+        }
+    }
+    let unplaced = result.bucket_of.iter().filter(|&&b| b == u32::MAX).count();
+    prop_assert_eq!(unplaced, result.suppressed);
     if result.suppressed == 0 {
         let p = table.columns.len();
         let mut per_column_in: Vec<BTreeMap<Vec<String>, usize>> = vec![BTreeMap::new(); p];

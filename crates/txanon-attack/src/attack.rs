@@ -103,20 +103,18 @@ impl View {
         };
         let mut sensitive = Vec::with_capacity(target.sensitive.len());
         let mut both = std::mem::take(&mut w.spare);
+        let mut extended = std::mem::take(&mut w.extended);
         for &s in &target.sensitive {
             intersection(&candidates, self.holders(s), &mut both);
-            let mass: f64 = both
-                .iter()
-                .map(|&g| {
-                    if self.weight(g, kept, w) > 0.0 {
-                        self.weight_with(g, kept, s, w)
-                    } else {
-                        0.0
-                    }
-                })
-                .sum();
+            extended.clear();
+            extended.extend_from_slice(kept);
+            if let Err(at) = extended.binary_search(&s) {
+                extended.insert(at, s);
+            }
+            let mass: f64 = both.iter().map(|&g| self.weight(g, &extended, w)).sum();
             sensitive.push((s, mass));
         }
+        w.extended = extended;
         w.records = candidates;
         w.spare = both;
         if total == 0.0 {
@@ -298,7 +296,7 @@ impl ValidAttackParams {
 }
 
 /// The distribution over targets of one adversary's success probability.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 pub struct Risk {
     /// Targets attacked.
     pub targets: usize,
@@ -323,16 +321,7 @@ impl Risk {
     pub fn of(mut values: Vec<f64>) -> Self {
         let n = values.len();
         if n == 0 {
-            return Self {
-                targets: 0,
-                mean: 0.0,
-                p95: 0.0,
-                p99: 0.0,
-                max: 0.0,
-                above_1_in_2: 0.0,
-                above_1_in_5: 0.0,
-                above_1_in_10: 0.0,
-            };
+            return Self::default();
         }
         values.sort_unstable_by(f64::total_cmp);
         let rank = |p: f64| values[((p * n as f64).ceil() as usize).clamp(1, n) - 1];

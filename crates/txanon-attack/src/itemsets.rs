@@ -10,16 +10,33 @@ use txanon_mining::FrequentItemsets;
 
 use crate::view::{View, Weigher};
 
+/// More itemsets (frequent, or candidates of one level) than the caller allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("more than {limit} itemsets at this support")]
+pub struct TooManyItemsets {
+    /// The limit.
+    pub limit: usize,
+}
+
 /// Every itemset of at most `max_len` items whose estimated support ([`View::support`]) is at
 /// least `min_support` records, with the estimate rounded to the nearest count, sorted
 /// canonically (by length, then items). For a view of records published as they are, this is
 /// exactly what a miner finds.
 ///
+/// # Errors
+/// [`TooManyItemsets`] as soon as the itemsets found, or the candidates of the next level,
+/// exceed `limit` (a support so low that the listing would not fit).
+///
 /// # Complexity
 /// Per candidate, the groups holding its rarest item, weighed; candidates of each level are
 /// the joins of two frequent sets sharing all but their last item, with every subset frequent;
 /// on rayon.
-pub fn frequent_itemsets(view: &View, min_support: f64, max_len: usize) -> FrequentItemsets {
+pub fn estimated_itemsets(
+    view: &View,
+    min_support: f64,
+    max_len: usize,
+    limit: usize,
+) -> Result<FrequentItemsets, TooManyItemsets> {
     let mut out = FrequentItemsets::default();
     let mut level: Vec<(Vec<ItemId>, f64)> = (0..view.num_items() as ItemId)
         .map(|i| (vec![i], view.item_supports()[i as usize]))
@@ -27,6 +44,9 @@ pub fn frequent_itemsets(view: &View, min_support: f64, max_len: usize) -> Frequ
         .collect();
     let mut len = 1;
     while !level.is_empty() {
+        if out.len() + level.len() > limit {
+            return Err(TooManyItemsets { limit });
+        }
         for (items, s) in &level {
             out.push(items, s.round() as u32);
         }
@@ -48,6 +68,9 @@ pub fn frequent_itemsets(view: &View, min_support: f64, max_len: usize) -> Frequ
                     frequent.contains(sub.as_slice())
                 });
                 if all_frequent {
+                    if candidates.len() == limit {
+                        return Err(TooManyItemsets { limit });
+                    }
                     candidates.push(joined);
                 }
             }
@@ -63,5 +86,5 @@ pub fn frequent_itemsets(view: &View, min_support: f64, max_len: usize) -> Frequ
         len += 1;
     }
     out.sort();
-    out
+    Ok(out)
 }

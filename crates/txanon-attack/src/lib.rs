@@ -9,7 +9,7 @@
 //!   what they conclude ([`View::posterior`]): the target's own record (re-identification),
 //!   the target's sensitive items, the target's tendency (for swapping); summarized over
 //!   targets as [`Risk`]s.
-//! - [`frequent_itemsets`] and [`View::support`]: the supports a data user estimates from the
+//! - [`estimated_itemsets`] and [`View::support`]: the supports a data user estimates from the
 //!   same view, for the utility side of the comparison.
 //!
 //! ```
@@ -48,5 +48,5 @@ pub use attack::{
     AttackParams, AttackReport, KnownItems, Posterior, Risk, Target, ValidAttackParams, attack,
 };
 pub use error::ViewError;
-pub use itemsets::frequent_itemsets;
+pub use itemsets::{TooManyItemsets, estimated_itemsets};
 pub use view::{Own, Value, View, ViewBuilder};

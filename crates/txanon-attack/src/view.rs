@@ -74,6 +74,8 @@ impl Factor {
 struct Group {
     size: u32,
     factors: Vec<Factor>,
+    /// Every item of the group beside the index of its factor, by item.
+    factor_of: Vec<(ItemId, u32)>,
     /// Categories a reader of the record names as its owner's tendency (records only).
     labels: Vec<u32>,
 }
@@ -207,7 +209,7 @@ impl ViewBuilder {
         if size == 0 {
             return Err(ViewError::EmptyGroup { group: at });
         }
-        let mut seen: Vec<ItemId> = Vec::new();
+        let mut factor_of: Vec<(ItemId, u32)> = Vec::new();
         let mut built = Vec::with_capacity(factors.len());
         for values in factors {
             let mut total = 0u64;
@@ -227,14 +229,15 @@ impl ViewBuilder {
                 return Err(ViewError::CountMismatch { group: at, counts: total, size });
             }
             let factor = Factor::new(values, size);
-            seen.extend_from_slice(&factor.items);
+            let f = built.len() as u32;
+            factor_of.extend(factor.items.iter().map(|&i| (i, f)));
             built.push(factor);
         }
-        seen.sort_unstable();
-        if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
-            return Err(ViewError::SharedItem { item: w[0], group: at });
+        factor_of.sort_unstable();
+        if let Some(w) = factor_of.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(ViewError::SharedItem { item: w[0].0, group: at });
         }
-        Ok(Group { size, factors: built, labels: Vec::new() })
+        Ok(Group { size, factors: built, factor_of, labels: Vec::new() })
     }
 
     /// The view, indexed.
@@ -298,8 +301,10 @@ pub(crate) struct Weigher {
     /// Records consistent with what is known (records-only views), and a spare.
     pub(crate) records: Vec<u32>,
     pub(crate) spare: Vec<u32>,
-    /// `A_f(K_f)` of the last group weighed, per factor.
-    pub(crate) amounts: Vec<u32>,
+    /// Known items beside the factor holding them (factor, item).
+    by_factor: Vec<(u32, ItemId)>,
+    /// The known items with one more (a sensitive item's weight).
+    pub(crate) extended: Vec<ItemId>,
 }
 
 impl View {
@@ -391,58 +396,53 @@ impl View {
         &self.index[item as usize]
     }
 
-    /// `w_g(K)`: the expected number of group `g`'s records holding every item of `known`
-    /// (sorted); fills `w.amounts` with `A_f(K_f)` per factor.
-    pub(crate) fn weight(&self, g: u32, known: &[ItemId], w: &mut Weigher) -> f64 {
-        let group = &self.groups[g as usize];
-        w.amounts.clear();
-        let mut covered = 0;
-        for factor in &group.factors {
-            restrict(known, &factor.items, &mut w.part);
-            covered += w.part.len();
-            w.amounts.push(factor.amount(&w.part));
+    /// Puts each item of `known` beside the factor of `group` holding it, in `w.by_factor`
+    /// sorted by factor (then item); false when some item is in no factor of `group`.
+    fn split(group: &Group, known: &[ItemId], w: &mut Weigher) -> bool {
+        w.by_factor.clear();
+        for &i in known {
+            match group.factor_of.binary_search_by_key(&i, |p| p.0) {
+                Ok(k) => w.by_factor.push((group.factor_of[k].1, i)),
+                Err(_) => return false,
+            }
         }
-        if covered < known.len() {
-            w.amounts.iter_mut().for_each(|a| *a = 0);
-            return 0.0;
-        }
-        scaled(group.size, w.amounts.iter().copied())
+        w.by_factor.sort_unstable();
+        true
     }
 
-    /// `w_g(K ∪ {extra})` from `w.amounts` of `w_g(K)` (just computed by [`View::weight`]):
-    /// only the factor holding `extra` changes. 0 when no factor of `g` holds it.
-    pub(crate) fn weight_with(
-        &self,
-        g: u32,
-        known: &[ItemId],
-        extra: ItemId,
-        w: &mut Weigher,
-    ) -> f64 {
+    /// `w_g(K)`: the expected number of group `g`'s records holding every item of `known`
+    /// (sorted). Only the factors holding a known item are counted: every other factor's
+    /// `A_f(∅)` is the group's size and contributes a factor of 1.
+    pub(crate) fn weight(&self, g: u32, known: &[ItemId], w: &mut Weigher) -> f64 {
         let group = &self.groups[g as usize];
-        let Some(f) = group.factors.iter().position(|f| f.items.binary_search(&extra).is_ok())
-        else {
+        if !Self::split(group, known, w) {
             return 0.0;
-        };
-        let factor = &group.factors[f];
-        restrict(known, &factor.items, &mut w.part);
-        let at = w.part.partition_point(|&i| i < extra);
-        if w.part.get(at) != Some(&extra) {
-            w.part.insert(at, extra);
         }
-        let amount = factor.amount(&w.part);
-        let amounts = w.amounts.iter().enumerate().map(|(k, &a)| if k == f { amount } else { a });
-        scaled(group.size, amounts)
+        let s = f64::from(group.size);
+        let mut weight = s;
+        for run in w.by_factor.chunk_by(|a, b| a.0 == b.0) {
+            w.part.clear();
+            w.part.extend(run.iter().map(|p| p.1));
+            weight *= f64::from(group.factors[run[0].0 as usize].amount(&w.part)) / s;
+        }
+        weight
     }
 
     /// The expected number of the group's records that are `own`'s choice of values (and any
-    /// value of its unlinked factors) holding every item of `known`.
+    /// value of its unlinked factors) holding every item of `known` (sorted).
     pub(crate) fn own_weight(&self, own: &Own, known: &[ItemId], w: &mut Weigher) -> f64 {
         let group = &self.groups[own.group as usize];
-        let mut covered = 0;
-        let mut counts = Vec::with_capacity(group.factors.len());
-        for (factor, v) in group.factors.iter().zip(&own.values) {
-            restrict(known, &factor.items, &mut w.part);
-            covered += w.part.len();
+        if !Self::split(group, known, w) {
+            return 0.0;
+        }
+        let s = f64::from(group.size);
+        let mut weight = s;
+        let mut runs = w.by_factor.chunk_by(|a, b| a.0 == b.0).peekable();
+        for (f, (factor, v)) in group.factors.iter().zip(&own.values).enumerate() {
+            w.part.clear();
+            if let Some(run) = runs.next_if(|r| r[0].0 as usize == f) {
+                w.part.extend(run.iter().map(|p| p.1));
+            }
             let count = match v {
                 Some(v) => {
                     let value = &factor.values[*v as usize];
@@ -453,12 +453,9 @@ impl View {
                 }
                 None => factor.amount(&w.part),
             };
-            counts.push(count);
+            weight *= f64::from(count) / s;
         }
-        if covered < known.len() {
-            return 0.0;
-        }
-        scaled(group.size, counts.into_iter())
+        weight
     }
 
     /// How often a reader of the whole publication names category `c` as a tendency.
@@ -480,12 +477,6 @@ impl View {
     pub(crate) fn labels(&self, g: u32) -> &[u32] {
         &self.groups[g as usize].labels
     }
-}
-
-/// `s · Π_f (a_f / s)`.
-fn scaled(size: u32, amounts: impl Iterator<Item = u32>) -> f64 {
-    let s = f64::from(size);
-    amounts.fold(s, |acc, a| acc * f64::from(a) / s)
 }
 
 /// `out = known ∩ items` (both sorted).

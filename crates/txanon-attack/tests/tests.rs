@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use txanon_attack::{
-    AttackParams, Own, Posterior, Target, Value, View, ViewBuilder, attack, frequent_itemsets,
+    AttackParams, Own, Posterior, Target, Value, View, ViewBuilder, attack, estimated_itemsets,
 };
 use txanon_data::ItemId;
 
@@ -331,7 +331,8 @@ proptest! {
         for r in &records {
             b.record(&r.iter().copied().collect::<Vec<_>>(), vec![]).unwrap();
         }
-        let found = frequent_itemsets(&b.finish(), f64::from(min), 6);
+        let view = b.finish();
+        let found = estimated_itemsets(&view, f64::from(min), 6, usize::MAX).unwrap();
         let mut expected = Vec::new();
         for mask in 1u32..64 {
             let set: Vec<ItemId> = (0..6).filter(|i| mask & (1 << i) != 0).collect();

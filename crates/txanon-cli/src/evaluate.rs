@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use txanon_attack::AttackParams;
 use txanon_data::{random_categories, read_categories};
 use txanon_evaluate::{EvaluateParams, Method, evaluate, report};
 
@@ -53,14 +54,15 @@ pub struct EvaluateArgs {
     /// Count queries in the utility workload (1 to 1,000,000).
     #[arg(long, default_value_t = 1000)]
     queries: usize,
-    /// Anatomy's number of item columns (the paper's p).
-    #[arg(long, default_value_t = 10)]
-    anatomy_columns: usize,
+    /// Anatomy's number of item columns (the paper's p), at most the data's items [default: 10,
+    /// or the number of items when fewer].
+    #[arg(long, value_name = "P")]
+    anatomy_columns: Option<usize>,
     /// Coherence's p: the most public items its adversary knows.
     #[arg(long, default_value_t = 2)]
     coherence_p: usize,
-    /// Seed of every publication, of the attack and of the workload (publications from the
-    /// operating system without it; the attack and workload from 0).
+    /// Seed of every publication, of the attack's draws and of the workload (publications from
+    /// the operating system without it; the draws and the workload from 0).
     #[arg(long)]
     seed: Option<u64>,
     #[command(flatten)]
@@ -83,9 +85,13 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
     let params = EvaluateParams::new()
         .methods(methods)
         .levels(args.levels.clone())
-        .known(args.known.clone())
-        .draws(args.draws)
-        .targets(args.targets)
+        .attack(
+            AttackParams::new()
+                .known(args.known.clone())
+                .draws(args.draws)
+                .sample(args.targets)
+                .seed(args.seed.unwrap_or(0)),
+        )
         .supports(args.supports.clone())
         .queries(args.queries)
         .anatomy_columns(args.anatomy_columns)
@@ -112,7 +118,7 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
     bar.finish_and_clear();
     crate::anonymize::write_text(&staged.path("report.html"), &report::html(&evaluation))?;
     crate::anonymize::write_text(&staged.path("results.csv"), &report::csv(&evaluation))?;
-    let summary = staged.write_json("results.json", &evaluation)?;
+    staged.write_json("results.json", &evaluation)?;
     let mut inputs: Vec<&Path> = vec![&args.input.input];
     inputs.extend(args.sensitive.file());
     inputs.extend(args.categories.as_deref());
@@ -136,7 +142,6 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         audit: serde_json::json!("each publication passed its family's audit; see results.json"),
         note: Some("an evaluation: report.html, results.json and results.csv; no publication"),
     })?;
-    let _ = summary;
     emit(&format!(
         "{}: report.html, results.json, results.csv ({} points)\n",
         args.output.out.display(),

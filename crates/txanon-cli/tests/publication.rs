@@ -240,6 +240,54 @@ fn large_parameters_neither_crash_nor_hang() {
         ]);
         assert!(o.status.success(), "--p {p}: {}", stderr(&o));
     }
+    // evaluate: every numeric option at 0 and at u64::MAX is refused with exit 2 and nothing
+    // written, or runs (--targets and --coherence-p mean "everything" when huge).
+    let (cahd, sensitive) = (examples("cahd-example.csv"), examples("cahd-example.sensitive"));
+    let max = "18446744073709551615";
+    for (flag, value, runs) in [
+        ("--levels", "0", false),
+        ("--levels", max, false),
+        ("--known", "0", false),
+        ("--known", max, false),
+        ("--draws", "0", false),
+        ("--draws", max, false),
+        ("--targets", "0", false),
+        ("--targets", max, true),
+        ("--supports", "0", false),
+        ("--supports", max, false),
+        ("--supports", "1e-300", true),
+        ("--queries", "0", false),
+        ("--queries", max, false),
+        ("--anatomy-columns", "0", false),
+        ("--anatomy-columns", max, false),
+        ("--coherence-p", "0", false),
+        ("--coherence-p", max, true),
+        ("--random-categories", "0", false),
+        ("--random-categories", max, false),
+    ] {
+        let out = dir.path().join(format!("evaluate{flag}-{value}"));
+        let o = txanon(&[
+            "evaluate",
+            &cahd,
+            "--sensitive",
+            &sensitive,
+            "--levels",
+            "2",
+            flag,
+            value,
+            "--seed",
+            "1",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        if runs {
+            assert!(o.status.success(), "{flag} {value}: {}", stderr(&o));
+        } else {
+            assert_eq!(o.status.code(), Some(2), "{flag} {value}: {}", stderr(&o));
+            assert!(stderr(&o).contains(&flag[2..]), "{flag}: {}", stderr(&o));
+            assert!(!out.exists(), "{flag} {value} wrote something");
+        }
+    }
     for (flag, value) in [
         ("--avg-len", "1e20"),
         ("--items", "4294967295"),

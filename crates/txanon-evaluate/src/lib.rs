@@ -24,12 +24,12 @@ mod utility;
 use std::time::Instant;
 
 use serde::Serialize;
-use txanon_attack::{AttackParams, AttackReport, attack};
+use txanon_attack::{AttackParams, AttackReport, ValidAttackParams, attack};
 use txanon_data::{ItemCategories, ItemId, ParamError, TransactionDb};
 
 pub use error::EvaluateError;
 pub use methods::Method;
-pub use utility::{Itemsets, MAX_ITEMSET, QUERY_ITEMS, RULE_CONFIDENCE, Utility};
+pub use utility::{Itemsets, MAX_ITEMSET, MAX_LISTED, QUERY_ITEMS, RULE_CONFIDENCE, Utility};
 
 use crate::methods::{Attackable, Input, Refusal, records_of, targets};
 use crate::utility::Yardstick;
@@ -40,40 +40,40 @@ use crate::utility::Yardstick;
 pub struct EvaluateParams {
     methods: Vec<Method>,
     levels: Vec<usize>,
-    known: Vec<usize>,
-    draws: usize,
-    targets: Option<usize>,
+    attack: AttackParams,
     supports: Vec<f64>,
     queries: usize,
     seed: Option<u64>,
-    anatomy_columns: usize,
+    anatomy_columns: Option<usize>,
     coherence_p: usize,
 }
 
 /// [`EvaluateParams`] that passed [`EvaluateParams::check`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct ValidEvaluateParams(EvaluateParams);
+pub struct ValidEvaluateParams {
+    params: EvaluateParams,
+    attack: ValidAttackParams,
+}
 
 impl Default for EvaluateParams {
     fn default() -> Self {
         Self {
             methods: Method::ALL.to_vec(),
             levels: vec![4, 8, 16],
-            known: vec![1, 2, 3, 4],
-            draws: 10,
-            targets: None,
+            attack: AttackParams::new(),
             supports: vec![0.01, 0.005],
             queries: 1000,
             seed: None,
-            anatomy_columns: 10,
+            anatomy_columns: None,
             coherence_p: 2,
         }
     }
 }
 
 impl EvaluateParams {
-    /// Every method at levels 4, 8, 16; q = 1…4 known items, 10 draws, every target;
-    /// supports 1% and 0.5%; 1,000 queries; anatomy with 10 columns, coherence with p = 2.
+    /// Every method at levels 4, 8, 16; the attack's defaults ([`AttackParams::new`]: q = 1…4
+    /// known items, 10 draws, every target); supports 1% and 0.5%; 1,000 queries; anatomy with
+    /// 10 columns, coherence with p = 2.
     pub fn new() -> Self {
         Self::default()
     }
@@ -90,21 +90,10 @@ impl EvaluateParams {
         self
     }
 
-    /// The numbers of public items the adversaries know.
-    pub fn known(mut self, known: Vec<usize>) -> Self {
-        self.known = known;
-        self
-    }
-
-    /// Draws of the known items per target.
-    pub fn draws(mut self, draws: usize) -> Self {
-        self.draws = draws;
-        self
-    }
-
-    /// Attack a seeded sample of this many targets instead of everyone.
-    pub fn targets(mut self, targets: Option<usize>) -> Self {
-        self.targets = targets;
+    /// The adversaries: how many items they know, how many draws per target, which targets,
+    /// and the draws' seed.
+    pub fn attack(mut self, attack: AttackParams) -> Self {
+        self.attack = attack;
         self
     }
 
@@ -120,15 +109,16 @@ impl EvaluateParams {
         self
     }
 
-    /// The seed of every publication, of the attack's draws and of the workload; `None`:
-    /// publications seeded by the operating system, draws and workload by 0.
+    /// The seed of every publication and of the workload; `None`: publications seeded by the
+    /// operating system, the workload by 0.
     pub fn seed(mut self, seed: Option<u64>) -> Self {
         self.seed = seed;
         self
     }
 
-    /// Anatomy's number of item columns (the paper's p).
-    pub fn anatomy_columns(mut self, columns: usize) -> Self {
+    /// Anatomy's number of item columns (the paper's p); `None`: 10, or every item in a column
+    /// of its own when the data has fewer.
+    pub fn anatomy_columns(mut self, columns: Option<usize>) -> Self {
         self.anatomy_columns = columns;
         self
     }
@@ -144,7 +134,7 @@ impl EvaluateParams {
     /// # Errors
     /// [`ParamError`] naming the parameter: no method; no level or a level outside 2…1,000,000;
     /// supports outside (0, 1]; no queries or more than 10⁶; anatomy's columns or coherence's p
-    /// of 0; the attack's own bounds.
+    /// of 0; the attack's own bounds ([`AttackParams::check`]).
     pub fn check(self) -> Result<ValidEvaluateParams, ParamError> {
         let bad = |name: &'static str, value: String, min: u64, max: u64, what: &'static str| {
             ParamError::OutOfBounds { name, value, min, max, what }
@@ -178,30 +168,14 @@ impl EvaluateParams {
         if !(1..=1_000_000).contains(&self.queries) {
             return Err(bad("queries", self.queries.to_string(), 1, 1_000_000, "workload queries"));
         }
-        if self.anatomy_columns == 0 {
+        if self.anatomy_columns == Some(0) {
             return Err(bad("anatomy-columns", "0".into(), 1, u64::MAX, "item columns"));
         }
         if self.coherence_p == 0 {
             return Err(bad("coherence-p", "0".into(), 1, u64::MAX, "known public items"));
         }
-        AttackParams::new()
-            .known(self.known.clone())
-            .draws(self.draws)
-            .sample(self.targets)
-            .check()?;
-        Ok(ValidEvaluateParams(self))
-    }
-}
-
-impl ValidEvaluateParams {
-    fn attack_params(&self) -> txanon_attack::ValidAttackParams {
-        AttackParams::new()
-            .known(self.0.known.clone())
-            .draws(self.0.draws)
-            .sample(self.0.targets)
-            .seed(self.0.seed.unwrap_or(0))
-            .check()
-            .expect("checked with the evaluation's parameters")
+        let attack = self.attack.clone().check()?;
+        Ok(ValidEvaluateParams { params: self, attack })
     }
 }
 
@@ -239,6 +213,8 @@ pub struct Settings {
     pub queries: usize,
     /// The seed, or `None` for the operating system's.
     pub seed: Option<u64>,
+    /// The seed of the attack's draws.
+    pub draws_seed: u64,
 }
 
 /// One point of the comparison: a method at a level, or a reference.
@@ -304,8 +280,10 @@ pub struct Progress {
 /// ids) and, for swapping, `categories`.
 ///
 /// # Errors
-/// [`EvaluateError::Audit`] when a publication failed its audit (a bug in a family), and the
-/// errors of a conversion; a level out of a method's reach is an [`Outcome::Infeasible`], not an
+/// [`EvaluateError::Audit`] when a publication failed its audit (a bug in a family);
+/// [`EvaluateError::Params`] for more anatomy columns than items, or a support so low that the
+/// yardstick's listing exceeds [`MAX_LISTED`]; the errors of a
+/// conversion; a level out of a method's reach is an [`Outcome::Infeasible`], not an
 /// error.
 pub fn evaluate(
     db: &TransactionDb,
@@ -314,7 +292,18 @@ pub fn evaluate(
     params: &ValidEvaluateParams,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Evaluation, EvaluateError> {
-    let p = &params.0;
+    let p = &params.params;
+    let anatomy_columns = p.anatomy_columns.unwrap_or(db.num_items().min(10));
+    if p.methods.contains(&Method::Anatomy) && anatomy_columns > db.num_items() {
+        return Err(ParamError::OutOfBounds {
+            name: "anatomy-columns",
+            value: anatomy_columns.to_string(),
+            min: 1,
+            max: db.num_items() as u64,
+            what: "the items of the data",
+        }
+        .into());
+    }
     let mut sensitive = sensitive.to_vec();
     sensitive.sort_unstable();
     sensitive.dedup();
@@ -323,7 +312,7 @@ pub fn evaluate(
         sensitive: &sensitive,
         categories,
         seed: p.seed,
-        anatomy_columns: p.anatomy_columns,
+        anatomy_columns,
         coherence_p: p.coherence_p,
     };
     let mut runs: Vec<(Method, Option<usize>)> = Vec::new();
@@ -336,11 +325,11 @@ pub fn evaluate(
     }
     let total = runs.len() + 2;
     let mut done = 0;
-    let mut step = |what: String, done: &mut usize| {
-        progress(Progress { done: *done, total, what });
-        *done += 1;
+    let mut step = |what: String| {
+        progress(Progress { done, total, what });
+        done += 1;
     };
-    step("the original".into(), &mut done);
+    step("the original".into());
     let original = records_of(db, categories, |_| true);
     let yardstick = Yardstick::new(
         db,
@@ -350,11 +339,10 @@ pub fn evaluate(
         p.queries,
         p.seed.unwrap_or(0),
     )?;
-    let attack_params = params.attack_params();
     let measure = |method: String, level, started: Instant, a: Attackable| {
         let seconds = started.elapsed().as_secs_f64();
         let people = targets(&input, a.own);
-        let privacy = attack(&a.view, &people, &attack_params)?;
+        let privacy = attack(&a.view, &people, &params.attack)?;
         let utility = yardstick.measure(&a.view)?;
         Ok::<_, EvaluateError>(Point {
             method,
@@ -375,7 +363,7 @@ pub fn evaluate(
         Instant::now(),
         Attackable { setting: "as it is".into(), audit: "nothing to audit".into(), ..original },
     )?);
-    step("sensitive items removed".into(), &mut done);
+    step("sensitive items removed".into());
     let removed = records_of(db, categories, |i| sensitive.binary_search(&i).is_err());
     points.push(measure(
         "sensitive removed".into(),
@@ -392,7 +380,7 @@ pub fn evaluate(
             Some(l) => format!("{} at level {l}", method.name()),
             None => method.name().to_string(),
         };
-        step(what, &mut done);
+        step(what);
         let started = Instant::now();
         match methods::run(method, level.unwrap_or(0), &input) {
             Ok(a) => points.push(measure(method.name().into(), level, started, a)?),
@@ -419,9 +407,10 @@ pub fn evaluate(
         },
         settings: Settings {
             levels: p.levels.clone(),
-            known: p.known.clone(),
-            draws: p.draws,
-            targets: p.targets,
+            known: params.attack.known().to_vec(),
+            draws: params.attack.draws(),
+            targets: params.attack.sample(),
+            draws_seed: params.attack.seed(),
             supports: p.supports.clone(),
             queries: yardstick.queries(),
             seed: p.seed,

@@ -285,7 +285,8 @@ fn cahd(p: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
             let qid: Vec<ItemId> =
                 t.iter().copied().filter(|i| input.sensitive.binary_search(i).is_err()).collect();
             first.get(&qid).map(|&(group, row)| {
-                let mut values = vec![None; 1 + published_counts(&view, group)];
+                // Linked in the QID rows only: the counts are no part of the record.
+                let mut values = vec![None; view.factors(group)];
                 values[0] = Some(row);
                 Own { group, values }
             })
@@ -300,11 +301,6 @@ fn cahd(p: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
         ),
         setting: format!("p = {p}, RCM band order"),
     })
-}
-
-/// The number of factors of `group` after its first: its counted sensitive items.
-fn published_counts(view: &View, group: u32) -> usize {
-    view.factors(group) - 1
 }
 
 fn coherence(level: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {

@@ -29,11 +29,12 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// The mean risk of adversary `a` (0, 1, 2 as in [`ADVERSARIES`]) with the strongest
-/// knowledge measured, if the point has it.
-fn risk(point: &Point, a: usize) -> Option<f64> {
+/// The mean risk of adversary `a` (0, 1, 2 as in [`ADVERSARIES`]) knowing `q` items, if the
+/// point has targets for it.
+fn risk(point: &Point, a: usize, q: usize) -> Option<f64> {
     let Outcome::Published { privacy, .. } = &point.outcome else { return None };
-    let strongest = privacy.by_known.iter().rev().find(|k| k.reidentification.targets > 0)?;
+    let strongest =
+        privacy.by_known.iter().find(|k| k.known == q && k.reidentification.targets > 0)?;
     match a {
         0 => Some(strongest.reidentification.mean),
         1 => (strongest.sensitive.targets > 0).then_some(strongest.sensitive.mean),
@@ -59,7 +60,7 @@ fn label(point: &Point) -> String {
 /// One frontier chart: utility across, risk up; a point per method and level.
 fn chart(e: &Evaluation, a: usize, strongest: usize) -> Option<String> {
     let points: Vec<(&Point, f64, f64)> =
-        e.points.iter().filter_map(|p| Some((p, f1(p)?, risk(p, a)?))).collect();
+        e.points.iter().filter_map(|p| Some((p, f1(p)?, risk(p, a, strongest)?))).collect();
     if points.is_empty() {
         return None;
     }

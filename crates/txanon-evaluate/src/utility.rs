@@ -6,8 +6,8 @@ use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
-use txanon_attack::{View, frequent_itemsets};
-use txanon_data::{ItemId, TransactionDb};
+use txanon_attack::{View, estimated_itemsets};
+use txanon_data::{ItemId, ParamError, TransactionDb};
 use txanon_metrics::{
     dissimilarity_of, item_loss_of, itemset_f1, jaccard_itemsets, mean_relative_error,
     rule_accuracy,
@@ -20,6 +20,9 @@ use crate::error::EvaluateError;
 pub const MAX_ITEMSET: usize = 4;
 /// The confidence of the association rules compared.
 pub const RULE_CONFIDENCE: f64 = 0.5;
+/// The most itemsets the yardstick lists at one support (or candidates of one level): a lower
+/// support is refused rather than left to run out of memory.
+pub const MAX_LISTED: usize = 1_000_000;
 /// Public items of a workload query beside its sensitive item (or in all, without sensitive
 /// items: one more).
 pub const QUERY_ITEMS: usize = 2;
@@ -84,8 +87,11 @@ impl Yardstick {
     ) -> Result<Self, EvaluateError> {
         let n = db.len() as f64;
         let counts: Vec<f64> = supports.iter().map(|s| (s * n).ceil().max(1.0)).collect();
-        let itemsets: Vec<FrequentItemsets> =
-            counts.iter().map(|&c| frequent_itemsets(original, c, MAX_ITEMSET)).collect();
+        let itemsets: Vec<FrequentItemsets> = supports
+            .iter()
+            .zip(&counts)
+            .map(|(&s, &c)| listed(original, s, c))
+            .collect::<Result<_, _>>()?;
         let rules = rules_of(&itemsets[0])?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let is_sensitive = |i: &ItemId| sensitive.binary_search(i).is_ok();
@@ -141,7 +147,7 @@ impl Yardstick {
         let mut found = Vec::with_capacity(self.counts.len());
         let mut first = None;
         for (k, (&support, &count)) in self.supports.iter().zip(&self.counts).enumerate() {
-            let ours = frequent_itemsets(published, count, MAX_ITEMSET);
+            let ours = listed(published, support, count)?;
             let theirs = &self.itemsets[k];
             found.push(Itemsets {
                 support,
@@ -173,6 +179,17 @@ impl Yardstick {
             diss: dissimilarity_of(&pairs),
         })
     }
+}
+
+/// The itemsets of `view` at `count` records (the share `support`), or the parameter at fault.
+fn listed(view: &View, support: f64, count: f64) -> Result<FrequentItemsets, EvaluateError> {
+    estimated_itemsets(view, count, MAX_ITEMSET, MAX_LISTED).map_err(|_| {
+        EvaluateError::Params(ParamError::OutOfRange {
+            name: "supports",
+            value: support.to_string(),
+            reason: "more than 1,000,000 itemsets of at most 4 items at this support: raise it",
+        })
+    })
 }
 
 fn rules_of(itemsets: &FrequentItemsets) -> Result<Vec<Rule>, EvaluateError> {

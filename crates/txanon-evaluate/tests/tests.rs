@@ -2,6 +2,7 @@
 //! attack, levels out of reach reported, and a report page that is well formed and needs
 //! nothing outside itself.
 
+use txanon_attack::AttackParams;
 use txanon_data::{QuestParams, TransactionDb, random_categories, random_items};
 use txanon_evaluate::{EvaluateParams, Evaluation, Method, Outcome, evaluate, report};
 
@@ -12,7 +13,12 @@ fn data() -> TransactionDb {
 fn run(db: &TransactionDb, params: EvaluateParams) -> Evaluation {
     let sensitive = random_items(db, 6, 1).unwrap();
     let categories = random_categories(db, 8, 1).unwrap();
-    let params = params.draws(3).queries(200).seed(Some(5)).check().unwrap();
+    let params = params
+        .attack(AttackParams::new().draws(3).seed(5))
+        .queries(200)
+        .seed(Some(5))
+        .check()
+        .unwrap();
     let mut steps = Vec::new();
     let e =
         evaluate(db, &sensitive, Some(&categories), &params, &mut |p| steps.push(p.done)).unwrap();
@@ -24,7 +30,7 @@ fn run(db: &TransactionDb, params: EvaluateParams) -> Evaluation {
 #[test]
 fn every_method_is_attacked_and_measured() {
     let db = data();
-    let e = run(&db, EvaluateParams::new().levels(vec![2, 4]).anatomy_columns(2));
+    let e = run(&db, EvaluateParams::new().levels(vec![2, 4]).anatomy_columns(Some(2)));
     // Two references, then anatomy, cahd, coherence at two levels and swap once.
     assert_eq!(e.points.len(), 2 + 3 * 2 + 1);
     assert_eq!(e.points[0].method, "original");
@@ -65,9 +71,8 @@ fn every_method_is_attacked_and_measured() {
         })
     };
     let original = mean("original", None).unwrap();
-    if let Some(coherent) = mean("coherence", Some(4)) {
-        assert!(coherent <= original + 1e-12);
-    }
+    let coherent = mean("coherence", Some(4)).expect("coherence publishes at level 4");
+    assert!(coherent <= original + 1e-12);
 }
 
 #[test]
@@ -76,7 +81,10 @@ fn levels_out_of_reach_are_reported_with_their_reason() {
     // Twenty columns over 120 items leave most record values empty: no l = 8 bucket exists.
     let e = run(
         &db,
-        EvaluateParams::new().methods(vec![Method::Anatomy]).levels(vec![8]).anatomy_columns(20),
+        EvaluateParams::new()
+            .methods(vec![Method::Anatomy])
+            .levels(vec![8])
+            .anatomy_columns(Some(20)),
     );
     let refused: Vec<&str> = e
         .points
@@ -101,7 +109,7 @@ fn levels_out_of_reach_are_reported_with_their_reason() {
 #[test]
 fn the_page_is_well_formed_and_self_contained() {
     let db = data();
-    let e = run(&db, EvaluateParams::new().levels(vec![2]).anatomy_columns(2));
+    let e = run(&db, EvaluateParams::new().levels(vec![2]).anatomy_columns(Some(2)));
     let page = report::html(&e);
     // Well formed: an XML parser reads it to the end, every element closed.
     let mut reader = quick_xml::Reader::from_str(&page);
@@ -138,6 +146,7 @@ fn parameters_are_checked() {
     assert_eq!(EvaluateParams::new().methods(vec![]).check().unwrap_err().name(), "methods");
     assert_eq!(EvaluateParams::new().supports(vec![0.0]).check().unwrap_err().name(), "supports");
     assert_eq!(EvaluateParams::new().queries(0).check().unwrap_err().name(), "queries");
-    assert_eq!(EvaluateParams::new().known(vec![40]).check().unwrap_err().name(), "known");
-    assert_eq!(EvaluateParams::new().draws(0).check().unwrap_err().name(), "draws");
+    let attack = |a: AttackParams| EvaluateParams::new().attack(a).check().unwrap_err().name();
+    assert_eq!(attack(AttackParams::new().known(vec![40])), "known");
+    assert_eq!(attack(AttackParams::new().draws(0)), "draws");
 }

@@ -39,7 +39,7 @@ pub use algorithm::{SwapStats, Swapped, anonymize};
 pub use audit::{SwapAudit, SwapClaim, SwapViolation, SwapViolations, audit};
 pub use error::SwapError;
 pub use params::{Method, Search, SwapParams, Ties, ValidSwapParams};
-pub use tendency::{Tendency, tendency_of, tied_categories};
+pub use tendency::{Tendency, heaviest_categories, tendency_of, tied_categories};
 
 #[cfg(test)]
 mod autotraits {

@@ -30,6 +30,21 @@ pub fn tied_categories(t: &[ItemId], category_of: &[u32], scratch: &mut Vec<u32>
     if tied.len() >= 2 && heaviest * runs.len() > t.len() { tied } else { Vec::new() }
 }
 
+/// The categories the paper's definition names as record `t`'s tendency: every category tied
+/// for the heaviest weight when that weight is above the mean `|t| / (categories in t)` (one,
+/// without a tie); empty when no category is (a record of one category included, whose
+/// weight equals the mean).
+pub fn heaviest_categories(t: &[ItemId], category_of: &[u32], scratch: &mut Vec<u32>) -> Vec<u32> {
+    let tied = tied_categories(t, category_of, scratch);
+    if !tied.is_empty() {
+        return tied;
+    }
+    match tendency_of(t, category_of, scratch) {
+        Tendency::Category(c) => vec![c],
+        Tendency::Single(_) | Tendency::None => Vec::new(),
+    }
+}
+
 /// The tendency of record `t` (ascending item ids) under the item → category map
 /// `category_of`. `scratch` is reused between calls (its content does not matter).
 pub fn tendency_of(t: &[ItemId], category_of: &[u32], scratch: &mut Vec<u32>) -> Tendency {

@@ -10,9 +10,7 @@ use serde::Serialize;
 use txanon_data::{Categorized, ItemCategories, QuestParams, TransactionDb, random_categories};
 use txanon_metrics::{dissimilarity, jaccard_itemsets};
 use txanon_mining::{Algorithm, FrequentItemsets, MinSupport, MiningParams, frequent_itemsets};
-use txanon_swap::{
-    Method, Search, SwapParams, Swapped, Tendency, Ties, anonymize, tendency_of, tied_categories,
-};
+use txanon_swap::{Method, Search, SwapParams, Swapped, Ties, anonymize, heaviest_categories};
 
 use super::claims::{Claim, PaperValues};
 use super::output::slug;
@@ -102,19 +100,10 @@ struct ScalingRow {
     seconds: f64,
 }
 
-/// The heaviest categories of `t` when they weigh more than the mean `|t| / (categories in t)`
-/// (the paper's tendency; empty when no category does). Two or more is a tie: the paper's
-/// "the category with the highest frequency" is then not one category.
+/// The heaviest categories of `t` (`txanon_swap::heaviest_categories`). Two or more is a tie:
+/// the paper's "the category with the highest frequency" is then not one category.
 fn heaviest(t: &[u32], categories: &ItemCategories) -> Vec<u32> {
-    let scratch = &mut Vec::new();
-    let tied = tied_categories(t, categories.categories(), scratch);
-    if !tied.is_empty() {
-        return tied;
-    }
-    match tendency_of(t, categories.categories(), scratch) {
-        Tendency::Category(g) => vec![g],
-        _ => Vec::new(),
-    }
+    heaviest_categories(t, categories.categories(), &mut Vec::new())
 }
 
 /// Records whose heaviest categories tie, and those of them whose published record (the
