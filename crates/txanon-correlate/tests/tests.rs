@@ -103,6 +103,10 @@ proptest! {
         let fast = fit(MedoidSearch::FastPam1);
         prop_assert_eq!(&pam, &fast);
         prop_assert!((pam.cost - cost(&d, &pam.medoids)).abs() < 1e-9);
+        // k clusters, each holding its medoid.
+        for (slot, &m) in pam.medoids.iter().enumerate() {
+            prop_assert_eq!(pam.labels[m], slot);
+        }
         // A local optimum: no single swap lowers the cost (beyond quantization, 2⁻³¹ of the
         // largest distance per point).
         let tolerance = n as f64 * 10.0 / f64::from(1u32 << 30);
@@ -124,6 +128,24 @@ proptest! {
         let union = a.union(&b).count();
         let expected = if union == 0 { 1.0 } else { a.intersection(&b).count() as f64 / union as f64 };
         prop_assert_eq!(jaccard(&va, &vb), expected);
+    }
+}
+
+/// A point at distance 0 from all others: BUILD takes it first, and the second medoid, tied at
+/// 0 with it, still heads a cluster of its own (the slicing property test's counterexample).
+#[test]
+fn a_medoid_tied_at_distance_0_keeps_its_cluster() {
+    // Point 0 at 0 from 1, 2, 3; 1 and 2 at 0; 3 at 0.96 from 1 and 2.
+    let d = CondensedMatrix::from_entries(4, vec![0.0, 0.0, 0.0, 0.0, 0.96, 0.96]).unwrap();
+    for search in [MedoidSearch::Pam, MedoidSearch::FastPam1] {
+        let params = KMedoidsParams::new(2).medoid_search(search).check().unwrap();
+        let fit = KMedoids::new(params).fit(&d).unwrap();
+        let mut sizes = [0; 2];
+        for &label in &fit.labels {
+            sizes[label] += 1;
+        }
+        assert!(sizes.iter().all(|&s| s > 0), "{fit:?}");
+        assert!(fit.cost < 1e-12, "{fit:?}");
     }
 }
 

@@ -80,7 +80,7 @@ pub fn partition_attributes(
     }
     if columns.len() < 2 {
         return Err(SlicingError::Schema(
-            "the attributes form one column (all at distance 0): nothing to slice".into(),
+            "one column: nothing to slice (name at least two)".into(),
         ));
     }
     let s = data.sensitive();

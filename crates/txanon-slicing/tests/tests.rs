@@ -11,10 +11,11 @@ use txanon_data::{Schema, Table, datasets};
 use txanon_slicing::membership::{
     Histogram, anatomy_matches, fake_tuples, generalized_matches, original_tuples, sliced_matches,
 };
+use txanon_slicing::partition_attributes;
 use txanon_slicing::{
     AnatomyTables, BaselineParams, ColumnSpec, CutPolicy, DiversityClaim, GeneralizedTable,
-    Microdata, SlicedTable, SlicingError, SlicingParams, anatomize, anonymize, audit,
-    audit_anatomy, audit_generalized, mondrian,
+    Microdata, SlicedTable, SlicingError, SlicingParams, anatomize, anonymize, attribute_distances,
+    audit, audit_anatomy, audit_generalized, mondrian,
 };
 
 fn examples() -> PathBuf {
@@ -346,6 +347,31 @@ fn random_table(rows: &[(u8, u8, u8, u8)]) -> Microdata {
     let csv: String = rows.iter().map(|(a, b, c, s)| format!("{a},b{b},{c},s{s}\n")).collect();
     let table = Table::read_from(csv.as_bytes(), Path::new("<memory>"), &schema, false).unwrap();
     Microdata::from_table(&table).unwrap()
+}
+
+/// A table where one attribute (a, unique per row) is at distance 0 from every other, while
+/// the others are not all at distance 0 (s is at 0.96 from b and c). Two columns exist; the
+/// clustering once put its second medoid in the first one's cluster by the tie rule, and
+/// slicing refused with "all at distance 0". Found by the property test below.
+#[test]
+fn a_medoid_at_distance_0_from_another_still_makes_a_column() {
+    let data = random_table(&[
+        (1, 0, 0, 0),
+        (4, 0, 0, 0),
+        (2, 0, 0, 0),
+        (3, 0, 0, 0),
+        (5, 1, 1, 0),
+        (0, 0, 0, 1),
+    ]);
+    let params = SlicingParams::new(ColumnSpec::Count(2), 2).seed(Some(1)).check().unwrap();
+    let d = attribute_distances(&data, params.bins()).unwrap();
+    assert!((1..d.len()).all(|j| d.get(0, j) < 1e-12));
+    assert!(d.get(1, 3) > 0.5);
+    let columns = partition_attributes(&data, &ColumnSpec::Count(2), params.bins()).unwrap();
+    assert_eq!(columns.len(), 2, "{columns:?}");
+    // Sliced, or refused only for the reason any partition would be.
+    let published = anonymize(&data, &params);
+    assert!(matches!(published, Ok(_) | Err(SlicingError::Infeasible(_))), "{:?}", published.err());
 }
 
 proptest! {

@@ -22,7 +22,8 @@ const FAR: i64 = i64::MAX / 4;
 pub struct Clustering {
     /// The medoid of each cluster (a point index), cluster `c` at position `c`.
     pub medoids: Vec<usize>,
-    /// The cluster of each point (its nearest medoid; ties to the lower cluster).
+    /// The cluster of each point (its nearest medoid; ties to the lower cluster, except that
+    /// a medoid is always in its own).
     pub labels: Vec<usize>,
     /// Total distance of every point to its medoid.
     pub cost: f64,
@@ -132,9 +133,15 @@ impl KMedoids {
                 _ => break,
             }
         }
-        let assignment = Assignment::new(&q, &medoids);
-        let cost = (0..n).map(|o| distances.get(o, medoids[assignment.nearest[o]])).sum();
-        Ok(Clustering { medoids, labels: assignment.nearest, cost, swaps })
+        let mut labels = Assignment::new(&q, &medoids).nearest;
+        // A medoid at distance 0 from an earlier one would join that one's cluster by the tie
+        // rule and leave its own empty: every medoid labels its own cluster, so k clusters are
+        // never fewer (its distance to itself is 0, no more than to any other).
+        for (slot, &m) in medoids.iter().enumerate() {
+            labels[m] = slot;
+        }
+        let cost = (0..n).map(|o| distances.get(o, medoids[labels[o]])).sum();
+        Ok(Clustering { medoids, labels, cost, swaps })
     }
 }
 
