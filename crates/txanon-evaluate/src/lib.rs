@@ -6,7 +6,8 @@
 //! [`View`](txanon_attack::View), attacks it and measures it; the original data and the
 //! original with its sensitive items removed are the two reference points. A method that
 //! cannot reach a level on the data is reported with its reason, never left out.
-//! [`report::html`] renders the result as one self-contained page.
+//! [`frontier`] says which points no other beats against each adversary, and [`report::html`]
+//! renders the result as one self-contained page.
 //!
 //! # Matching the levels
 //! No two families' guarantees are the same quantity, so a level `L` is matched as each
@@ -17,6 +18,7 @@
 #![deny(missing_docs)]
 
 mod error;
+pub mod frontier;
 mod methods;
 pub mod report;
 mod utility;

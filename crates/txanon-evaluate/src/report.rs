@@ -3,14 +3,8 @@
 
 use std::fmt::Write;
 
+use crate::frontier::{Adversary, verdict};
 use crate::{Evaluation, Outcome, Point};
-
-/// The adversaries charted, by the statistic read from each [`txanon_attack::KnownItems`].
-const ADVERSARIES: [(&str, &str); 3] = [
-    ("re-identification", "probability of linking the target to its own record"),
-    ("sensitive inference", "probability given to the target's sensitive item"),
-    ("tendency inference", "probability of naming the target's tendency"),
-];
 
 /// Colours of the methods, in [`crate::Method::ALL`] order, then of anything else.
 const COLOURS: [&str; 5] = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#666666"];
@@ -29,46 +23,18 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// The mean risk of adversary `a` (0, 1, 2 as in [`ADVERSARIES`]) knowing `q` items, if the
-/// point has targets for it.
-fn risk(point: &Point, a: usize, q: usize) -> Option<f64> {
-    let Outcome::Published { privacy, .. } = &point.outcome else { return None };
-    let strongest =
-        privacy.by_known.iter().find(|k| k.known == q && k.reidentification.targets > 0)?;
-    match a {
-        0 => Some(strongest.reidentification.mean),
-        1 => (strongest.sensitive.targets > 0).then_some(strongest.sensitive.mean),
-        _ => strongest.tendency.filter(|t| t.targets > 0).map(|t| t.mean),
-    }
-}
-
-/// The F1 at the first support.
-fn f1(point: &Point) -> Option<f64> {
-    match &point.outcome {
-        Outcome::Published { utility, .. } => utility.itemsets.first().map(|i| i.f1),
-        Outcome::Infeasible { .. } => None,
-    }
-}
-
-fn label(point: &Point) -> String {
-    match point.level {
-        Some(l) => format!("{} {l}", point.method),
-        None => point.method.clone(),
-    }
-}
-
 /// One frontier chart: utility across, risk up; a point per method and level.
-fn chart(e: &Evaluation, a: usize, strongest: usize) -> Option<String> {
+fn chart(e: &Evaluation, a: Adversary, strongest: usize) -> Option<String> {
     let points: Vec<(&Point, f64, f64)> =
-        e.points.iter().filter_map(|p| Some((p, f1(p)?, risk(p, a, strongest)?))).collect();
+        e.points.iter().filter_map(|p| Some((p, p.f1()?, p.risk(a, strongest)?))).collect();
     if points.is_empty() {
         return None;
     }
-    let (w, h, left, right, top, bottom) = (560.0, 380.0, 60.0, 150.0, 20.0, 50.0);
+    let (w, h, left, right, top, bottom) = (600.0, 380.0, 60.0, 190.0, 20.0, 50.0);
     let x = |v: f64| left + v.clamp(0.0, 1.0) * (w - left - right);
     let y = |v: f64| h - bottom - v.clamp(0.0, 1.0) * (h - top - bottom);
     let mut s = String::new();
-    let (name, what) = ADVERSARIES[a];
+    let (name, what) = (a.name(), a.risk());
     let _ = write!(
         s,
         "<figure><svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" \
@@ -132,7 +98,7 @@ fn chart(e: &Evaluation, a: usize, strongest: usize) -> Option<String> {
             s,
             "<g><title>{}: F1 {u:.3}, risk {r:.4}</title>{mark}<text x=\"{:.1}\" y=\"{:.1}\" \
              font-size=\"10\" fill=\"{c}\">{}</text></g>",
-            escape(&label(p)),
+            escape(&p.label()),
             cx + 7.0,
             cy - 5.0,
             escape(&p.level.map_or_else(|| p.method.clone(), |l| l.to_string())),
@@ -146,7 +112,7 @@ fn chart(e: &Evaluation, a: usize, strongest: usize) -> Option<String> {
     }
     for (k, m) in methods.iter().enumerate() {
         let ly = top + 10.0 + 18.0 * k as f64;
-        let lx = w - right + 15.0;
+        let lx = w - right + 60.0;
         let _ = write!(
             s,
             "<circle cx=\"{lx:.1}\" cy=\"{ly:.1}\" r=\"5\" fill=\"{}\"/><text x=\"{:.1}\" \
@@ -194,7 +160,7 @@ pub fn html(e: &Evaluation) -> String {
          table{border-collapse:collapse;font-size:12px;margin:.5em 0 1.5em}\
          td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;vertical-align:top}\
          td.t,th.t{text-align:left}figure{display:inline-block;margin:0 1em 1em 0;\
-         vertical-align:top;max-width:560px}figcaption{font-size:12px;color:#444}\
+         vertical-align:top;max-width:600px}figcaption{font-size:12px;color:#444}\
          .infeasible{color:#a00}</style></head><body>",
     );
     let d = &e.data;
@@ -233,9 +199,15 @@ pub fn html(e: &Evaluation) -> String {
         crate::RULE_CONFIDENCE,
     );
     s.push_str("<h2>The frontiers</h2>");
-    for a in 0..ADVERSARIES.len() {
+    for a in Adversary::ALL {
         if let Some(c) = chart(e, a, strongest) {
             s.push_str(&c);
+        }
+    }
+    s.push_str("<h2>The verdict</h2>");
+    for a in Adversary::ALL {
+        if let Some(v) = verdict(e, a, strongest) {
+            let _ = write!(s, "<p>{}</p>", escape(&v));
         }
     }
     let refused: Vec<&Point> =
@@ -247,7 +219,7 @@ pub fn html(e: &Evaluation) -> String {
                 let _ = write!(
                     s,
                     "<li class=\"infeasible\"><b>{}</b>: {}</li>",
-                    escape(&label(p)),
+                    escape(&p.label()),
                     escape(reason)
                 );
             }
@@ -273,7 +245,7 @@ pub fn html(e: &Evaluation) -> String {
                     s,
                     "<tr><td class=\"t\">{}</td><td class=\"t infeasible\" colspan=\"22\">out of \
                      reach: {}</td></tr>",
-                    escape(&label(p)),
+                    escape(&p.label()),
                     escape(reason)
                 );
             }
@@ -286,7 +258,7 @@ pub fn html(e: &Evaluation) -> String {
                             s,
                             "<td class=\"t\" rowspan=\"{rows}\">{}</td><td class=\"t\" \
                              rowspan=\"{rows}\">{}</td>",
-                            escape(&label(p)),
+                            escape(&p.label()),
                             escape(setting)
                         );
                     }

@@ -4,6 +4,7 @@
 
 use txanon_attack::AttackParams;
 use txanon_data::{QuestParams, TransactionDb, random_categories, random_items};
+use txanon_evaluate::frontier::{Adversary, standings, verdict};
 use txanon_evaluate::{EvaluateParams, Evaluation, Method, Outcome, evaluate, report};
 
 fn data() -> TransactionDb {
@@ -130,6 +131,18 @@ fn the_page_is_well_formed_and_self_contained() {
     }
     assert_eq!(depth, 0);
     assert_eq!(svgs, 3, "one frontier per adversary (re-identification, sensitive, tendency)");
+    // The verdict: one paragraph per adversary, each naming the frontier the module computes.
+    for a in Adversary::ALL {
+        let v = verdict(&e, a, 4).expect("every adversary attacked some point");
+        assert!(v.contains("the frontier is original"), "the original has the best utility: {v}");
+        let on: Vec<String> = standings(&e, a, 4)
+            .iter()
+            .filter(|s| s.beaten_by.is_empty())
+            .map(|s| s.point.label())
+            .collect();
+        assert!(v.contains(&format!("the frontier is {}.", on.join(", "))), "{v}");
+        assert!(page.contains(&v.replace('&', "&amp;")), "the page states the verdict: {v}");
+    }
     // Self-contained: nothing fetched, nothing run.
     for outside in ["http:", "https:", "src=", "href=", "<script", "<link", "url("] {
         assert!(!page.contains(outside), "the page refers outside itself: {outside}");

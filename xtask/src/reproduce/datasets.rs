@@ -7,7 +7,7 @@ use txanon_data::{Schema, Table, TransactionDb, datasets::DATASETS};
 
 use super::claims::PaperValues;
 use super::rows::{col, table};
-use super::{Context, Figure, FigureKind, Output, Series};
+use super::{Context, Figure, FigureKind, Legend, Output, Series};
 
 /// Relative support of the items by rank (most frequent first), thinned to at most ~200 points.
 pub fn rank_support_curve(db: &TransactionDb) -> Vec<(f64, f64)> {
@@ -68,6 +68,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
         y_label: "fraction of transactions".into(),
         kind: FigureKind::Line { log_x: true, log_y: true },
         categories: Vec::new(),
+        legend: Legend::default(),
         series: Vec::new(),
     };
     // Bars: measured average length beside the paper's, for every dataset a paper reports.
@@ -78,6 +79,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
         y_label: "average length".into(),
         kind: FigureKind::Bars,
         categories: Vec::new(),
+        legend: Legend::default(),
         series: vec![
             Series { label: "measured".into(), points: Vec::new() },
             Series { label: "paper".into(), points: Vec::new() },

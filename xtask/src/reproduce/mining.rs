@@ -19,7 +19,7 @@ use txanon_mining::{
 };
 
 use super::rows::{Col, col, table, volatile};
-use super::{Context, Figure, FigureKind, Output, ResultTable, Series};
+use super::{Context, Figure, FigureKind, Legend, Output, ResultTable, Series};
 
 /// The settings (dataset, support in percent), then the other datasets.
 const SETTINGS: [(&str, f64); 8] = [
@@ -284,6 +284,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
         y_label: "seconds (median)".into(),
         kind: FigureKind::Line { log_x: false, log_y: true },
         categories: Vec::new(),
+        legend: Legend::default(),
         series,
     });
     if !pyfim_seen {

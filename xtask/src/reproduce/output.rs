@@ -165,6 +165,16 @@ pub enum FigureKind {
     Bars,
 }
 
+/// Where a chart's legend sits: where the data leaves room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub enum Legend {
+    /// Right, half-way up (plotters' place).
+    #[default]
+    MiddleRight,
+    /// Top left: the corner a privacy–utility frontier leaves empty (low utility, high risk).
+    UpperLeft,
+}
+
 /// One named series of points.
 #[derive(Debug, Clone, Serialize)]
 pub struct Series {
@@ -189,6 +199,8 @@ pub struct Figure {
     pub kind: FigureKind,
     /// Category names for bars.
     pub categories: Vec<String>,
+    /// Where the legend sits.
+    pub legend: Legend,
     /// The data.
     pub series: Vec<Series>,
 }
@@ -203,6 +215,7 @@ impl Figure {
             y_label: y_label.into(),
             kind,
             categories: Vec::new(),
+            legend: Legend::default(),
             series: Vec::new(),
         }
     }

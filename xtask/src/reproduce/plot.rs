@@ -4,7 +4,7 @@ use anyhow::{Result, anyhow};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::output::{Figure, FigureKind};
+use super::output::{Figure, FigureKind, Legend};
 
 const SIZE: (u32, u32) = (900, 560);
 
@@ -83,7 +83,7 @@ fn lines(
                         .map_err(|e| anyhow!("{e}"))?;
                 }
             }
-            legend(&mut chart)?;
+            legend(&mut chart, figure.legend)?;
         }};
     }
     match (log_x, log_y) {
@@ -138,15 +138,20 @@ fn bars(root: &DrawingArea<SVGBackend<'_>, Shift>, figure: &Figure) -> Result<()
             .label(&s.label)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
-    legend(&mut chart)
+    legend(&mut chart, figure.legend)
 }
 
 /// The legend box, the same on every chart.
 fn legend<'a, CT: plotters::coord::CoordTranslate>(
     chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    at: Legend,
 ) -> Result<()> {
     chart
         .configure_series_labels()
+        .position(match at {
+            Legend::MiddleRight => SeriesLabelPosition::MiddleRight,
+            Legend::UpperLeft => SeriesLabelPosition::UpperLeft,
+        })
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()

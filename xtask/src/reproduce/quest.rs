@@ -9,7 +9,7 @@ use txanon_mining::{MinSupport, MiningParams, count_itemsets};
 use super::claims::PaperValues;
 use super::datasets::rank_support_curve;
 use super::rows::{col, table};
-use super::{Context, Figure, FigureKind, Output, Series};
+use super::{Context, Figure, FigureKind, Legend, Output, Series};
 
 const QUEST: &str = "Quest T40I10D100K (generated)";
 const SAMPLE: &str = "T40I10D100K sample (real, 10k)";
@@ -94,6 +94,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
         y_label: "fraction of transactions".into(),
         kind: FigureKind::Line { log_x: false, log_y: true },
         categories: Vec::new(),
+        legend: Legend::default(),
         series: vec![Series { label: QUEST.into(), points: rank_support_curve(quest) }],
     };
     let mut out = Output::default();
