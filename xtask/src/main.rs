@@ -2,7 +2,10 @@
 //!
 //! - `cargo xtask reproduce [--quick] [--only NAME] [--out DIR]`: run the experiment matrix of the
 //!   papers and write tables, charts and a report.
+//! - `cargo xtask measure --memory-cap B --time-cap S -- CMD…`: one command's time and peak
+//!   memory under caps (the `scaling` experiment's runner).
 
+mod measure;
 mod reproduce;
 
 use std::path::PathBuf;
@@ -21,6 +24,9 @@ struct Cli {
 enum Task {
     /// Run the registered experiments; write `results/<name>.csv`/`.json`, SVG charts and REPORT.md.
     Reproduce(reproduce::ReproduceArgs),
+    /// Run one command with an address-space cap and a time limit; print its exit, wall time
+    /// and peak memory as JSON (what the `scaling` experiment measures each run with).
+    Measure(measure::MeasureArgs),
 }
 
 /// The workspace root, from this crate's manifest directory.
@@ -34,5 +40,6 @@ pub fn project_root() -> PathBuf {
 fn main() -> Result<()> {
     match Cli::parse().task {
         Task::Reproduce(args) => reproduce::run(args),
+        Task::Measure(args) => measure::run(args),
     }
 }

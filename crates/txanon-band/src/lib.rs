@@ -31,7 +31,10 @@ mod rcm;
 
 pub use graph::{Envelope, Explicit, Pattern, SharedItems};
 pub use picture::{CELLS, sparsity_svg};
-pub use rcm::{CANDIDATES, Permutation, Start, reverse_cuthill_mckee, reverse_cuthill_mckee_from};
+pub use rcm::{
+    CANDIDATES, ESTIMATED_CANDIDATES, EXACT_DEGREE_WORK, Permutation, Ranking, SEARCH_BUDGET,
+    Start, reverse_cuthill_mckee, reverse_cuthill_mckee_from,
+};
 
 use txanon_data::TransactionDb;
 

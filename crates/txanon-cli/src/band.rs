@@ -8,8 +8,8 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use txanon_band::{
-    CELLS, Envelope, Explicit, GraphKind, Pattern, Permutation, SharedItems, reverse_cuthill_mckee,
-    sparsity_svg,
+    CANDIDATES, CELLS, ESTIMATED_CANDIDATES, Envelope, Explicit, GraphKind, Pattern, Permutation,
+    Ranking, SharedItems, Start, reverse_cuthill_mckee, reverse_cuthill_mckee_from, sparsity_svg,
 };
 use txanon_data::write_atomic;
 
@@ -24,6 +24,12 @@ pub struct BandArgs {
     /// never built) or `sym-pad` (A padded to a square, then A + Aᵀ).
     #[arg(long, value_enum, default_value_t = GraphArg::Aat)]
     graph: GraphArg,
+    /// What RCM ranks transactions by when it picks starts and orders neighbours: `auto` (what
+    /// CAHD runs: exact degrees with 32 starts when they cost at most 2³⁴ visits, else the
+    /// estimate with 64), `exact` degrees (quadratic in the transactions at a fixed density on
+    /// `aat`) with 32 starts, or `estimated` (for `aat`, the row sums of A·Aᵀ, linear) with 64.
+    #[arg(long, value_enum, default_value_t = RankingArg::Auto)]
+    ranking: RankingArg,
     /// A file of sensitive item labels to leave out of the graph (CAHD reorders on the QID
     /// items only).
     #[arg(long, value_name = "FILE")]
@@ -45,6 +51,17 @@ pub enum GraphArg {
     SymPad,
 }
 
+/// `--ranking`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum RankingArg {
+    /// Exact degrees where affordable, else the estimate (CAHD's choice).
+    Auto,
+    /// Row sums of A·Aᵀ for `aat` (exact degrees for `sym-pad`).
+    Estimated,
+    /// Exact degrees.
+    Exact,
+}
+
 impl From<GraphArg> for GraphKind {
     fn from(g: GraphArg) -> Self {
         match g {
@@ -58,6 +75,7 @@ impl From<GraphArg> for GraphKind {
 struct BandReport {
     input: String,
     graph: &'static str,
+    ranking: &'static str,
     vertices: usize,
     items_in_graph: usize,
     bandwidth_before: u64,
@@ -78,12 +96,13 @@ pub fn run(args: BandArgs) -> Result<()> {
             keep[i as usize] = false;
         }
     }
+    let ranking = args.ranking;
     let (report, panels) = match GraphKind::from(args.graph) {
         GraphKind::SharedItems => {
-            measure(&SharedItems::new(&db, keep.clone()), args.plot.is_some())
+            measure(&SharedItems::new(&db, keep.clone()), ranking, args.plot.is_some())
         }
         GraphKind::SymmetrizedPadded => {
-            measure(&Explicit::symmetrized_padded(&db, &keep), args.plot.is_some())
+            measure(&Explicit::symmetrized_padded(&db, &keep), ranking, args.plot.is_some())
         }
     };
     let (before, after, vertices, seconds) = report;
@@ -94,6 +113,11 @@ pub fn run(args: BandArgs) -> Result<()> {
         graph: match args.graph {
             GraphArg::Aat => "aat",
             GraphArg::SymPad => "sym-pad",
+        },
+        ranking: match args.ranking {
+            RankingArg::Auto => "auto",
+            RankingArg::Estimated => "estimated",
+            RankingArg::Exact => "exact",
         },
         vertices,
         items_in_graph: keep.iter().filter(|&&k| k).count(),
@@ -122,12 +146,13 @@ pub fn run(args: BandArgs) -> Result<()> {
         return emit(&(serde_json::to_string_pretty(&report)? + "\n"));
     }
     emit(&format!(
-        "{} ({} graph): {} vertices over {} items\n\
+        "{} ({} graph, {} ranking): {} vertices over {} items\n\
          bandwidth {} -> {} ({:.1}% less)\n\
          profile   {} -> {} ({:.1}% less)\n\
          RCM (degrees, ordering) in {:.3} s\n",
         report.input,
         report.graph,
+        report.ranking,
         report.vertices,
         report.items_in_graph,
         report.bandwidth_before,
@@ -142,9 +167,21 @@ pub fn run(args: BandArgs) -> Result<()> {
 
 type Measured = ((Envelope, Envelope, usize, f64), Vec<(String, Vec<Vec<u64>>)>);
 
-fn measure(graph: &impl Pattern, plot: bool) -> Measured {
+fn measure(graph: &impl Pattern, ranking: RankingArg, plot: bool) -> Measured {
     let started = Instant::now();
-    let ordering = reverse_cuthill_mckee(graph);
+    let ordering = match ranking {
+        RankingArg::Auto => reverse_cuthill_mckee(graph),
+        RankingArg::Exact => reverse_cuthill_mckee_from(
+            graph,
+            Start::SmallestProfile { candidates: CANDIDATES },
+            Ranking::Exact,
+        ),
+        RankingArg::Estimated => reverse_cuthill_mckee_from(
+            graph,
+            Start::SmallestProfile { candidates: ESTIMATED_CANDIDATES },
+            Ranking::Estimated,
+        ),
+    };
     let seconds = started.elapsed().as_secs_f64();
     let identity = Permutation::identity(graph.order());
     let before = graph.envelope(identity.position());

@@ -107,7 +107,7 @@ pub fn mole_border(
     params: &ValidCoherenceParams,
 ) -> Result<MoleBorder, CoherenceError> {
     let (w, _) = prepare(db, private, params)?;
-    let nonmoles = NonMoles::find(&w, params.h(), params.k(), effective_p(db, params));
+    let nonmoles = NonMoles::find(&w, params.h(), params.k(), effective_p(db, params), true);
     let back = |s: &Vec<u32>| -> Vec<ItemId> {
         let mut v: Vec<ItemId> = s.iter().map(|&j| w.public_ids[j as usize]).collect();
         v.sort_unstable();
@@ -221,8 +221,8 @@ pub fn anonymize(
 ) -> Result<Coherent, CoherenceError> {
     let (h, k, p, k2) = (params.h(), params.k(), effective_p(db, params), params.nugget_support());
     let (mut w, mut suppressed) = prepare(db, private, params)?;
-    let nonmoles = NonMoles::find(&w, h, k, p);
-    let minimal_moles = nonmoles.minimal.len();
+    let nonmoles = NonMoles::find(&w, h, k, p, params.engine() == Engine::BorderEdges);
+    let minimal_moles = nonmoles.minimal_count;
     // Public itemsets of length 1..=p that occur, per item and in all (one FP-Growth search at
     // support 1); the moles are those less the non-moles.
     let (occurring, occurring_total) = occurring(&w, p)?;

@@ -1,0 +1,497 @@
+//! Experiment `scaling`: every transaction family end to end, as a user runs it (the `txanon`
+//! binary: read, anonymize, audit, publish), on Quest basket data at 10⁵, 10⁶ and 10⁷
+//! transactions and on data in kosarak's shape; time, peak memory and the fitted exponent of
+//! time against n; then the families whose guarantee survives sharding on 2, 4 and 8 random
+//! shards of the largest Quest file, beside the unsharded run. Full mode only: it writes
+//! gigabytes and takes about an hour.
+//!
+//! Each run is a child process (through `cargo xtask measure`) with its address space capped at
+//! [`MEMORY_CAP`] and killed after [`TIME_CAP`]: a family that needs more is a row saying so,
+//! never a machine out of memory. Peak memory is the run's maximum resident set.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, bail};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use serde::Serialize;
+use txanon_data::{ItemId, TransactionDb};
+
+use super::rows::{table, volatile};
+use super::{Context, Output};
+use crate::measure::Measured;
+
+/// Sizes of the Quest basket data.
+const SIZES: [usize; 3] = [100_000, 1_000_000, 10_000_000];
+
+/// Shard counts of the sharding comparison.
+const SHARDS: [usize; 3] = [2, 4, 8];
+
+/// Address-space cap of one run (the machine has 24 GiB).
+const MEMORY_CAP: u64 = 20 << 30;
+
+/// Wall-clock cap of one run.
+const TIME_CAP: Duration = Duration::from_secs(900);
+
+/// One family's command line, `{in}`, `{out}`, `{seed}` and `{k2}` (coherence's `k′`, 0.1% of
+/// the transactions) filled in per run.
+struct Family {
+    name: &'static str,
+    args: &'static str,
+    /// Its guarantee holds for the union of publications made shard by shard.
+    shardable: bool,
+}
+
+const FAMILIES: &[Family] = &[
+    Family { name: "read (stats)", args: "stats {in}", shardable: false },
+    Family {
+        name: "mine (FP-Growth at 0.1%)",
+        args: "mine fpgrowth {in} --support 0.001 --count-only",
+        shardable: false,
+    },
+    Family {
+        name: "anatomy (c 5 l 4)",
+        args: "anonymize anatomy {in} -c 5 -l 4 --seed {seed} -o {out}",
+        shardable: true,
+    },
+    Family {
+        name: "cahd (p 10 A·Aᵀ band)",
+        args: "anonymize cahd {in} -p 10 --sensitive-random 10 --seed {seed} -o {out}",
+        shardable: true,
+    },
+    Family {
+        name: "cahd (p 10 sym-pad band)",
+        args: "anonymize cahd {in} -p 10 --band sym-pad --sensitive-random 10 --seed {seed} -o {out}",
+        shardable: false,
+    },
+    Family {
+        name: "coherence (h 0.4 k 10 p 2)",
+        args: "anonymize coherence {in} --h 0.4 --k 10 --p 2 --nugget-support {k2} --sensitive-random 10 --seed {seed} -o {out}",
+        shardable: true,
+    },
+    Family {
+        name: "coherence (h 0.4 k 10 p 3)",
+        args: "anonymize coherence {in} --h 0.4 --k 10 --p 3 --nugget-support {k2} --sensitive-random 10 --seed {seed} -o {out}",
+        shardable: false,
+    },
+    Family {
+        name: "swap (50 categories)",
+        args: "anonymize swap {in} --random-categories 50 --seed {seed} -o {out}",
+        shardable: true,
+    },
+];
+
+/// How one run ended.
+#[derive(Debug, Clone)]
+struct Run {
+    seconds: f64,
+    peak_mb: f64,
+    outcome: String,
+    summary: Option<serde_json::Value>,
+}
+
+#[derive(Serialize)]
+struct ScalingRow {
+    data: String,
+    family: &'static str,
+    transactions: usize,
+    seconds: f64,
+    #[serde(rename = "peak MB")]
+    peak_mb: f64,
+    #[serde(rename = "µs per transaction")]
+    per_transaction: f64,
+    outcome: String,
+}
+
+#[derive(Serialize)]
+struct ExponentRow {
+    data: String,
+    family: &'static str,
+    #[serde(rename = "exponent 10⁵→10⁶")]
+    low: Option<f64>,
+    #[serde(rename = "exponent 10⁶→10⁷")]
+    high: Option<f64>,
+    #[serde(rename = "seconds at 10⁷")]
+    at_largest: Option<f64>,
+    #[serde(rename = "peak MB at 10⁷")]
+    peak_at_largest: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct ShardRow {
+    family: &'static str,
+    shards: usize,
+    #[serde(rename = "seconds (sum)")]
+    seconds: f64,
+    #[serde(rename = "peak MB (largest shard)")]
+    peak_mb: f64,
+    utility: &'static str,
+    value: Option<f64>,
+    #[serde(rename = "unsharded value")]
+    unsharded: Option<f64>,
+    outcome: String,
+}
+
+/// Runs the experiment.
+pub fn run(ctx: &Context) -> Result<Output> {
+    let mut out = Output::default();
+    if ctx.quick {
+        out.notes.push(
+            "Not run under --quick: it generates ten million transactions (480 MB) and runs \
+             every family on them, about an hour; `cargo xtask reproduce --only scaling` runs it."
+                .into(),
+        );
+        return Ok(out);
+    }
+    let binary = build_cli()?;
+    let dir = crate::project_root().join("target/scaling");
+    std::fs::create_dir_all(&dir)?;
+    let mut data: Vec<(String, Vec<(usize, PathBuf)>)> = Vec::new();
+    let quest: Vec<(usize, PathBuf)> = SIZES
+        .iter()
+        .map(|&n| {
+            let path = dir.join(format!("quest-basket-{n}-{}.dat", ctx.seed));
+            generate_quest(&binary, n, ctx.seed, &path).map(|()| (n, path))
+        })
+        .collect::<Result<_>>()?;
+    data.push(("Quest basket (T10 I4 N5000)".into(), quest.clone()));
+    if let Some((_, sample)) = ctx.real("kosarak-sample")? {
+        let kosarak: Vec<(usize, PathBuf)> = SIZES
+            .iter()
+            .map(|&n| {
+                let path = dir.join(format!("kosarak-shaped-{n}-{}.dat", ctx.seed));
+                kosarak_shaped(&sample, n, ctx.seed, &path).map(|()| (n, path))
+            })
+            .collect::<Result<_>>()?;
+        data.push(("kosarak-shaped".into(), kosarak));
+    }
+    let mut rows = Vec::new();
+    let mut exponents = Vec::new();
+    let mut unsharded = Vec::new();
+    for (name, files) in &data {
+        for family in FAMILIES {
+            let mut runs = Vec::new();
+            for (n, path) in files {
+                eprintln!("   {name}, {}, n = {n}", family.name);
+                let r = run_family(&binary, family, path, *n, ctx.seed, &dir)?;
+                rows.push(ScalingRow {
+                    data: name.clone(),
+                    family: family.name,
+                    transactions: *n,
+                    seconds: r.seconds,
+                    peak_mb: r.peak_mb,
+                    per_transaction: r.seconds * 1e6 / *n as f64,
+                    outcome: r.outcome.clone(),
+                });
+                runs.push((*n, r));
+            }
+            exponents.push(exponent_row(name, family.name, &runs));
+            if std::ptr::eq(files, &data[0].1)
+                && let Some((_, r)) = runs.last()
+            {
+                unsharded.push((family.name, r.clone()));
+            }
+        }
+    }
+    let shards = sharding(&binary, ctx.seed, &dir, &quest, &unsharded)?;
+    out.parameters = vec![
+        ("Quest basket".into(), "generate quest --avg-len 10 --pattern-len 4 --items 5000".into()),
+        ("memory cap".into(), format!("{} GiB of address space per run", MEMORY_CAP >> 30)),
+        ("time cap".into(), format!("{} s per run", TIME_CAP.as_secs())),
+    ];
+    out.tables.push(table(
+        "scaling",
+        &rows,
+        &[
+            volatile("seconds", 2),
+            volatile("peak MB", 0),
+            volatile("µs per transaction", 2),
+            volatile("outcome", 0),
+        ],
+    ));
+    out.tables.push(table(
+        "scaling-exponents",
+        &exponents,
+        &[
+            volatile("exponent 10⁵→10⁶", 2),
+            volatile("exponent 10⁶→10⁷", 2),
+            volatile("seconds at 10⁷", 1),
+            volatile("peak MB at 10⁷", 0),
+        ],
+    ));
+    out.tables.push(table(
+        "scaling-shards",
+        &shards,
+        &[
+            volatile("seconds (sum)", 1),
+            volatile("peak MB (largest shard)", 0),
+            volatile("value", 4),
+            volatile("unsharded value", 4),
+            volatile("outcome", 0),
+        ],
+    ));
+    out.notes.push(
+        "The exponent is the slope of log time against log n between two sizes (1 is linear). \
+         Every figure is volatile: times and memory depend on the machine, so `--check` compares \
+         only which runs were made."
+            .into(),
+    );
+    out.data = data.iter().map(|(n, _)| n.clone()).collect();
+    Ok(out)
+}
+
+/// Builds the CLI in release mode: the experiment measures what a user runs.
+fn build_cli() -> Result<PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--release", "--quiet", "--package", "txanon-cli"])
+        .current_dir(crate::project_root())
+        .status()
+        .context("running cargo build")?;
+    if !status.success() {
+        bail!("cargo build --release --package txanon-cli failed");
+    }
+    Ok(crate::project_root().join("target/release/txanon"))
+}
+
+fn generate_quest(binary: &Path, n: usize, seed: u64, path: &Path) -> Result<()> {
+    if path.exists() {
+        return Ok(());
+    }
+    let status = Command::new(binary)
+        .args(["generate", "quest", "--avg-len", "10", "--pattern-len", "4", "--items", "5000"])
+        .args(["--transactions", &n.to_string(), "--seed", &seed.to_string(), "-o"])
+        .arg(path)
+        .stdout(Stdio::null())
+        .status()?;
+    if !status.success() {
+        bail!("generating {}", path.display());
+    }
+    Ok(())
+}
+
+/// `n` transactions in the shape of the kosarak sample: each is a random sample transaction
+/// whose items are each, with probability ½, replaced by an item drawn from the sample's item
+/// frequencies (duplicates merged). The lengths and the item supports keep the sample's
+/// distribution (the replacement draws from the items' marginal), its heavy head included;
+/// half the co-occurrence is kept, so the data is neither the sample repeated (every
+/// transaction in hundreds of identical copies) nor independent items.
+fn kosarak_shaped(sample: &TransactionDb, n: usize, seed: u64, path: &Path) -> Result<()> {
+    if path.exists() {
+        return Ok(());
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(seed ^ 0x6b6f_7361_7261_6b00);
+    let occurrences: Vec<ItemId> = sample.iter().flatten().copied().collect();
+    if occurrences.is_empty() {
+        bail!("the kosarak sample is empty");
+    }
+    let mut rows: Vec<Vec<ItemId>> = Vec::with_capacity(n);
+    for _ in 0..n {
+        let t = sample.transaction(rng.random_range(0..sample.len()));
+        let mut row: Vec<ItemId> = t
+            .iter()
+            .map(|&i| {
+                if rng.random_bool(0.5) {
+                    occurrences[rng.random_range(0..occurrences.len())]
+                } else {
+                    i
+                }
+            })
+            .collect();
+        row.sort_unstable();
+        row.dedup();
+        rows.push(row);
+    }
+    let db = TransactionDb::from_rows(rows, sample.labels().clone());
+    txanon_data::write_path(&db, txanon_data::Format::Fimi, path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// Runs `family` on `input` in a child capped at [`MEMORY_CAP`] and [`TIME_CAP`]; an error only
+/// when the measurement itself fails (a family's failure is the run's outcome).
+fn run_family(
+    binary: &Path,
+    family: &Family,
+    input: &Path,
+    n: usize,
+    seed: u64,
+    dir: &Path,
+) -> Result<Run> {
+    let out = dir.join("publication");
+    if out.exists() {
+        std::fs::remove_dir_all(&out)?;
+    }
+    let k2 = n.div_ceil(1000).max(10);
+    let args: Vec<String> = family
+        .args
+        .split(' ')
+        .map(|a| {
+            a.replace("{in}", &input.display().to_string())
+                .replace("{out}", &out.display().to_string())
+                .replace("{seed}", &seed.to_string())
+                .replace("{k2}", &k2.to_string())
+        })
+        .collect();
+    // This executable measures (`xtask measure`): the peak is that one run's.
+    let me = std::env::current_exe().context("locating xtask")?;
+    let output = Command::new(me)
+        .args(["measure", "--memory-cap", &MEMORY_CAP.to_string()])
+        .args(["--time-cap", &TIME_CAP.as_secs().to_string(), "--"])
+        .arg(binary)
+        .args(&args)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped())
+        .output()
+        .context("running xtask measure")?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    // The family's own stdout (its summary) comes first; the measurement is the last line.
+    let last = stdout.lines().rev().find(|l| l.starts_with('{') && l.contains("peak_kb"));
+    let Some(measured) = last.and_then(|l| serde_json::from_str::<Measured>(l).ok()) else {
+        bail!("xtask measure printed no measurement for {}", family.name);
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let seconds = measured.seconds;
+    let peak_mb = measured.peak_kb as f64 / 1024.0;
+    let outcome = if measured.timed_out {
+        format!("stopped after {} s", TIME_CAP.as_secs())
+    } else if measured.exit == Some(0) {
+        "done".to_string()
+    } else if stderr.contains("memory allocation") || measured.exit.is_none() {
+        format!("out of memory ({} GiB cap)", MEMORY_CAP >> 30)
+    } else {
+        let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+        format!("exit {}: {last}", measured.exit.unwrap_or(-1))
+    };
+    let summary = std::fs::read_to_string(out.join("summary.json"))
+        .ok()
+        .and_then(|s| serde_json::from_str(&s).ok());
+    if out.exists() {
+        std::fs::remove_dir_all(&out)?;
+    }
+    Ok(Run { seconds, peak_mb, outcome, summary })
+}
+
+fn exponent_row(data: &str, family: &'static str, runs: &[(usize, Run)]) -> ExponentRow {
+    let done = |k: usize| runs.get(k).filter(|(_, r)| r.outcome == "done");
+    let slope = |a: usize, b: usize| match (done(a), done(b)) {
+        (Some((na, ra)), Some((nb, rb))) if ra.seconds > 0.0 => {
+            Some((rb.seconds / ra.seconds).ln() / (*nb as f64 / *na as f64).ln())
+        }
+        _ => None,
+    };
+    ExponentRow {
+        data: data.to_string(),
+        family,
+        low: slope(0, 1),
+        high: slope(1, 2),
+        at_largest: done(2).map(|(_, r)| r.seconds),
+        peak_at_largest: done(2).map(|(_, r)| r.peak_mb),
+    }
+}
+
+/// The utility figure of a family's summary that sharding can change, and its weight when
+/// shards are pooled (records or occurrences).
+fn utility(family: &str, summary: &serde_json::Value) -> Option<(&'static str, f64, f64)> {
+    let number = |key: &str| summary.pointer(key).and_then(serde_json::Value::as_f64);
+    if family.starts_with("anatomy") {
+        Some(("ln faked records", number("/ln_faked_records")?, number("/records")?))
+    } else if family.starts_with("cahd") {
+        Some((
+            "mean reconstruction error r = 4",
+            number("/reconstruction_error_r4/mean")?,
+            number("/transactions")?,
+        ))
+    } else if family.starts_with("coherence") {
+        Some((
+            "occurrences suppressed %",
+            number("/occurrences_suppressed_percent")?,
+            number("/transactions").or(number("/records")).unwrap_or(1.0),
+        ))
+    } else if family.starts_with("swap") {
+        Some(("records exposed", number("/audit/exposed")?, 1.0))
+    } else {
+        None
+    }
+}
+
+/// The figure of the union of the shards' publications: faked records add up (their logarithms
+/// by log-sum-exp), exposed records add up, rates are averaged with their weights.
+fn pooled(label: &str, parts: &[(f64, f64)]) -> f64 {
+    match label {
+        "ln faked records" => {
+            let max = parts.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+            max + parts.iter().map(|p| (p.0 - max).exp()).sum::<f64>().ln()
+        }
+        "records exposed" => parts.iter().map(|p| p.0).sum(),
+        _ => {
+            let weight: f64 = parts.iter().map(|p| p.1).sum();
+            parts.iter().map(|p| p.0 * p.1).sum::<f64>() / weight.max(f64::MIN_POSITIVE)
+        }
+    }
+}
+
+/// The shardable families on 2, 4 and 8 random shards of the largest Quest file.
+fn sharding(
+    binary: &Path,
+    seed: u64,
+    dir: &Path,
+    quest: &[(usize, PathBuf)],
+    unsharded: &[(&'static str, Run)],
+) -> Result<Vec<ShardRow>> {
+    let Some((n, largest)) = quest.last() else { return Ok(Vec::new()) };
+    let (db, _) = txanon_data::read_path(largest, &txanon_data::ReadOptions::new())?;
+    let mut rows = Vec::new();
+    for &k in &SHARDS {
+        let mut rng = ChaCha20Rng::seed_from_u64(seed.wrapping_add(k as u64));
+        let mut order: Vec<usize> = (0..db.len()).collect();
+        order.shuffle(&mut rng);
+        let mut paths = Vec::new();
+        for (s, chunk) in order.chunks(n.div_ceil(k)).enumerate() {
+            let path = dir.join(format!("shard-{s}-of-{k}.dat"));
+            let shard = db.select(chunk.to_vec());
+            txanon_data::write_path(&shard, txanon_data::Format::Fimi, &path)?;
+            paths.push((chunk.len(), path));
+        }
+        for family in FAMILIES.iter().filter(|f| f.shardable) {
+            eprintln!("   {} on {k} shards", family.name);
+            let (mut seconds, mut peak, mut outcome) = (0.0, 0.0f64, "done".to_string());
+            let (mut label, mut parts) = ("", Vec::new());
+            for (size, path) in &paths {
+                let r = run_family(binary, family, path, *size, seed, dir)?;
+                seconds += r.seconds;
+                peak = peak.max(r.peak_mb);
+                if r.outcome != "done" {
+                    outcome = r.outcome.clone();
+                }
+                if let Some((l, v, w)) = r.summary.as_ref().and_then(|s| utility(family.name, s)) {
+                    label = l;
+                    parts.push((v, w));
+                }
+            }
+            let whole = unsharded
+                .iter()
+                .find(|(name, _)| *name == family.name)
+                .and_then(|(_, r)| r.summary.as_ref())
+                .and_then(|s| utility(family.name, s))
+                .map(|(_, v, _)| v);
+            rows.push(ShardRow {
+                family: family.name,
+                shards: k,
+                seconds,
+                peak_mb: peak,
+                utility: label,
+                value: (parts.len() == paths.len()).then(|| pooled(label, &parts)),
+                unsharded: whole,
+                outcome,
+            });
+        }
+        for (_, path) in &paths {
+            std::fs::remove_file(path).ok();
+        }
+    }
+    Ok(rows)
+}
