@@ -1,4 +1,4 @@
-//! Band reordering: degrees and RCM on the implicit `A·Aᵀ` and on the padded `A + Aᵀ` of
+//! Band reordering: degrees (exact and estimated) and RCM on the implicit `A·Aᵀ` and on the padded `A + Aᵀ` of
 //! BMS-WebView-1 and -2 (when found) and of Quest data; and, on the first 10,000 transactions
 //! of BMS-WebView-1, the implicit graph against building `A·Aᵀ` with nalgebra-sparse and
 //! running the same RCM on the explicit pattern (what generality would cost).
@@ -47,6 +47,10 @@ fn band(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("degrees-aat", format!("{name}/n={n}")), |b| {
             b.iter(|| black_box(aat.degrees()))
         });
+        group.bench_function(
+            BenchmarkId::new("estimated-degrees-aat", format!("{name}/n={n}")),
+            |b| b.iter(|| black_box(aat.estimated_degrees())),
+        );
         group.bench_function(BenchmarkId::new("rcm-aat", format!("{name}/n={n}")), |b| {
             b.iter(|| reverse_cuthill_mckee(black_box(&aat)))
         });
