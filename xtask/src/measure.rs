@@ -3,6 +3,7 @@
 //! of its own so that the peak (`getrusage(RUSAGE_CHILDREN)`) is that one command's, not the
 //! largest of every command the caller ever ran.
 
+use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -14,11 +15,12 @@ use serde::Serialize;
 /// Arguments of `cargo xtask measure`.
 #[derive(Debug, Args)]
 pub struct MeasureArgs {
-    /// Address-space cap of the command, in bytes (allocations beyond it fail).
-    #[arg(long)]
+    /// Address-space cap of the command, in bytes, at least 64 MiB (allocations beyond it
+    /// fail).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(64 << 20..))]
     memory_cap: u64,
-    /// Wall-clock limit in seconds; the command is killed after it.
-    #[arg(long)]
+    /// Wall-clock limit in seconds, at least 1; the command is killed after it.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     time_cap: u64,
     /// The command and its arguments.
     #[arg(last = true, required = true)]
@@ -30,6 +32,9 @@ pub struct MeasureArgs {
 pub struct Measured {
     /// Exit code, when it exited.
     pub exit: Option<i32>,
+    /// The signal that ended it, when one did (an abort on a failed allocation, or the kill
+    /// after the time cap).
+    pub signal: Option<i32>,
     /// Killed after the time cap.
     pub timed_out: bool,
     /// Wall seconds.
@@ -60,7 +65,13 @@ pub fn run(args: MeasureArgs) -> Result<()> {
     };
     let seconds = started.elapsed().as_secs_f64();
     let usage = getrusage(UsageWho::RUSAGE_CHILDREN)?;
-    let measured = Measured { exit: status.code(), timed_out, seconds, peak_kb: usage.max_rss() };
+    let measured = Measured {
+        exit: status.code(),
+        signal: status.signal(),
+        timed_out,
+        seconds,
+        peak_kb: usage.max_rss(),
+    };
     println!("{}", serde_json::to_string(&measured)?);
     Ok(())
 }

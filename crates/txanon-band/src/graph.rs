@@ -110,7 +110,7 @@ pub trait Pattern: Sync + walk::Walk {
     /// The degree of every vertex: its neighbours other than itself.
     fn degrees(&self) -> Vec<u32>;
 
-    /// The visits [`Pattern::degrees`] costs, what [`reverse_cuthill_mckee`](crate::reverse_cuthill_mckee)
+    /// What [`Pattern::degrees`] costs at most, in visits, which [`reverse_cuthill_mckee`](crate::reverse_cuthill_mckee)
     /// weighs against [`EXACT_DEGREE_WORK`](crate::EXACT_DEGREE_WORK): `Σ sup(i)²` over the kept
     /// items of `A·Aᵀ`, the stored entries of an explicit pattern.
     fn degree_work(&self) -> u128;
@@ -315,7 +315,7 @@ impl Pattern for SharedItems<'_> {
         (0..self.db.len())
             .into_par_iter()
             .with_min_len(4096)
-            .map(|t| self.kept(t).map(|i| self.index.transactions(i).len() as u64 - 1).sum())
+            .map(|t| self.kept(t).map(|i| u64::from(self.db.supports()[i as usize]) - 1).sum())
             .collect()
     }
 

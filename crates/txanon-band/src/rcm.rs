@@ -101,7 +101,7 @@ pub const ESTIMATED_CANDIDATES: usize = 64;
 
 /// The most work [`Pattern::degree_work`] that [`reverse_cuthill_mckee`] spends on exact
 /// degrees (about 17·10⁹ visits: retail's `A·Aᵀ` needs 5.4·10⁹, a million Quest basket
-/// transactions about 4·10¹⁰).
+/// transactions 7.3·10¹⁰).
 pub const EXACT_DEGREE_WORK: u128 = 1 << 34;
 
 /// Vertices visited by the candidate searches of one component at most (unless two candidates

@@ -33,9 +33,9 @@ impl NonMoles {
     /// counting engine needs their number: 38.6 million at a million Quest transactions).
     ///
     /// # Complexity
-    /// Per non-mole `γ` with transactions `T(γ)`: `Σ_{t ∈ T(γ)} |t|` to count its extensions,
-    /// and per surviving candidate a filter of `T(γ)` and a pass over those transactions'
-    /// private items. Non-moles are frequent at support `k`, hence few.
+    /// Per non-mole `γ` with transactions `T(γ)`: `Σ_{t ∈ T(γ)} |t|` to count its extensions
+    /// and their private items, and as much again to bucket the extensions' transactions when
+    /// another level follows. Non-moles are frequent at support `k`, hence few.
     pub fn find(w: &Working, h: f64, k: u32, p: usize, list_minimal: bool) -> Self {
         let private_count = w.private_ids.len();
         let mut private_counts = vec![0u32; private_count];

@@ -16,6 +16,8 @@ pub struct Context {
     pub seed: u64,
     /// Run the slow references too.
     pub slow_references: bool,
+    /// The transaction counts of the `scaling` experiment, ascending.
+    pub scaling_sizes: Vec<usize>,
     cache_dir: PathBuf,
     missing: RefCell<Vec<String>>,
     quest_t40: OnceCell<TransactionDb>,
@@ -29,6 +31,7 @@ impl Context {
             quick,
             seed,
             slow_references,
+            scaling_sizes: vec![100_000, 1_000_000, 10_000_000],
             cache_dir,
             missing: RefCell::new(Vec::new()),
             quest_t40: OnceCell::new(),

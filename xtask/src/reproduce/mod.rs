@@ -40,6 +40,8 @@ pub struct Experiment {
     pub paper: &'static str,
     /// The experiment.
     pub run: fn(&Context) -> Result<Output>,
+    /// Run only when named with `--only` (it takes far longer than the rest together).
+    pub on_request: bool,
 }
 
 /// Every experiment, in report order.
@@ -49,60 +51,70 @@ pub const EXPERIMENTS: &[Experiment] = &[
         title: "Dataset statistics beside the manifest's and the papers' figures",
         paper: "anatomy paper Table II (Connect, T40I10D100K); CAHD Table I (BMS-WebView-1/2)",
         run: datasets::run,
+        on_request: false,
     },
     Experiment {
         name: "quest",
         title: "The Quest generator against T40I10D100K",
         paper: "Agrawal & Srikant, VLDB 1994; T40I10D100K as the anatomy paper uses it",
         run: quest::run,
+        on_request: false,
     },
     Experiment {
         name: "mining",
         title: "Frequent itemsets and rules: counts and times beside pyfim",
         paper: "anatomy paper (Apriori, rules of 2-4 items); swap paper (FP-Growth); Borgelt's pyfim as reference",
         run: mining::run,
+        on_request: false,
     },
     Experiment {
         name: "anatomy",
         title: "Multi-dimension anatomy: reachable l, rules kept, AR, faked records, time, scaling",
         paper: "anatomy paper, Figures 3-7 (Connect p = 10; T40I10D100K p = 20), both readings of its l-diversity",
         run: anatomy::run,
+        on_request: false,
     },
     Experiment {
         name: "cahd",
         title: "CAHD: band matrices, reconstruction error and time against p, re-identification risk, the reimplementation's timing",
         paper: "CAHD (ICDE 2008) Figure 9 and Table II on BMS-WebView-1/2 (and retail); document 003's timing table",
         run: cahd::run,
+        on_request: false,
     },
     Experiment {
         name: "coherence",
         title: "(h,k,p)-coherence: items suppressed, nuggets retained and time against p, k and h; counting beside enumeration",
         paper: "coherence paper (ICDM 2008) Section 7 settings on BMS-WebView-1/2 and retail (p = 3, k = 10, h = 40%, k′ = 0.1%)",
         run: coherence::run,
+        on_request: false,
     },
     Experiment {
         name: "swap",
         title: "Hiding personal tendency: frequent itemsets, their similarity U, Diss and time per method; PartSwap against n",
         paper: "swap paper (Future Internet 2019) Table 3 and Figures 3-6 on its data (BMS-WebView-1's first 5,000 records, 5,000 of BMS-WebView-2 at random, Quest in WarpDrive's shape), then the whole BMS files and retail",
         run: swap::run,
+        on_request: false,
     },
     Experiment {
         name: "slicing",
         title: "Slicing beside Mondrian and Anatomy: which l each reaches, classification accuracy (naive Bayes, decision tree) for a sensitive and a quasi-identifier target, membership disclosure, time",
         paper: "slicing (TKDE 2012) classification study on Adult: Occupation and Education as targets, l = 5 and 8; its matching-bucket membership measure",
         run: slicing::run,
+        on_request: false,
     },
     Experiment {
         name: "head-to-head",
         title: "Every transaction family at matched levels under one adversary and one utility yardstick: the privacy-utility frontier, which points no other beats, and each family's guarantee checked by the common adversary",
         paper: "no paper compares them: the CAHD papers' convention (10 random sensitive items) on BMS-WebView-1/2, retail and the T40 sample; each family's own guarantee (CAHD's p, coherence's h and k, swapping's hidden tendency) as the claims",
         run: head_to_head::run,
+        on_request: false,
     },
     Experiment {
         name: "scaling",
         title: "Ten million transactions: every transaction family end to end (time, peak memory, fitted exponent of time against n) on Quest basket data and kosarak-shaped data at 10⁵, 10⁶ and 10⁷, and the shardable families on 2, 4 and 8 shards",
         paper: "no paper: the published data sets stop at 0.5 million transactions (kosarak 990,002; BMS-WebView-1 59,602); issue 19's targets (under 60 s and 8 GB at 10⁷, coherence p = 3 under 5 minutes, exponent at most 1.15)",
         run: scaling::run,
+        on_request: true,
     },
 ];
 
@@ -116,7 +128,7 @@ pub struct ReproduceArgs {
     /// retail); the full run takes about 18 minutes without them.
     #[arg(long)]
     slow_references: bool,
-    /// Run only this experiment (repeatable).
+    /// Run only this experiment (repeatable); `scaling` runs only when named here.
     #[arg(long, value_name = "NAME")]
     only: Vec<String>,
     /// Where to write the results.
@@ -129,6 +141,15 @@ pub struct ReproduceArgs {
     /// columns such as times left out) and fail on any difference.
     #[arg(long)]
     check: bool,
+    /// The transaction counts of the `scaling` experiment, at least two, ascending, each from
+    /// 1,000 to 100,000,000 (its references are for the default).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_values_t = [100_000u64, 1_000_000, 10_000_000],
+        value_parser = clap::value_parser!(u64).range(1_000..=100_000_000)
+    )]
+    scaling_sizes: Vec<u64>,
     /// Write the tables of this run as the new references.
     #[arg(long, conflicts_with = "check")]
     bless: bool,
@@ -148,11 +169,15 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         crate::project_root().join(&args.out)
     };
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    let ctx = Context::new(args.quick, args.seed, args.slow_references);
+    if args.scaling_sizes.len() < 2 || args.scaling_sizes.windows(2).any(|w| w[0] >= w[1]) {
+        bail!("--scaling-sizes: at least two sizes, ascending (got {:?})", args.scaling_sizes);
+    }
+    let mut ctx = Context::new(args.quick, args.seed, args.slow_references);
+    ctx.scaling_sizes = args.scaling_sizes.iter().map(|&n| n as usize).collect();
     let mut done = Vec::new();
-    for exp in
-        EXPERIMENTS.iter().filter(|e| args.only.is_empty() || args.only.iter().any(|o| o == e.name))
-    {
+    for exp in EXPERIMENTS.iter().filter(|e| {
+        if args.only.is_empty() { !e.on_request } else { args.only.iter().any(|o| o == e.name) }
+    }) {
         eprintln!("== {}: {}", exp.name, exp.title);
         let started = Instant::now();
         let mut result = (exp.run)(&ctx).with_context(|| format!("experiment {}", exp.name))?;

@@ -2,8 +2,8 @@
 //! binary: read, anonymize, audit, publish), on Quest basket data at 10⁵, 10⁶ and 10⁷
 //! transactions and on data in kosarak's shape; time, peak memory and the fitted exponent of
 //! time against n; then the families whose guarantee survives sharding on 2, 4 and 8 random
-//! shards of the largest Quest file, beside the unsharded run. Full mode only: it writes
-//! gigabytes and takes about an hour.
+//! shards of the largest Quest file, beside the unsharded run. Full mode only, and only when
+//! named (`--only scaling`): it writes gigabytes and takes about an hour.
 //!
 //! Each run is a child process (through `cargo xtask measure`) with its address space capped at
 //! [`MEMORY_CAP`] and killed after [`TIME_CAP`]: a family that needs more is a row saying so,
@@ -24,9 +24,6 @@ use super::rows::{table, volatile};
 use super::{Context, Output};
 use crate::measure::Measured;
 
-/// Sizes of the Quest basket data.
-const SIZES: [usize; 3] = [100_000, 1_000_000, 10_000_000];
-
 /// Shard counts of the sharding comparison.
 const SHARDS: [usize; 3] = [2, 4, 8];
 
@@ -41,46 +38,83 @@ const TIME_CAP: Duration = Duration::from_secs(900);
 struct Family {
     name: &'static str,
     args: &'static str,
-    /// Its guarantee holds for the union of publications made shard by shard.
-    shardable: bool,
+    /// Run on shards too, with the figure of its summary that sharding can change. Every
+    /// family's guarantee survives sharding (docs/SCALE.md); one setting per family is run,
+    /// the cheaper band and the smaller p.
+    sharded: Option<ShardFigure>,
+}
+
+/// A figure of a family's `summary.json`, and how the shards' figures pool into the union's.
+struct ShardFigure {
+    label: &'static str,
+    /// JSON pointer of the figure.
+    at: &'static str,
+    pool: Pool,
+}
+
+/// How per-shard figures combine into the figure of the union of the shards' publications.
+#[derive(Clone, Copy)]
+enum Pool {
+    /// Counts that add up.
+    Sum,
+    /// Natural logarithms of counts that add up (log-sum-exp).
+    LogSum,
+    /// Rates over transactions: the mean weighted by the shards' sizes.
+    Mean,
 }
 
 const FAMILIES: &[Family] = &[
-    Family { name: "read (stats)", args: "stats {in}", shardable: false },
+    Family { name: "read (stats)", args: "stats {in}", sharded: None },
     Family {
         name: "mine (FP-Growth at 0.1%)",
         args: "mine fpgrowth {in} --support 0.001 --count-only",
-        shardable: false,
+        sharded: None,
     },
     Family {
         name: "anatomy (c 5 l 4)",
         args: "anonymize anatomy {in} -c 5 -l 4 --seed {seed} -o {out}",
-        shardable: true,
+        sharded: Some(ShardFigure {
+            label: "ln faked records",
+            at: "/ln_faked_records",
+            pool: Pool::LogSum,
+        }),
     },
     Family {
         name: "cahd (p 10 A·Aᵀ band)",
         args: "anonymize cahd {in} -p 10 --sensitive-random 10 --seed {seed} -o {out}",
-        shardable: true,
+        sharded: Some(ShardFigure {
+            label: "mean reconstruction error r = 4",
+            at: "/reconstruction_error_r4/mean",
+            pool: Pool::Mean,
+        }),
     },
     Family {
         name: "cahd (p 10 sym-pad band)",
         args: "anonymize cahd {in} -p 10 --band sym-pad --sensitive-random 10 --seed {seed} -o {out}",
-        shardable: false,
+        sharded: None,
     },
     Family {
         name: "coherence (h 0.4 k 10 p 2)",
         args: "anonymize coherence {in} --h 0.4 --k 10 --p 2 --nugget-support {k2} --sensitive-random 10 --seed {seed} -o {out}",
-        shardable: true,
+        sharded: Some(ShardFigure {
+            label: "occurrences suppressed %",
+            at: "/occurrences_suppressed_percent",
+            pool: Pool::Mean,
+        }),
     },
     Family {
         name: "coherence (h 0.4 k 10 p 3)",
         args: "anonymize coherence {in} --h 0.4 --k 10 --p 3 --nugget-support {k2} --sensitive-random 10 --seed {seed} -o {out}",
-        shardable: false,
+        sharded: None,
     },
     Family {
         name: "swap (50 categories)",
         args: "anonymize swap {in} --random-categories 50 --seed {seed} -o {out}",
-        shardable: true,
+        sharded: Some(ShardFigure {
+            label: "records without a partner",
+            at: "/unmatched",
+            pool: Pool::Sum,
+        }),
     },
 ];
 
@@ -110,14 +144,10 @@ struct ScalingRow {
 struct ExponentRow {
     data: String,
     family: &'static str,
-    #[serde(rename = "exponent 10⁵→10⁶")]
-    low: Option<f64>,
-    #[serde(rename = "exponent 10⁶→10⁷")]
-    high: Option<f64>,
-    #[serde(rename = "seconds at 10⁷")]
-    at_largest: Option<f64>,
-    #[serde(rename = "peak MB at 10⁷")]
-    peak_at_largest: Option<f64>,
+    from: usize,
+    to: usize,
+    /// The slope of log time against log n; `None` unless both runs finished.
+    exponent: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -141,37 +171,41 @@ pub fn run(ctx: &Context) -> Result<Output> {
     if ctx.quick {
         out.notes.push(
             "Not run under --quick: it generates ten million transactions (480 MB) and runs \
-             every family on them, about an hour; `cargo xtask reproduce --only scaling` runs it."
+             every family on them, about an hour; `cargo xtask reproduce --only scaling` runs it \
+             (`--scaling-sizes` for other sizes)."
                 .into(),
         );
         return Ok(out);
     }
+    let sizes = &ctx.scaling_sizes;
     let binary = build_cli()?;
     let dir = crate::project_root().join("target/scaling");
     std::fs::create_dir_all(&dir)?;
-    let mut data: Vec<(String, Vec<(usize, PathBuf)>)> = Vec::new();
-    let quest: Vec<(usize, PathBuf)> = SIZES
-        .iter()
-        .map(|&n| {
-            let path = dir.join(format!("quest-basket-{n}-{}.dat", ctx.seed));
-            generate_quest(&binary, n, ctx.seed, &path).map(|()| (n, path))
-        })
-        .collect::<Result<_>>()?;
-    data.push(("Quest basket (T10 I4 N5000)".into(), quest.clone()));
-    if let Some((_, sample)) = ctx.real("kosarak-sample")? {
-        let kosarak: Vec<(usize, PathBuf)> = SIZES
+    // One file per size, generated once per seed and kept for the next run.
+    let files = |stem: &str, make: &dyn Fn(usize, &Path) -> Result<()>| {
+        sizes
             .iter()
             .map(|&n| {
-                let path = dir.join(format!("kosarak-shaped-{n}-{}.dat", ctx.seed));
-                kosarak_shaped(&sample, n, ctx.seed, &path).map(|()| (n, path))
+                let path = dir.join(format!("{stem}-{n}-{}.dat", ctx.seed));
+                if !path.exists() {
+                    make(n, &path)?;
+                }
+                Ok((n, path))
             })
-            .collect::<Result<_>>()?;
+            .collect::<Result<Vec<(usize, PathBuf)>>>()
+    };
+    let mut data: Vec<(String, Vec<(usize, PathBuf)>)> = Vec::new();
+    let quest = files("quest-basket", &|n, path| generate_quest(&binary, n, ctx.seed, path))?;
+    data.push(("Quest basket (T10 I4 N5000)".into(), quest.clone()));
+    if let Some((_, sample)) = ctx.real("kosarak-sample")? {
+        let kosarak =
+            files("kosarak-shaped", &|n, path| kosarak_shaped(&sample, n, ctx.seed, path))?;
         data.push(("kosarak-shaped".into(), kosarak));
     }
     let mut rows = Vec::new();
     let mut exponents = Vec::new();
     let mut unsharded = Vec::new();
-    for (name, files) in &data {
+    for (d, (name, files)) in data.iter().enumerate() {
         for family in FAMILIES {
             let mut runs = Vec::new();
             for (n, path) in files {
@@ -188,8 +222,9 @@ pub fn run(ctx: &Context) -> Result<Output> {
                 });
                 runs.push((*n, r));
             }
-            exponents.push(exponent_row(name, family.name, &runs));
-            if std::ptr::eq(files, &data[0].1)
+            exponents.extend(exponent_rows(name, family.name, &runs));
+            // The shards are cut from the largest Quest file: its runs are the comparison.
+            if d == 0
                 && let Some((_, r)) = runs.last()
             {
                 unsharded.push((family.name, r.clone()));
@@ -212,16 +247,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
             volatile("outcome", 0),
         ],
     ));
-    out.tables.push(table(
-        "scaling-exponents",
-        &exponents,
-        &[
-            volatile("exponent 10⁵→10⁶", 2),
-            volatile("exponent 10⁶→10⁷", 2),
-            volatile("seconds at 10⁷", 1),
-            volatile("peak MB at 10⁷", 0),
-        ],
-    ));
+    out.tables.push(table("scaling-exponents", &exponents, &[volatile("exponent", 2)]));
     out.tables.push(table(
         "scaling-shards",
         &shards,
@@ -258,9 +284,6 @@ fn build_cli() -> Result<PathBuf> {
 }
 
 fn generate_quest(binary: &Path, n: usize, seed: u64, path: &Path) -> Result<()> {
-    if path.exists() {
-        return Ok(());
-    }
     let status = Command::new(binary)
         .args(["generate", "quest", "--avg-len", "10", "--pattern-len", "4", "--items", "5000"])
         .args(["--transactions", &n.to_string(), "--seed", &seed.to_string(), "-o"])
@@ -275,14 +298,12 @@ fn generate_quest(binary: &Path, n: usize, seed: u64, path: &Path) -> Result<()>
 
 /// `n` transactions in the shape of the kosarak sample: each is a random sample transaction
 /// whose items are each, with probability ½, replaced by an item drawn from the sample's item
-/// frequencies (duplicates merged). The lengths and the item supports keep the sample's
-/// distribution (the replacement draws from the items' marginal), its heavy head included;
+/// frequencies (duplicates merged, so a transaction can come out a little shorter). The item
+/// supports keep the sample's distribution (the replacement draws from the items' marginal),
+/// its heavy head included;
 /// half the co-occurrence is kept, so the data is neither the sample repeated (every
 /// transaction in hundreds of identical copies) nor independent items.
 fn kosarak_shaped(sample: &TransactionDb, n: usize, seed: u64, path: &Path) -> Result<()> {
-    if path.exists() {
-        return Ok(());
-    }
     let mut rng = ChaCha20Rng::seed_from_u64(seed ^ 0x6b6f_7361_7261_6b00);
     let occurrences: Vec<ItemId> = sample.iter().flatten().copied().collect();
     if occurrences.is_empty() {
@@ -360,8 +381,10 @@ fn run_family(
         format!("stopped after {} s", TIME_CAP.as_secs())
     } else if measured.exit == Some(0) {
         "done".to_string()
-    } else if stderr.contains("memory allocation") || measured.exit.is_none() {
+    } else if stderr.contains("memory allocation") {
         format!("out of memory ({} GiB cap)", MEMORY_CAP >> 30)
+    } else if let Some(signal) = measured.signal {
+        format!("killed by signal {signal}")
     } else {
         let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
         format!("exit {}: {last}", measured.exit.unwrap_or(-1))
@@ -375,66 +398,49 @@ fn run_family(
     Ok(Run { seconds, peak_mb, outcome, summary })
 }
 
-fn exponent_row(data: &str, family: &'static str, runs: &[(usize, Run)]) -> ExponentRow {
-    let done = |k: usize| runs.get(k).filter(|(_, r)| r.outcome == "done");
-    let slope = |a: usize, b: usize| match (done(a), done(b)) {
-        (Some((na, ra)), Some((nb, rb))) if ra.seconds > 0.0 => {
-            Some((rb.seconds / ra.seconds).ln() / (*nb as f64 / *na as f64).ln())
-        }
-        _ => None,
-    };
-    ExponentRow {
-        data: data.to_string(),
-        family,
-        low: slope(0, 1),
-        high: slope(1, 2),
-        at_largest: done(2).map(|(_, r)| r.seconds),
-        peak_at_largest: done(2).map(|(_, r)| r.peak_mb),
-    }
+/// The exponent between each two consecutive sizes.
+fn exponent_rows(data: &str, family: &'static str, runs: &[(usize, Run)]) -> Vec<ExponentRow> {
+    runs.windows(2)
+        .map(|pair| {
+            let [(na, ra), (nb, rb)] = pair else { unreachable!("windows of two") };
+            let finished = ra.outcome == "done" && rb.outcome == "done" && ra.seconds > 0.0;
+            ExponentRow {
+                data: data.to_string(),
+                family,
+                from: *na,
+                to: *nb,
+                exponent: finished
+                    .then(|| (rb.seconds / ra.seconds).ln() / (*nb as f64 / *na as f64).ln()),
+            }
+        })
+        .collect()
 }
 
-/// The utility figure of a family's summary that sharding can change, and its weight when
-/// shards are pooled (records or occurrences).
-fn utility(family: &str, summary: &serde_json::Value) -> Option<(&'static str, f64, f64)> {
-    let number = |key: &str| summary.pointer(key).and_then(serde_json::Value::as_f64);
-    if family.starts_with("anatomy") {
-        Some(("ln faked records", number("/ln_faked_records")?, number("/records")?))
-    } else if family.starts_with("cahd") {
-        Some((
-            "mean reconstruction error r = 4",
-            number("/reconstruction_error_r4/mean")?,
-            number("/transactions")?,
-        ))
-    } else if family.starts_with("coherence") {
-        Some((
-            "occurrences suppressed %",
-            number("/occurrences_suppressed_percent")?,
-            number("/transactions").or(number("/records")).unwrap_or(1.0),
-        ))
-    } else if family.starts_with("swap") {
-        Some(("records exposed", number("/audit/exposed")?, 1.0))
-    } else {
-        None
+impl ShardFigure {
+    /// The figure in one run's summary, and the run's transactions (its weight).
+    fn read(&self, summary: &serde_json::Value) -> Option<(f64, f64)> {
+        let number = |key: &str| summary.pointer(key).and_then(serde_json::Value::as_f64);
+        let size = number("/transactions").or_else(|| number("/records"))?;
+        Some((number(self.at)?, size))
     }
-}
 
-/// The figure of the union of the shards' publications: faked records add up (their logarithms
-/// by log-sum-exp), exposed records add up, rates are averaged with their weights.
-fn pooled(label: &str, parts: &[(f64, f64)]) -> f64 {
-    match label {
-        "ln faked records" => {
-            let max = parts.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
-            max + parts.iter().map(|p| (p.0 - max).exp()).sum::<f64>().ln()
-        }
-        "records exposed" => parts.iter().map(|p| p.0).sum(),
-        _ => {
-            let weight: f64 = parts.iter().map(|p| p.1).sum();
-            parts.iter().map(|p| p.0 * p.1).sum::<f64>() / weight.max(f64::MIN_POSITIVE)
+    /// The figure of the union of the shards' publications.
+    fn pooled(&self, parts: &[(f64, f64)]) -> f64 {
+        match self.pool {
+            Pool::LogSum => {
+                let max = parts.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+                max + parts.iter().map(|p| (p.0 - max).exp()).sum::<f64>().ln()
+            }
+            Pool::Sum => parts.iter().map(|p| p.0).sum(),
+            Pool::Mean => {
+                let weight: f64 = parts.iter().map(|p| p.1).sum();
+                parts.iter().map(|p| p.0 * p.1).sum::<f64>() / weight.max(f64::MIN_POSITIVE)
+            }
         }
     }
 }
 
-/// The shardable families on 2, 4 and 8 random shards of the largest Quest file.
+/// The sharded families on 2, 4 and 8 random shards of the largest Quest file.
 fn sharding(
     binary: &Path,
     seed: u64,
@@ -456,10 +462,11 @@ fn sharding(
             txanon_data::write_path(&shard, txanon_data::Format::Fimi, &path)?;
             paths.push((chunk.len(), path));
         }
-        for family in FAMILIES.iter().filter(|f| f.shardable) {
+        for family in FAMILIES {
+            let Some(figure) = &family.sharded else { continue };
             eprintln!("   {} on {k} shards", family.name);
             let (mut seconds, mut peak, mut outcome) = (0.0, 0.0f64, "done".to_string());
-            let (mut label, mut parts) = ("", Vec::new());
+            let mut parts = Vec::new();
             for (size, path) in &paths {
                 let r = run_family(binary, family, path, *size, seed, dir)?;
                 seconds += r.seconds;
@@ -467,24 +474,23 @@ fn sharding(
                 if r.outcome != "done" {
                     outcome = r.outcome.clone();
                 }
-                if let Some((l, v, w)) = r.summary.as_ref().and_then(|s| utility(family.name, s)) {
-                    label = l;
-                    parts.push((v, w));
+                if let Some(part) = r.summary.as_ref().and_then(|s| figure.read(s)) {
+                    parts.push(part);
                 }
             }
             let whole = unsharded
                 .iter()
                 .find(|(name, _)| *name == family.name)
                 .and_then(|(_, r)| r.summary.as_ref())
-                .and_then(|s| utility(family.name, s))
-                .map(|(_, v, _)| v);
+                .and_then(|s| figure.read(s))
+                .map(|(v, _)| v);
             rows.push(ShardRow {
                 family: family.name,
                 shards: k,
                 seconds,
                 peak_mb: peak,
-                utility: label,
-                value: (parts.len() == paths.len()).then(|| pooled(label, &parts)),
+                utility: figure.label,
+                value: (parts.len() == paths.len()).then(|| figure.pooled(&parts)),
                 unsharded: whole,
                 outcome,
             });
