@@ -495,7 +495,8 @@ fn check_flattened(
                 // run through it.
                 (0..bucket.columns.len())
                     .filter(|&j| {
-                        let expected = bucket.columns[j].iter().map(|ValueCount(c, v)| (v.as_slice(), *c));
+                        let expected =
+                            bucket.columns[j].iter().map(|ValueCount(c, v)| (v.as_slice(), *c));
                         !projection.sorted_runs(j).eq(expected)
                     })
                     .map(|column| AnatomyViolation::FlattenedBucket { bucket: b, column })
@@ -570,7 +571,9 @@ impl Projection {
         let values = &self.values[j];
         let value = move |&(from, to): &(u32, u32)| &values[from as usize..to as usize];
         self.spans[j].sort_unstable_by(|x, y| value(x).cmp(value(y)));
-        self.spans[j].chunk_by(move |x, y| value(x) == value(y)).map(move |run| (value(&run[0]), run.len()))
+        self.spans[j]
+            .chunk_by(move |x, y| value(x) == value(y))
+            .map(move |run| (value(&run[0]), run.len()))
     }
 }
 

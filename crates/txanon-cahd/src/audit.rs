@@ -7,9 +7,10 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
+use rayon::prelude::*;
 use serde::Serialize;
-use txanon_data::audit::{ViolationLog, Violations};
-use txanon_data::{ParamError, TransactionDb};
+use txanon_data::audit::{MAX_VIOLATIONS, ViolationLog, Violations};
+use txanon_data::{ItemId, ParamError, TransactionDb, mix64};
 
 use crate::error::CahdError;
 use crate::publish::{GROUPS_FORMAT, PublishedGroups};
@@ -65,6 +66,18 @@ pub enum CahdViolation {
     SensitiveListedTwice {
         /// The item.
         item: String,
+    },
+    /// The file's item table names one label twice.
+    ItemListedTwice {
+        /// The label.
+        item: String,
+    },
+    /// An item index outside the file's item table.
+    UnknownItem {
+        /// The index.
+        id: u32,
+        /// Items in the table.
+        items: usize,
     },
     /// No group.
     NoGroup,
@@ -158,6 +171,10 @@ impl fmt::Display for CahdViolation {
             Self::SensitiveListedTwice { item } => {
                 write!(f, "sensitive item {item:?} is listed twice")
             }
+            Self::ItemListedTwice { item } => write!(f, "item {item:?} is listed twice"),
+            Self::UnknownItem { id, items } => {
+                write!(f, "item index {id} is outside the table of {items} items")
+            }
             Self::NoGroup => write!(f, "no group"),
             Self::EmptyGroup { group } => write!(f, "group {group} is empty"),
             Self::SensitiveInQid { group, item } => {
@@ -218,7 +235,9 @@ pub struct AuditReport {
     pub original_checked: bool,
 }
 
-/// Verifies `published` under `claim`, from the groups alone: the format is known; the file's
+/// Verifies `published` under `claim`, from the groups alone: the format is known; the item
+/// table names each label once and every item index is inside it (the auditor's sensitive
+/// labels are looked up there, so a label cannot hide behind a second index); the file's
 /// sensitive list names each item once; every group holds a transaction; no QID itemset holds
 /// a sensitive item (the auditor's or the file's) or an item twice; every group counts only
 /// declared sensitive items, each once, with a count from 1 to its size; and every count `c`
@@ -226,14 +245,17 @@ pub struct AuditReport {
 /// its group with probability above `1/p`.
 ///
 /// With `original`: as many transactions; the published QID itemsets are, as a multiset, the
-/// original transactions less the auditor's and the file's sensitive items; and every
-/// sensitive item is counted over all groups as often as it occurs in the original.
+/// original transactions less the auditor's and the file's sensitive items (compared by
+/// label: an original item the table lacks matches nothing published); and every sensitive
+/// item is counted over all groups as often as it occurs in the original. The multisets are
+/// compared by sorting both sides' itemsets by a hash and then by their items (exact: the hash
+/// only orders), on rayon.
 ///
 /// # Errors
 /// [`CahdError::Audit`] with the violations found.
 ///
 /// # Complexity
-/// `O(S + N log N)`: the file's size, and sorting the original's QID itemsets.
+/// `O(S + N log N)`: the file's size, and sorting both sides' QID itemsets.
 pub fn audit(
     published: &PublishedGroups,
     claim: &CahdClaim,
@@ -244,17 +266,37 @@ pub fn audit(
     if published.format != GROUPS_FORMAT {
         log.push(CahdViolation::Format { found: published.format.clone() });
     }
-    let mut declared: HashSet<&str> = HashSet::new();
-    for item in &published.sensitive {
-        if !declared.insert(item) {
-            log.push(CahdViolation::SensitiveListedTwice { item: item.clone() });
+    let m = published.items.len();
+    let mut index: HashMap<&str, u32> = HashMap::with_capacity(m);
+    for (k, label) in published.items.iter().enumerate() {
+        if index.insert(label, k as u32).is_some() {
+            log.push(CahdViolation::ItemListedTwice { item: label.clone() });
         }
     }
-    let is_sensitive = |item: &str| claim.sensitive.contains(item) || declared.contains(item);
+    let known = |id: u32| (id as usize) < m;
+    let label = |id: u32| published.label(id);
+    let mut declared = vec![false; m];
+    for &s in &published.sensitive {
+        if !known(s) {
+            log.push(CahdViolation::UnknownItem { id: s, items: m });
+        } else if std::mem::replace(&mut declared[s as usize], true) {
+            log.push(CahdViolation::SensitiveListedTwice { item: label(s) });
+        }
+    }
+    // Sensitive: the file's declared items and the auditor's, whatever the file declares.
+    let mut is_sensitive = declared.clone();
+    for item in &claim.sensitive {
+        if let Some(&k) = index.get(item.as_str()) {
+            is_sensitive[k as usize] = true;
+        }
+    }
     if published.groups.is_empty() {
         log.push(CahdViolation::NoGroup);
     }
     let (mut records, mut smallest, mut achieved) = (0usize, usize::MAX, f64::INFINITY);
+    let mut row: Vec<u32> = Vec::new();
+    // counted_in[s] = g + 1 once group g has counted s.
+    let mut counted_in = vec![0usize; m];
     for (g, group) in published.groups.iter().enumerate() {
         if log.is_full() {
             break;
@@ -266,36 +308,43 @@ pub fn audit(
             log.push(CahdViolation::EmptyGroup { group: g });
         }
         for t in &group.qid {
-            let mut seen = HashSet::with_capacity(t.len());
-            for item in t {
-                if is_sensitive(item) {
-                    log.push(CahdViolation::SensitiveInQid { group: g, item: item.clone() });
+            row.clear();
+            for &item in t {
+                if !known(item) {
+                    log.push(CahdViolation::UnknownItem { id: item, items: m });
+                } else if is_sensitive[item as usize] {
+                    log.push(CahdViolation::SensitiveInQid { group: g, item: label(item) });
                 }
-                if !seen.insert(item.as_str()) {
-                    log.push(CahdViolation::ItemTwice { group: g, item: item.clone() });
-                }
+                row.push(item);
+            }
+            row.sort_unstable();
+            for twice in row.windows(2).filter(|w| w[0] == w[1]) {
+                log.push(CahdViolation::ItemTwice { group: g, item: label(twice[0]) });
             }
         }
-        let mut counted = HashSet::new();
-        for (item, count) in &group.sensitive {
-            let (count, size) = (*count as u64, size as u64);
-            if !declared.contains(item.as_str()) {
-                log.push(CahdViolation::UndeclaredSensitive { group: g, item: item.clone() });
+        for &(item, count) in &group.sensitive {
+            let (count, size) = (count as u64, size as u64);
+            if !known(item) {
+                log.push(CahdViolation::UnknownItem { id: item, items: m });
+                continue;
             }
-            if !counted.insert(item.as_str()) {
-                log.push(CahdViolation::CountedTwice { group: g, item: item.clone() });
+            if !declared[item as usize] {
+                log.push(CahdViolation::UndeclaredSensitive { group: g, item: label(item) });
+            }
+            if std::mem::replace(&mut counted_in[item as usize], g + 1) == g + 1 {
+                log.push(CahdViolation::CountedTwice { group: g, item: label(item) });
             }
             if count == 0 || count > size {
                 log.push(CahdViolation::CountOutOfRange {
                     group: g,
-                    item: item.clone(),
+                    item: label(item),
                     count,
                     size,
                 });
             } else if u128::from(count) * u128::from(p) > u128::from(size) {
                 log.push(CahdViolation::DegreeBelow {
                     group: g,
-                    item: item.clone(),
+                    item: label(item),
                     count,
                     size,
                     p,
@@ -307,7 +356,7 @@ pub fn audit(
     }
     log.stop_if_any().map_err(CahdError::Audit)?;
     if let Some(original) = original {
-        check_original(published, original, &is_sensitive, &mut log);
+        check_original(published, original, claim, &index, &is_sensitive, &mut log);
     }
     log.finish(AuditReport {
         p,
@@ -321,10 +370,52 @@ pub fn audit(
     .map_err(CahdError::Audit)
 }
 
+/// Transactions as sorted item codes in one buffer: row `r` is `items[ends[r - 1]..ends[r]]`.
+#[derive(Default)]
+struct Rows {
+    items: Vec<u32>,
+    ends: Vec<usize>,
+}
+
+impl Rows {
+    fn push(&mut self, row: impl Iterator<Item = u32>) {
+        let from = self.items.len();
+        self.items.extend(row);
+        self.items[from..].sort_unstable();
+        self.ends.push(self.items.len());
+    }
+
+    fn row(&self, r: usize) -> &[u32] {
+        let from = if r == 0 { 0 } else { self.ends[r - 1] };
+        &self.items[from..self.ends[r]]
+    }
+
+    /// The rows' indices in one total order: by a hash of the row, then by the row itself, so
+    /// that two multisets of rows are equal exactly when their sorted lists are.
+    fn sorted(&self) -> Vec<(u64, u32)> {
+        let mut keys: Vec<(u64, u32)> = (0..self.ends.len())
+            .into_par_iter()
+            .map(|r| {
+                let hash = self
+                    .row(r)
+                    .iter()
+                    .fold(0x9e37_79b9_7f4a_7c15, |h: u64, &i| mix64(h ^ u64::from(i)));
+                (hash, r as u32)
+            })
+            .collect();
+        keys.par_sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0).then_with(|| self.row(a.1 as usize).cmp(self.row(b.1 as usize)))
+        });
+        keys
+    }
+}
+
 fn check_original(
     published: &PublishedGroups,
     original: &TransactionDb,
-    is_sensitive: &dyn Fn(&str) -> bool,
+    claim: &CahdClaim,
+    index: &HashMap<&str, u32>,
+    is_sensitive: &[bool],
     log: &mut ViolationLog<CahdViolation>,
 ) {
     let records = published.groups.iter().map(|g| g.qid.len()).sum::<usize>();
@@ -332,40 +423,87 @@ fn check_original(
         log.push(CahdViolation::RecordCount { published: records, original: original.len() });
         return;
     }
-    // QID itemsets as sorted label lists: +1 per original, −1 per published.
-    let mut balance: HashMap<Vec<String>, i64> = HashMap::new();
-    let mut totals: HashMap<String, (u64, u64)> = HashMap::new();
-    for t in original.iter() {
-        let mut qid = Vec::with_capacity(t.len());
-        for &i in t {
+    let m = published.items.len();
+    // Each original item, by label, once: its code (the table's index, or m + its id when the
+    // table lacks it, so it matches no published item) and whether it is sensitive.
+    let (code, sensitive): (Vec<u32>, Vec<bool>) = (0..original.num_items() as ItemId)
+        .map(|i| {
             let label = original.label(i).to_string();
-            if is_sensitive(&label) {
-                totals.entry(label).or_default().1 += 1;
-            } else {
-                qid.push(label);
+            match index.get(label.as_str()) {
+                Some(&k) => (k, is_sensitive[k as usize]),
+                None => (
+                    (m as u64 + u64::from(i)).min(u64::from(u32::MAX)) as u32,
+                    claim.sensitive.contains(&label),
+                ),
             }
-        }
-        qid.sort_unstable();
-        *balance.entry(qid).or_default() += 1;
+        })
+        .unzip();
+    let name = |c: u32| match published.items.get(c as usize) {
+        Some(label) => label.clone(),
+        None => original.label(c - m as u32).to_string(),
+    };
+    let mut ours = Rows::default();
+    for t in original.iter() {
+        ours.push(t.iter().filter(|&&i| !sensitive[i as usize]).map(|&i| code[i as usize]));
     }
-    for group in &published.groups {
-        for t in &group.qid {
-            let mut qid = t.clone();
-            qid.sort_unstable();
-            *balance.entry(qid).or_default() -= 1;
-        }
-        for (item, count) in &group.sensitive {
-            let total = &mut totals.entry(item.clone()).or_default().0;
-            *total = total.saturating_add(*count as u64);
+    let mut theirs = Rows::default();
+    for t in published.groups.iter().flat_map(|g| &g.qid) {
+        theirs.push(t.iter().copied());
+    }
+    // A merge of the two sorted lists: what stands on one side only is off.
+    let (a, b) = (ours.sorted(), theirs.sorted());
+    let (mut x, mut y) = (0, 0);
+    let mut off: Vec<Vec<String>> = Vec::new();
+    while (x < a.len() || y < b.len()) && off.len() < MAX_VIOLATIONS {
+        let order = match (a.get(x), b.get(y)) {
+            (Some(p), Some(q)) => {
+                (p.0, ours.row(p.1 as usize)).cmp(&(q.0, theirs.row(q.1 as usize)))
+            }
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        let row = match order {
+            std::cmp::Ordering::Equal => {
+                (x, y) = (x + 1, y + 1);
+                continue;
+            }
+            std::cmp::Ordering::Less => {
+                x += 1;
+                ours.row(a[x - 1].1 as usize)
+            }
+            std::cmp::Ordering::Greater => {
+                y += 1;
+                theirs.row(b[y - 1].1 as usize)
+            }
+        };
+        let mut itemset: Vec<String> = row.iter().map(|&c| name(c)).collect();
+        itemset.sort_unstable();
+        if !off.contains(&itemset) {
+            off.push(itemset);
         }
     }
-    let mut off: Vec<Vec<String>> =
-        balance.into_iter().filter(|(_, b)| *b != 0).map(|(q, _)| q).collect();
     off.sort_unstable();
     for itemset in off {
         if !log.push(CahdViolation::QidNotFromOriginal { itemset }) {
             return;
         }
+    }
+    // Sensitive totals, by label: the original's from its supports, the file's from its counts.
+    let mut counted = vec![0u64; m];
+    for group in &published.groups {
+        for &(item, count) in &group.sensitive {
+            counted[item as usize] = counted[item as usize].saturating_add(count as u64);
+        }
+    }
+    let mut totals: HashMap<String, (u64, u64)> = HashMap::new();
+    for (k, &c) in counted.iter().enumerate() {
+        if c > 0 || is_sensitive[k] {
+            totals.entry(published.items[k].clone()).or_default().0 = c;
+        }
+    }
+    for i in (0..original.num_items()).filter(|&i| sensitive[i]) {
+        totals.entry(original.label(i as ItemId).to_string()).or_default().1 =
+            u64::from(original.supports()[i]);
     }
     let mut totals: Vec<(String, (u64, u64))> = totals.into_iter().collect();
     totals.sort_unstable();

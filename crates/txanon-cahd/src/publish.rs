@@ -3,26 +3,31 @@
 use rand::Rng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
-use txanon_data::{ItemId, TransactionDb};
+use txanon_data::{ItemId, TransactionDb, TransactionDbBuilder};
 
-/// Identifies the format in its JSON.
-pub const GROUPS_FORMAT: &str = "txanon-cahd-groups/1";
+/// Identifies the format in its JSON. Version 2 names every item by its index in one label
+/// table (version 1 repeated each label in every transaction: ten million transactions made 10⁸
+/// strings in memory and a 717 MB file).
+pub const GROUPS_FORMAT: &str = "txanon-cahd-groups/2";
 
 /// CAHD's publication: groups in random order; in each, the QID items of every transaction
 /// (transactions in random order) and how often each sensitive item occurs in the group, so a
 /// sensitive item cannot be tied to one transaction of its group with probability above
-/// `count / |G| ≤ 1/p`.
+/// `count / |G| ≤ 1/p`. Items are indices into `items`.
 ///
-/// JSON: `{"format":"txanon-cahd-groups/1","p":2,"sensitive":["Viagra","Pregnancy Test"],
-/// "groups":[{"qid":[["Wine","Meat"],["Wine","Meat"]],"sensitive":[["Viagra",1]]}]}`.
+/// JSON: `{"format":"txanon-cahd-groups/2","p":2,"items":["Meat","Pregnancy Test","Viagra",
+/// "Wine"],"sensitive":[1,2],"groups":[{"qid":[[0,3],[0,3]],"sensitive":[[2,1]]}]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PublishedGroups {
     /// Always [`GROUPS_FORMAT`].
     pub format: String,
     /// The privacy degree claimed.
     pub p: usize,
-    /// The sensitive items (labels), sorted.
-    pub sensitive: Vec<String>,
+    /// The item labels, distinct (in the input's order of labels): an item is named by its
+    /// index here.
+    pub items: Vec<String>,
+    /// The sensitive items, ascending.
+    pub sensitive: Vec<u32>,
     /// The groups, in random order.
     pub groups: Vec<PublishedGroup>,
 }
@@ -30,10 +35,10 @@ pub struct PublishedGroups {
 /// One published group.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PublishedGroup {
-    /// The QID items of each transaction, in random order of transactions.
-    pub qid: Vec<Vec<String>>,
-    /// `(sensitive item, occurrences in the group)`, sorted by item, counts at least 1.
-    pub sensitive: Vec<(String, usize)>,
+    /// The QID items of each transaction (ascending), in random order of transactions.
+    pub qid: Vec<Vec<u32>>,
+    /// `(sensitive item, occurrences in the group)`, ascending by item, counts at least 1.
+    pub sensitive: Vec<(u32, usize)>,
 }
 
 impl PublishedGroups {
@@ -55,26 +60,57 @@ impl PublishedGroups {
         self.groups.iter().map(|g| g.qid.len()).sum()
     }
 
+    /// The label of item `id`, or `#id` for an index outside the table (a broken file).
+    pub fn label(&self, id: u32) -> String {
+        match self.items.get(id as usize) {
+            Some(label) => label.clone(),
+            None => format!("#{id}"),
+        }
+    }
+
+    /// The index of the item labelled `label` (a scan of the table).
+    pub fn id(&self, label: &str) -> Option<u32> {
+        self.items.iter().position(|l| l == label).map(|k| k as u32)
+    }
+
+    /// Each item of the table as an item of `db` (by label), looked up once.
+    ///
+    /// # Errors
+    /// The first label that is not an item of `db`.
+    pub fn ids_in(&self, db: &TransactionDb) -> Result<Vec<ItemId>, String> {
+        self.items
+            .iter()
+            .map(|label| db.labels().find(label).ok_or_else(|| label.clone()))
+            .collect()
+    }
+
     /// The QID transactions, group after group in published order, over `db`'s dictionary
     /// (the form mining tools read).
     ///
     /// # Errors
-    /// The first QID label that is not an item of `db`.
+    /// The first label of the table that is not an item of `db`, or an index outside it.
     pub fn qid_transactions(&self, db: &TransactionDb) -> Result<TransactionDb, String> {
-        let rows = self
-            .groups
-            .iter()
-            .flat_map(|group| &group.qid)
-            .map(|t| {
-                t.iter().map(|label| db.labels().find(label).ok_or_else(|| label.clone())).collect()
-            })
-            .collect::<Result<Vec<Vec<ItemId>>, String>>()?;
-        Ok(TransactionDb::from_rows(rows, db.labels().clone()))
+        let at = self.ids_in(db)?;
+        let mut rows = TransactionDbBuilder::with_capacity(
+            self.records(),
+            self.groups.iter().flat_map(|g| &g.qid).map(Vec::len).sum(),
+        );
+        let mut row = Vec::new();
+        for t in self.groups.iter().flat_map(|g| &g.qid) {
+            row.clear();
+            for &k in t {
+                row.push(*at.get(k as usize).ok_or_else(|| self.label(k))?);
+            }
+            row.sort_unstable();
+            rows.extend_row(&row);
+            rows.end_row();
+        }
+        Ok(rows.finish(db.labels().clone()))
     }
 }
 
 /// Publishes `groups` (transaction indices of `db`): groups shuffled, transactions shuffled
-/// within each group, by `rng`.
+/// within each group, by `rng`. The table is `db`'s labels, so an item's index is its id.
 pub(crate) fn publish(
     db: &TransactionDb,
     is_sensitive: &[bool],
@@ -82,10 +118,8 @@ pub(crate) fn publish(
     p: usize,
     rng: &mut impl Rng,
 ) -> PublishedGroups {
-    let label = |i: ItemId| db.label(i).to_string();
-    let mut sensitive: Vec<String> =
-        (0..db.num_items() as ItemId).filter(|&i| is_sensitive[i as usize]).map(label).collect();
-    sensitive.sort();
+    let sensitive: Vec<u32> =
+        (0..db.num_items() as ItemId).filter(|&i| is_sensitive[i as usize]).collect();
     let mut published: Vec<PublishedGroup> = groups
         .iter()
         .map(|members| {
@@ -103,18 +137,17 @@ pub(crate) fn publish(
                                 None => counts.push((i, 1)),
                             }
                         } else {
-                            q.push(label(i));
+                            q.push(i);
                         }
                     }
                     q
                 })
                 .collect();
-            let mut sensitive: Vec<(String, usize)> =
-                counts.into_iter().map(|(s, c)| (label(s), c)).collect();
-            sensitive.sort();
-            PublishedGroup { qid, sensitive }
+            counts.sort_unstable();
+            PublishedGroup { qid, sensitive: counts }
         })
         .collect();
     published.shuffle(rng);
-    PublishedGroups { format: GROUPS_FORMAT.into(), p, sensitive, groups: published }
+    let items = (0..db.num_items() as ItemId).map(|i| db.label(i).to_string()).collect();
+    PublishedGroups { format: GROUPS_FORMAT.into(), p, items, sensitive, groups: published }
 }

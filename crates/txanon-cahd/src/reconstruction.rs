@@ -125,15 +125,18 @@ pub fn reconstruction_error(
     workload: &ValidWorkload,
 ) -> Result<ReconstructionError, CahdError> {
     let Workload { r, queries, seed, draw } = workload.0.clone();
-    let find = |label: &str| {
-        original
-            .labels()
-            .find(label)
-            .ok_or_else(|| CahdError::Mismatch(format!("{label:?} is not an item of the original")))
+    // Each item of the publication's table as an item of the original, looked up once.
+    let at = published.ids_in(original).map_err(|label| {
+        CahdError::Mismatch(format!("{label:?} is not an item of the original"))
+    })?;
+    let find = |k: u32| {
+        at.get(k as usize).copied().ok_or_else(|| {
+            CahdError::Mismatch(format!("item index {k} is outside the publication's table"))
+        })
     };
     let mut is_sensitive = vec![false; original.num_items()];
     let mut sensitive = Vec::new();
-    for label in &published.sensitive {
+    for &label in &published.sensitive {
         let s = find(label)?;
         is_sensitive[s as usize] = true;
         if original.supports()[s as usize] > 0 {
@@ -160,12 +163,12 @@ pub fn reconstruction_error(
         let qid = g
             .qid
             .iter()
-            .map(|t| t.iter().map(|l| find(l)).collect::<Result<Vec<_>, _>>())
+            .map(|t| t.iter().map(|&k| find(k)).collect::<Result<Vec<_>, _>>())
             .collect::<Result<Vec<_>, _>>()?;
         let counts = g
             .sensitive
             .iter()
-            .map(|(l, c)| Ok((find(l)?, *c)))
+            .map(|&(k, c)| Ok((find(k)?, c)))
             .collect::<Result<Vec<_>, CahdError>>()?;
         groups.push((qid, counts));
     }

@@ -60,7 +60,7 @@ fn tampered_groups_are_rejected() {
         g
     };
     let g_sens = good.groups.iter().position(|g| !g.sensitive.is_empty()).unwrap();
-    let first_sensitive = good.groups[g_sens].sensitive[0].0.clone();
+    let first_sensitive = good.groups[g_sens].sensitive[0].0;
     use CahdViolation as V;
     // 1. Another format.
     rejects!(run(&edit(&|g| g.format = "x".into()), 3, &sensitive, None), V::Format { .. });
@@ -90,22 +90,22 @@ fn tampered_groups_are_rejected() {
         V::CountOutOfRange { count: 0, .. }
     );
     // 5. A sensitive item among the QID items.
-    let s0 = first_sensitive.clone();
+    let s0 = first_sensitive;
     rejects!(
-        run(&edit(&|g| g.groups[0].qid[0].push(s0.clone())), 3, &sensitive, None),
+        run(&edit(&|g| g.groups[0].qid[0].push(s0)), 3, &sensitive, None),
         V::SensitiveInQid { group: 0, .. }
     );
     // 6. Declassified: moved into the QID lists and dropped from the header and the counts.
-    let s0 = first_sensitive.clone();
+    let s0 = first_sensitive;
     rejects!(
         run(
             &edit(&|g| {
-                g.sensitive.retain(|s| s != &s0);
+                g.sensitive.retain(|&s| s != s0);
                 for group in &mut g.groups {
-                    if let Some(k) = group.sensitive.iter().position(|(s, _)| s == &s0) {
+                    if let Some(k) = group.sensitive.iter().position(|&(s, _)| s == s0) {
                         let (_, c) = group.sensitive.remove(k);
                         for t in group.qid.iter_mut().take(c) {
-                            t.push(s0.clone());
+                            t.push(s0);
                         }
                     }
                 }
@@ -120,7 +120,7 @@ fn tampered_groups_are_rejected() {
     rejects!(
         run(
             &edit(&|g| {
-                let again = g.groups[g_sens].sensitive[0].clone();
+                let again = g.groups[g_sens].sensitive[0];
                 g.groups[g_sens].sensitive.push(again);
             }),
             3,
@@ -132,7 +132,10 @@ fn tampered_groups_are_rejected() {
     // 8. An undeclared item counted (a QID item moved to the counts).
     rejects!(
         run(
-            &edit(&|g| g.groups[g_sens].sensitive.push(("no-such-item".into(), 1))),
+            &edit(&|g| {
+                let qid_item = (0..).find(|k| !g.sensitive.contains(k)).unwrap();
+                g.groups[g_sens].sensitive.push((qid_item, 1));
+            }),
             3,
             &sensitive,
             None
@@ -143,7 +146,7 @@ fn tampered_groups_are_rejected() {
     rejects!(
         run(
             &edit(&|g| {
-                let x = g.sensitive[0].clone();
+                let x = g.sensitive[0];
                 g.sensitive.push(x);
             }),
             3,
@@ -158,7 +161,7 @@ fn tampered_groups_are_rejected() {
             &edit(&|g| {
                 let t = g.groups.iter().position(|x| x.qid.iter().any(|t| !t.is_empty())).unwrap();
                 let k = g.groups[t].qid.iter().position(|t| !t.is_empty()).unwrap();
-                let item = g.groups[t].qid[k][0].clone();
+                let item = g.groups[t].qid[k][0];
                 g.groups[t].qid[k].push(item);
             }),
             3,
@@ -244,13 +247,16 @@ fn tampered_groups_are_rejected() {
         ),
         V::QidNotFromOriginal { .. }
     );
-    // 19. An item renamed.
+    // 19. An item replaced by another QID item.
     rejects!(
         run(
             &edit(&|g| {
                 let t = g.groups.iter().position(|x| x.qid.iter().any(|t| !t.is_empty())).unwrap();
                 let k = g.groups[t].qid.iter().position(|t| !t.is_empty()).unwrap();
-                g.groups[t].qid[k][0] = "renamed".into();
+                let other = (0..g.items.len() as u32)
+                    .find(|i| !g.sensitive.contains(i) && !g.groups[t].qid[k].contains(i))
+                    .unwrap();
+                g.groups[t].qid[k][0] = other;
             }),
             3,
             &sensitive,
@@ -294,15 +300,15 @@ fn tampered_groups_are_rejected() {
     );
     // 22. A sensitive item the file does not declare, published among the QID items: the
     // auditor's own list catches it.
-    let s0 = first_sensitive.clone();
+    let s0 = first_sensitive;
     rejects!(
         run(
             &edit(&|g| {
-                g.sensitive.retain(|s| s != &s0);
+                g.sensitive.retain(|&s| s != s0);
                 for group in &mut g.groups {
-                    group.sensitive.retain(|(s, _)| s != &s0);
+                    group.sensitive.retain(|&(s, _)| s != s0);
                 }
-                g.groups[0].qid[0].push(s0.clone());
+                g.groups[0].qid[0].push(s0);
             }),
             3,
             &sensitive,
@@ -310,21 +316,74 @@ fn tampered_groups_are_rejected() {
         ),
         V::SensitiveInQid { group: 0, .. }
     );
+    // 23. An item index outside the table, in a transaction and among the counts.
+    let past = good.items.len() as u32;
+    rejects!(
+        run(&edit(&|g| g.groups[0].qid[0].push(past)), 3, &sensitive, None),
+        V::UnknownItem { .. }
+    );
+    rejects!(
+        run(&edit(&|g| g.groups[g_sens].sensitive.push((u32::MAX, 1))), 3, &sensitive, None),
+        V::UnknownItem { id: u32::MAX, .. }
+    );
+    // 24. The table names a label twice: a sensitive item's label given to a QID item, so the
+    // QID item would read as the sensitive one.
+    let s0 = first_sensitive;
+    rejects!(
+        run(
+            &edit(&|g| {
+                let qid_item = (0..).find(|k| !g.sensitive.contains(k)).unwrap();
+                g.items[qid_item as usize] = g.items[s0 as usize].clone();
+            }),
+            3,
+            &sensitive,
+            None
+        ),
+        V::ItemListedTwice { .. }
+    );
+    // 25. Two QID labels swapped in the table: every transaction reads other items than the
+    // original holds.
+    rejects!(
+        run(
+            &edit(&|g| {
+                let mut qid = (0..g.items.len()).filter(|&k| !g.sensitive.contains(&(k as u32)));
+                let (a, b) = (qid.next().unwrap(), qid.next().unwrap());
+                g.items.swap(a, b);
+            }),
+            3,
+            &sensitive,
+            Some(&db)
+        ),
+        V::QidNotFromOriginal { .. }
+    );
+    // 26. A sensitive label dropped from the table's list of sensitive items but kept in the
+    // original: its total is then an undeclared count in every group holding it.
+    rejects!(
+        run(&edit(&|g| g.sensitive.retain(|&s| s != s0)), 3, &sensitive, Some(&db)),
+        V::UndeclaredSensitive { .. }
+    );
 }
 
 /// The definition by brute force: every group non-empty, every counted item declared once with
 /// a count from 1 to the group's size and at most 1/p of it, no sensitive item among the QID
 /// items, no item twice in a transaction.
 fn brute_force_private(g: &PublishedGroups, p: usize, sensitive: &[String]) -> bool {
-    let declared = |s: &String| g.sensitive.contains(s);
+    let declared = |s: &u32| g.sensitive.contains(s);
+    let sensitive: Vec<u32> = sensitive.iter().filter_map(|label| g.id(label)).collect();
+    let known = |i: &u32| (*i as usize) < g.items.len();
     let mut header = g.sensitive.clone();
     header.sort();
     header.dedup();
-    header.len() == g.sensitive.len()
+    let mut labels = g.items.clone();
+    labels.sort();
+    labels.dedup();
+    labels.len() == g.items.len()
+        && header.len() == g.sensitive.len()
+        && g.sensitive.iter().all(known)
         && !g.groups.is_empty()
         && g.groups.iter().all(|group| {
             let size = group.qid.len();
-            let mut counted: Vec<&String> = group.sensitive.iter().map(|(s, _)| s).collect();
+            let mut counted: Vec<&u32> = group.sensitive.iter().map(|(s, _)| s).collect();
             counted.sort();
             counted.dedup();
             size > 0
@@ -333,7 +392,8 @@ fn brute_force_private(g: &PublishedGroups, p: usize, sensitive: &[String]) -> b
                     let mut u = t.clone();
                     u.sort();
                     u.dedup();
-                    u.len() == t.len() && t.iter().all(|i| !declared(i) && !sensitive.contains(i))
+                    u.len() == t.len()
+                        && t.iter().all(|i| known(i) && !declared(i) && !sensitive.contains(i))
                 })
                 && group.sensitive.iter().all(|(s, c)| {
                     declared(s)
@@ -361,7 +421,7 @@ proptest! {
             0 => { let k = row.index(g.groups[x].qid.len()); g.groups[x].qid.remove(k); }
             1 => { if let Some(s) = g.groups[x].sensitive.first_mut() { s.1 += 1; } }
             2 => { let t = g.groups[x].qid[0].clone(); g.groups[x].qid.push(t); }
-            3 => { let s = sensitive[row.index(sensitive.len())].clone(); g.groups[x].qid[0].push(s); }
+            3 => { let s = g.id(&sensitive[row.index(sensitive.len())]).unwrap(); g.groups[x].qid[0].push(s); }
             _ => { if !g.groups[x].sensitive.is_empty() { g.groups[x].sensitive.remove(0); } }
         }
         let audited = run(&g, 3, &sensitive, None).is_ok();

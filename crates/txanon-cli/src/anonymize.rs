@@ -204,7 +204,6 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
         .check()?;
     // `anonymize` has audited the table, the flattened records and both against the input.
     let result = anonymize(&db, &params)?;
-    let json = result.table.to_json();
     let report = &result.audit;
     let seconds = started.elapsed().as_secs_f64();
     let summary = AnatomySummary {
@@ -224,7 +223,7 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
         worst_share: report.worst_share,
         seconds,
     };
-    write_text(&staged.path("table.json"), &json)?;
+    write_compact_json(&staged.path("table.json"), &result.table)?;
     write_transactions(staged.dir(), "anonymized", &result.flattened)?;
     let summary_json = staged.write_json("summary.json", &summary)?;
     staged.commit(Description {
@@ -263,6 +262,18 @@ pub(crate) fn write_transactions(
     })
     .with_context(|| format!("writing {}", path.display()))?;
     Ok(path)
+}
+
+/// Writes `value` to `path` atomically as compact JSON, streamed (a publication's JSON can
+/// be larger than the data it describes; it is never held in memory as text).
+pub(crate) fn write_compact_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
+    write_atomic(path, |file| -> Result<()> {
+        let mut w = std::io::BufWriter::new(file);
+        serde_json::to_writer(&mut w, value)?;
+        std::io::Write::flush(&mut w)?;
+        Ok(())
+    })
+    .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Writes `text` to `path` atomically.

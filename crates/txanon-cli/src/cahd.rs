@@ -12,7 +12,7 @@ use txanon_cahd::{
     Workload, anonymize, audit, reconstruction_error,
 };
 
-use crate::anonymize::{OutputArgs, write_text, write_transactions};
+use crate::anonymize::{OutputArgs, write_compact_json, write_transactions};
 use crate::exit::UsageError;
 use crate::input::{InputArgs, SensitiveArgs, emit};
 use crate::publication::Description;
@@ -109,17 +109,18 @@ pub fn run(args: CahdArgs) -> Result<()> {
         .check()?;
     // `anonymize` has audited the groups against the input.
     let result = anonymize(&db, &sensitive, &params)?;
-    let json = result.published.to_json();
     let report = &result.audit;
     let qid = result.published.qid_transactions(&db).map_err(|label| {
         anyhow::anyhow!("published QID label {label:?} is not in the input (internal error)")
     })?;
+    let sensitive_labels: Vec<String> =
+        result.published.sensitive.iter().map(|&s| result.published.label(s)).collect();
     let seconds = started.elapsed().as_secs_f64();
     let error = reconstruction_error(&db, &result.published, &Workload::new(4).check()?)?;
     let summary = CahdSummary {
         input: args.input.input.display().to_string(),
         transactions: db.len(),
-        sensitive_items: result.published.sensitive.clone(),
+        sensitive_items: sensitive_labels.clone(),
         p: args.p,
         alpha: args.alpha,
         band: match args.band {
@@ -137,7 +138,7 @@ pub fn run(args: CahdArgs) -> Result<()> {
         reconstruction_error_r4: error,
         seconds,
     };
-    write_text(&staged.path("groups.json"), &json)?;
+    write_compact_json(&staged.path("groups.json"), &result.published)?;
     write_transactions(staged.dir(), "qid", &qid)?;
     let summary_json = staged.write_json("summary.json", &summary)?;
     staged.commit(Description {
@@ -146,7 +147,7 @@ pub fn run(args: CahdArgs) -> Result<()> {
             "p": args.p,
             "alpha": args.alpha,
             "band": summary.band,
-            "sensitive": result.published.sensitive,
+            "sensitive": sensitive_labels,
         }),
         seed: args.seed,
         inputs: [Some(args.input.input.as_path()), args.sensitive.file()]

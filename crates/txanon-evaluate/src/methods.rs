@@ -260,17 +260,21 @@ fn cahd(p: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
     // A person's own record is their QID transaction; every copy of it weighs the same (one
     // record of a group, whichever), so the first is theirs.
     let mut first: HashMap<Vec<ItemId>, (u32, u32)> = HashMap::new();
+    let at = published.published.ids_in(db).map_err(EvaluateError::UnknownLabel)?;
+    let item = |k: u32| -> Result<ItemId, EvaluateError> {
+        at.get(k as usize).copied().ok_or_else(|| EvaluateError::UnknownLabel(format!("#{k}")))
+    };
     for group in &published.published.groups {
         let mut rows = Vec::with_capacity(group.qid.len());
         for t in &group.qid {
-            let mut items = t.iter().map(|label| item(db, label)).collect::<Result<Vec<_>, _>>()?;
+            let mut items = t.iter().map(|&k| item(k)).collect::<Result<Vec<_>, _>>()?;
             items.sort_unstable();
             rows.push(items);
         }
         let counts = group
             .sensitive
             .iter()
-            .map(|(label, count)| Ok((item(db, label)?, *count as u32)))
+            .map(|&(k, count)| Ok((item(k)?, count as u32)))
             .collect::<Result<Vec<_>, EvaluateError>>()?;
         let values: Vec<Value> = rows.iter().map(|r| Value::new(r.clone(), 1)).collect();
         let g = view.group_with_counts(rows.len() as u32, vec![values], &counts)?;
