@@ -560,12 +560,15 @@ fn anonymize_cahd_writes_verified_groups_or_nothing() {
     // The file alone cannot tell; the auditor's list can.
     let mut t: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&groups).unwrap()).unwrap();
-    t["sensitive"] = serde_json::json!(["PregnancyTest"]);
+    let index =
+        |label: &str| t["items"].as_array().unwrap().iter().position(|l| l == label).unwrap();
+    let (pregnancy, viagra) = (index("PregnancyTest"), index("Viagra"));
+    t["sensitive"] = serde_json::json!([pregnancy]);
     for g in t["groups"].as_array_mut().unwrap() {
-        let had = g["sensitive"].as_array().unwrap().iter().any(|s| s[0] == "Viagra");
-        g["sensitive"].as_array_mut().unwrap().retain(|s| s[0] != "Viagra");
+        let had = g["sensitive"].as_array().unwrap().iter().any(|s| s[0] == viagra);
+        g["sensitive"].as_array_mut().unwrap().retain(|s| s[0] != viagra);
         if had {
-            g["qid"][0].as_array_mut().unwrap().push(serde_json::json!("Viagra"));
+            g["qid"][0].as_array_mut().unwrap().push(serde_json::json!(viagra));
         }
     }
     let declassified = fixture(dir.path(), "declassified.json", serde_json::to_string(&t).unwrap());
