@@ -136,13 +136,16 @@ pub fn reconstruction_error(
     };
     let mut is_sensitive = vec![false; original.num_items()];
     let mut sensitive = Vec::new();
-    for &label in &published.sensitive {
-        let s = find(label)?;
+    for &k in &published.sensitive {
+        let s = find(k)?;
         is_sensitive[s as usize] = true;
         if original.supports()[s as usize] > 0 {
             sensitive.push(s);
         }
     }
+    // The queries draw from the sensitive items in the order of their labels (as text), so
+    // the workload is the same whatever order a publication lists them in.
+    sensitive.sort_by_cached_key(|&s| original.label(s).to_string());
     if sensitive.is_empty() {
         return Err(CahdError::Mismatch(
             "no published sensitive item occurs in the original".into(),
