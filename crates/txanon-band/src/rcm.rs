@@ -105,8 +105,11 @@ pub const ESTIMATED_CANDIDATES: usize = 64;
 pub const EXACT_DEGREE_WORK: u128 = 1 << 34;
 
 /// Vertices visited by the candidate searches of one component at most (unless two candidates
-/// exceed it): 64 candidates up to about a million vertices, 6 at ten million.
-pub const SEARCH_BUDGET: usize = 1 << 26;
+/// exceed it), and by George & Liu's level structures beyond the first two: 64 candidates up
+/// to 262,144 vertices, 16 at a million, 2 at ten million (where each search of the whole
+/// component is seconds of cache misses, and the band lowers the profile by a few percent at
+/// most).
+pub const SEARCH_BUDGET: usize = 1 << 24;
 
 /// Level structures George & Liu's search builds per component at most (it stops earlier, as
 /// soon as the eccentricity stops growing).
@@ -332,7 +335,8 @@ fn cuthill_mckee(
 }
 
 /// George & Liu's pseudo-peripheral node finder, from `seed`: the node, and the last level of
-/// its level structure; at most [`PERIPHERAL_STEPS`] level structures.
+/// its level structure; at most [`PERIPHERAL_STEPS`] level structures, and no more than two
+/// beyond what [`SEARCH_BUDGET`] allows.
 fn pseudo_peripheral(
     graph: &impl Pattern,
     seed: u32,
@@ -343,7 +347,8 @@ fn pseudo_peripheral(
     let mut root = seed;
     let (mut depth, mut last) = level_structure(graph, root, state, component);
     let mut other = Vec::new();
-    for _ in 1..PERIPHERAL_STEPS {
+    let steps = (SEARCH_BUDGET / component.len().max(1)).clamp(2, PERIPHERAL_STEPS);
+    for _ in 1..steps {
         let candidate = last.iter().copied().min_by_key(|&v| key(v)).expect("a last level");
         let (d, l) = level_structure(graph, candidate, state, &mut other);
         if d <= depth {
