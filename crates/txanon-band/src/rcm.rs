@@ -107,8 +107,8 @@ pub const EXACT_DEGREE_WORK: u128 = 1 << 34;
 /// Vertices visited by the candidate searches of one component at most (unless two candidates
 /// exceed it), and by George & Liu's level structures beyond the first two: 64 candidates up
 /// to 262,144 vertices, 16 at a million, 2 at ten million (where each search of the whole
-/// component is seconds of cache misses, and the band lowers the profile by a few percent at
-/// most).
+/// component costs seconds of cache misses; on Quest basket data at both sizes the starts kept
+/// reach the profile that 64 and 6 reached, docs/SCALE.md).
 pub const SEARCH_BUDGET: usize = 1 << 24;
 
 /// Level structures George & Liu's search builds per component at most (it stops earlier, as
