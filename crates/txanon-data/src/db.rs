@@ -312,6 +312,28 @@ impl TransactionDb {
         builder.finish(labels)
     }
 
+    /// The record indices in ascending lexicographic order of their items, records with the
+    /// same items in index order (a stable sort): an order that depends on the data, not on
+    /// how the input was ordered, for a method to shuffle from.
+    ///
+    /// # Complexity
+    /// `O(n log n)` comparisons of a key holding each record's first two items, contiguous in
+    /// memory; two records are compared item by item only when their keys tie (comparing the
+    /// rows throughout was a cache miss per comparison: 22% of swapping at 10⁶ records).
+    pub fn lexicographic_order(&self) -> Vec<u32> {
+        let key = |t: &[ItemId]| {
+            let at = |k: usize| t.get(k).map_or(0, |&i| u128::from(i) + 1);
+            (at(0) << 64) | at(1)
+        };
+        let mut keyed: Vec<(u128, u32)> =
+            (0..self.len()).map(|r| (key(self.transaction(r)), r as u32)).collect();
+        keyed.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| self.transaction(a.1 as usize).cmp(self.transaction(b.1 as usize)))
+        });
+        keyed.into_iter().map(|(_, r)| r).collect()
+    }
+
     /// The records `records` (indices, in that order, repeats allowed) over the same dictionary:
     /// a permutation, a sample or a subset of the database.
     ///

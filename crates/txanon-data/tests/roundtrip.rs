@@ -60,3 +60,20 @@ proptest! {
         prop_assert!(db.supports().iter().all(|&s| s > 0), "only present items are in the dictionary");
     }
 }
+
+proptest! {
+    /// The lexicographic order is the stable sort of the rows themselves (the key on the first
+    /// two items only decides earlier), over small ids (many ties on the key) and the largest.
+    #[test]
+    fn lexicographic_order_is_the_stable_sort_of_the_rows(
+        rows in proptest::collection::vec(
+            proptest::collection::vec(prop_oneof![0u32..4, Just(u32::MAX), Just(u32::MAX - 1)], 0..5),
+            0..60,
+        ),
+    ) {
+        let db = TransactionDb::from_int_transactions(rows);
+        let mut expected: Vec<u32> = (0..db.len() as u32).collect();
+        expected.sort_by(|&a, &b| db.transaction(a as usize).cmp(db.transaction(b as usize)));
+        prop_assert_eq!(db.lexicographic_order(), expected);
+    }
+}

@@ -90,8 +90,7 @@ pub fn anonymize(data: Categorized<'_>, params: &ValidSwapParams) -> Result<Swap
     let (db, category_of) = (data.db(), data.category_of());
     let mut rng = txanon_data::publication_rng(params.seed());
     let n = db.len();
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    order.sort_by(|&a, &b| db.transaction(a as usize).cmp(db.transaction(b as usize)));
+    let mut order = db.lexicographic_order();
     order.shuffle(&mut rng);
     let mut rank = vec![0u32; n];
     for (p, &r) in order.iter().enumerate() {
