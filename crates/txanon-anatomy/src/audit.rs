@@ -16,7 +16,7 @@ use txanon_data::{ItemId, ParamError, TransactionDb};
 
 use crate::error::AnatomyError;
 use crate::params::Diversity;
-use crate::table::{AnatomizedTable, TABLE_FORMAT, ValueCount};
+use crate::table::{AnatomizedTable, Bucket, TABLE_FORMAT, ValueCount};
 
 /// The guarantee an auditor wants verified: l-diversity for this `l`, in this reading. The
 /// table's own `l` and reading are printed beside the verdict, never used in its place.
@@ -474,40 +474,49 @@ fn check_flattened(
         starts.push(start);
         start + bucket.size
     });
-    // Buckets in parallel, each checked in reused buffers; the violations in table order.
-    let found: Vec<AnatomyViolation> = table
+    // Buckets in parallel, each checked in reused buffers, a block at a time so that a table
+    // broken throughout stops the check (and bounds what it holds) once the log is full; the
+    // violations in table order.
+    const BLOCK: usize = 1 << 14;
+    let indexed: Vec<(usize, &Bucket, usize)> = table
         .buckets
-        .par_iter()
-        .zip(&starts)
+        .iter()
+        .zip(starts)
         .enumerate()
-        .map_init(
-            || Projection::new(table.columns.len()),
-            |projection, (b, (bucket, &start))| {
-                projection.clear();
-                for r in start..start + bucket.size {
-                    if let Err(item) = projection.push(flattened.transaction(r), &at) {
-                        let item = flattened.label(item).to_string();
-                        return vec![AnatomyViolation::FlattenedItem { item }];
-                    }
-                }
-                // The table's multisets are canonical (checked above: ascending, distinct
-                // values), so the bucket's records hold one exactly when their sorted values
-                // run through it.
-                (0..bucket.columns.len())
-                    .filter(|&j| {
-                        let expected =
-                            bucket.columns[j].iter().map(|ValueCount(c, v)| (v.as_slice(), *c));
-                        !projection.sorted_runs(j).eq(expected)
-                    })
-                    .map(|column| AnatomyViolation::FlattenedBucket { bucket: b, column })
-                    .collect()
-            },
-        )
-        .flatten_iter()
+        .map(|(b, (bucket, start))| (b, bucket, start))
         .collect();
-    for violation in found {
-        if !log.push(violation) {
-            return;
+    for block in indexed.chunks(BLOCK) {
+        let found: Vec<AnatomyViolation> = block
+            .par_iter()
+            .map_init(
+                || Projection::new(table.columns.len()),
+                |projection, &(b, bucket, start)| {
+                    projection.clear();
+                    for r in start..start + bucket.size {
+                        if let Err(item) = projection.push(flattened.transaction(r), &at) {
+                            let item = flattened.label(item).to_string();
+                            return vec![AnatomyViolation::FlattenedItem { item }];
+                        }
+                    }
+                    // The table's multisets are canonical (checked above: ascending, distinct
+                    // values), so the bucket's records hold one exactly when their sorted
+                    // values run through it.
+                    (0..bucket.columns.len())
+                        .filter(|&j| {
+                            let expected =
+                                bucket.columns[j].iter().map(|ValueCount(c, v)| (v.as_slice(), *c));
+                            !projection.sorted_runs(j).eq(expected)
+                        })
+                        .map(|column| AnatomyViolation::FlattenedBucket { bucket: b, column })
+                        .collect()
+                },
+            )
+            .flatten_iter()
+            .collect();
+        for violation in found {
+            if !log.push(violation) {
+                return;
+            }
         }
     }
 }

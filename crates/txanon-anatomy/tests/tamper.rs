@@ -285,6 +285,25 @@ fn tampered_flattened_records_and_originals_are_rejected() {
         false,
         V::FlattenedBucket { bucket: 0, .. }
     );
+    // 18b. Every record moved one place down (a flattened file broken throughout): the audit
+    // lists the first violations in table order and says it stopped looking.
+    let shifted = edit(&|p| p.flattened.rotate_right(1));
+    match run(&shifted, true, false) {
+        Err(AnatomyError::Audit(v)) => {
+            assert_eq!(v.list().len(), txanon_data::audit::MAX_VIOLATIONS, "{v}");
+            assert!(v.truncated(), "{v}");
+            let buckets: Vec<usize> = v
+                .list()
+                .iter()
+                .map(|x| match x {
+                    V::FlattenedBucket { bucket, .. } => *bucket,
+                    other => panic!("{other}"),
+                })
+                .collect();
+            assert!(buckets.windows(2).all(|w| w[0] <= w[1]), "in table order: {buckets:?}");
+        }
+        other => panic!("expected a failed audit, got {other:?}"),
+    }
     // 19. An item renamed in the flattened file.
     rejects!(edit(&|p| p.flattened[0].push(999_999)), true, false, V::FlattenedItem { .. });
     // 20. Records moved across buckets.
