@@ -164,8 +164,22 @@ pub fn run(args: CahdArgs) -> Result<()> {
 pub fn run_audit(args: AuditCahdArgs) -> Result<()> {
     crate::publication::verify_beside(&args.groups)?;
     let text = txanon_data::read_text(&args.groups)?;
-    let published = PublishedGroups::from_json(&text)
-        .map_err(|e| UsageError(format!("{}: {e}", args.groups.display())))?;
+    let published = PublishedGroups::from_json(&text).map_err(|e| {
+        // A file of another format version fails to parse before its tag is compared: say
+        // which version it is rather than which field did not fit.
+        let tag = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("format").and_then(|f| f.as_str()).map(str::to_string));
+        match tag {
+            Some(tag) if tag != txanon_cahd::GROUPS_FORMAT => UsageError(format!(
+                "{}: format {tag:?}, this audit reads {:?} (items named by index into one \
+                 label table): publish the data again with this version",
+                args.groups.display(),
+                txanon_cahd::GROUPS_FORMAT
+            )),
+            _ => UsageError(format!("{}: {e}", args.groups.display())),
+        }
+    })?;
     let claim = CahdClaim::new(args.p, txanon_data::read_label_list(&args.sensitive)?)?;
     let original = args.original.as_deref().map(crate::input::read_transactions).transpose()?;
     let report = audit(&published, &claim, original.as_ref())

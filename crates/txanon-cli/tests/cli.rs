@@ -576,6 +576,16 @@ fn anonymize_cahd_writes_verified_groups_or_nothing() {
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("sensitive item \"Viagra\" among the QID items"), "{}", stderr(&o));
 
+    // A version-1 file (labels in every transaction) is named as such, exit 2.
+    let v1 = fixture(
+        dir.path(),
+        "v1.json",
+        r#"{"format":"txanon-cahd-groups/1","p":2,"sensitive":["Viagra"],"groups":[{"qid":[["Wine"]],"sensitive":[["Viagra",1]]}]}"#,
+    );
+    let o = audit(&v1, "2", &sensitive);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("format \"txanon-cahd-groups/1\""), "{}", stderr(&o));
+
     // Tampering: a Viagra count of 2 in a group of 2.
     let mut t: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&groups).unwrap()).unwrap();
