@@ -1,0 +1,2 @@
+//! Benchmarks of kᵐ-anonymization.
+fn main() {}

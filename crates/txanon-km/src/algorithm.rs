@@ -1,0 +1,543 @@
+//! The greedy searches of a kᵐ-anonymous cut (AA and DA), and the publication.
+
+use rand::seq::SliceRandom;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use txanon_data::{ItemId, ItemLabels, TransactionDb, publication_rng};
+
+use crate::audit::{AuditReport, KmClaim, audit};
+use crate::cut::{Cut, InformationLoss, information_loss, weight};
+use crate::error::KmError;
+use crate::hierarchy::{Hierarchy, NodeId};
+use crate::optimal::optimal_cut;
+use crate::params::{Algorithm, ValidKmParams};
+
+/// A kᵐ-anonymous publication and what it cost.
+#[derive(Debug, Clone)]
+pub struct KmAnonymized {
+    /// The generalized transactions (items are the labels of the cut's nodes), in a
+    /// ChaCha20-shuffled order.
+    pub published: TransactionDb,
+    /// The cut's nodes (labels, depth-first order): every item of the hierarchy generalized
+    /// to the one of them above it.
+    pub cut: Vec<String>,
+    /// The information loss.
+    pub loss: InformationLoss,
+    /// Generalizations the search made (each a set of nodes the cut was raised to), in order.
+    pub generalizations: Vec<Vec<String>>,
+    /// The audit of the publication against the input.
+    pub audit: AuditReport,
+}
+
+/// kᵐ-anonymization by global recoding (Terrovitis, Mamoulis, Kalnis, "Privacy-preserving
+/// Anonymization of Set-valued Data", PVLDB 1(1), 2008): the cut of `hierarchy` that
+/// [`ValidKmParams::algorithm`] finds, the data generalized by it, shuffled, and audited
+/// against `db` before it is returned.
+///
+/// AA and DA fix each itemset of fewer than `k` transactions (the violations) by the
+/// cheapest raise of the cut that gives its generalization at least `k`: the candidates are
+/// every way of moving its items up their paths to the root, their cost the information loss
+/// they add (exact, in integers), their support read from the nodes' transaction lists.
+/// Deviations from the paper, and why:
+/// - After a pass over the violations the itemsets are counted again under the new cut and
+///   fixed again, until none is left: the paper's single pass over a count tree skips the
+///   itemsets whose items a fix generalized, and a generalized itemset can still be short of
+///   `k` (the public reimplementation's test cases show it). So the output is always
+///   kᵐ-anonymous, which the paper's pseudo-code does not ensure.
+/// - Violations are fixed in the count tree's preorder with items ranked as the paper's
+///   reimplementation ranks them (more leaves first, then node order), itemsets with a
+///   generalized item counted through the nodes' transaction lists instead of an expanded
+///   count tree (the same supports, without the expansion's `C(|t ∪ ancestors|, m)` itemsets).
+///
+/// # Errors
+/// [`KmError::Hierarchy`] when an item of `db` is not a leaf of `hierarchy`;
+/// [`KmError::Unreachable`] for fewer than `k` transactions, or fewer than `k` non-empty
+/// ones (even the root alone is then too rare); [`KmError::TooManyCuts`] for the optimal
+/// search over a large hierarchy; [`KmError::Audit`] if the publication failed its audit (a
+/// bug).
+///
+/// # Complexity
+/// AA: per pass at level `i`, `Σ_t C(|g(t)|, i)` counter updates over the distinct
+/// generalized transactions `g(t)` (rayon), and per violation at most `Π (depth + 1)`
+/// candidates, evaluated cheapest first, each an intersection of at most `m` transaction
+/// lists. Memory: the transaction lists of every node, `O(Σ_t |t| · height)`.
+pub fn anonymize(
+    db: &TransactionDb,
+    hierarchy: &Hierarchy,
+    params: &ValidKmParams,
+) -> Result<KmAnonymized, KmError> {
+    let leaf_of_item = hierarchy.leaves_of_items(db)?;
+    let k = params.k();
+    let n = db.len();
+    if u32::try_from(n).is_err() {
+        return Err(KmError::Unreachable(format!(
+            "{n} transactions, more than the 2³² − 1 this implementation numbers"
+        )));
+    }
+    if (n as u64) < u64::from(k) {
+        return Err(KmError::Unreachable(format!(
+            "{n} transactions, fewer than k = {k}: an adversary who knows nothing already finds fewer than k"
+        )));
+    }
+    let non_empty = db.iter().filter(|t| !t.is_empty()).count();
+    if non_empty > 0 && (non_empty as u64) < u64::from(k) {
+        return Err(KmError::Unreachable(format!(
+            "{non_empty} non-empty transactions, fewer than k = {k}: even every item generalized to the root is too rare"
+        )));
+    }
+    let (cut, generalizations) = match params.algorithm() {
+        Algorithm::Apriori => greedy(db, hierarchy, &leaf_of_item, k, params.m(), true),
+        Algorithm::Direct => greedy(db, hierarchy, &leaf_of_item, k, params.m(), false),
+        Algorithm::Optimal => {
+            (optimal_cut(db, hierarchy, &leaf_of_item, k, params.m(), params.max_cuts())?, vec![])
+        }
+    };
+    let published = publish(db, hierarchy, &leaf_of_item, &cut, params.seed());
+    let cut_labels: Vec<String> =
+        cut.nodes().into_iter().map(|v| hierarchy.label(v).to_string()).collect();
+    let claim = KmClaim::new(u64::from(k), params.m() as u64)?;
+    let report =
+        audit(&published, hierarchy, &claim, Some(&cut_labels), Some(db)).map_err(|e| match e {
+            KmError::Audit(v) => KmError::Audit(v),
+            other => other,
+        })?;
+    let loss = information_loss(hierarchy, &cut, db, &leaf_of_item);
+    let generalizations = generalizations
+        .into_iter()
+        .map(|g| g.into_iter().map(|v| hierarchy.label(v).to_string()).collect())
+        .collect();
+    Ok(KmAnonymized { published, cut: cut_labels, loss, generalizations, audit: report })
+}
+
+/// The cut AA (`level_wise`) or DA finds, and the raises it made.
+pub(crate) fn greedy(
+    db: &TransactionDb,
+    hierarchy: &Hierarchy,
+    leaf_of_item: &[NodeId],
+    k: u32,
+    m: usize,
+    level_wise: bool,
+) -> (Cut, Vec<Vec<NodeId>>) {
+    let mut search = Search::new(db, hierarchy, leaf_of_item, k);
+    let levels: Vec<std::ops::RangeInclusive<usize>> =
+        if level_wise { (1..=m).map(|i| i..=i).collect() } else { vec![1..=m] };
+    for sizes in levels {
+        loop {
+            let violations = search.violations(sizes.clone());
+            if violations.is_empty() {
+                break;
+            }
+            for key in violations {
+                search.fix(key);
+            }
+        }
+    }
+    (search.cut, search.raises)
+}
+
+/// The state of AA's and DA's search.
+struct Search<'a> {
+    db: &'a TransactionDb,
+    hierarchy: &'a Hierarchy,
+    leaf_of_item: &'a [NodeId],
+    k: u32,
+    cut: Cut,
+    /// Per node, the transactions holding a leaf below it, ascending.
+    transactions: Vec<Vec<u32>>,
+    /// Per node, the item occurrences below it.
+    occurrences: Vec<u64>,
+    /// The loss of the cut per leaf position (occurrences × the weight of its cut node).
+    loss: Fenwick,
+    /// The count tree's item order: more leaves first, then node id.
+    rank: Vec<u32>,
+    node_of_rank: Vec<NodeId>,
+    raises: Vec<Vec<NodeId>>,
+}
+
+impl<'a> Search<'a> {
+    fn new(
+        db: &'a TransactionDb,
+        hierarchy: &'a Hierarchy,
+        leaf_of_item: &'a [NodeId],
+        k: u32,
+    ) -> Self {
+        let nodes = hierarchy.len();
+        let mut transactions: Vec<Vec<u32>> = vec![Vec::new(); nodes];
+        let mut seen = vec![u32::MAX; nodes];
+        for (r, t) in db.iter().enumerate() {
+            for &i in t {
+                for v in hierarchy.ancestors_or_self(leaf_of_item[i as usize]) {
+                    if seen[v as usize] == r as u32 {
+                        // An item below `v` was already met: so were its ancestors.
+                        break;
+                    }
+                    seen[v as usize] = r as u32;
+                    transactions[v as usize].push(r as u32);
+                }
+            }
+        }
+        let mut occurrences = vec![0u64; nodes];
+        for (item, &support) in db.supports().iter().enumerate() {
+            let leaf = leaf_of_item[item];
+            for v in hierarchy.ancestors_or_self(leaf) {
+                occurrences[v as usize] += u64::from(support);
+            }
+        }
+        // The cut of the leaves loses nothing.
+        let loss = Fenwick::new(hierarchy.leaves().len());
+        let mut order: Vec<NodeId> = (0..nodes as NodeId).collect();
+        order.sort_by_key(|&v| (std::cmp::Reverse(hierarchy.leaf_count(v)), v));
+        let mut rank = vec![0u32; nodes];
+        for (r, &v) in order.iter().enumerate() {
+            rank[v as usize] = r as u32;
+        }
+        Self {
+            db,
+            hierarchy,
+            leaf_of_item,
+            k,
+            cut: Cut::leaves(hierarchy),
+            transactions,
+            occurrences,
+            loss,
+            rank,
+            node_of_rank: order,
+            raises: Vec::new(),
+        }
+    }
+
+    /// The itemsets of `sizes` items of the data generalized by the cut that occur in fewer
+    /// than `k` transactions, as count-tree keys in preorder.
+    fn violations(&self, sizes: std::ops::RangeInclusive<usize>) -> Vec<u128> {
+        // Distinct generalized transactions (as ranks, ascending) with their multiplicity.
+        let mut rows: Vec<Vec<u32>> = self
+            .db
+            .iter()
+            .filter(|t| t.len() >= *sizes.start())
+            .map(|t| {
+                let mut row: Vec<u32> = t
+                    .iter()
+                    .map(|&i| {
+                        let pos = self.hierarchy.leaf_range(self.leaf_of_item[i as usize]).start;
+                        self.rank[self.cut.node_of_leaf(pos) as usize]
+                    })
+                    .collect();
+                row.sort_unstable();
+                row.dedup();
+                row
+            })
+            .filter(|row| row.len() >= *sizes.start())
+            .collect();
+        rows.par_sort_unstable();
+        let mut distinct: Vec<(&[u32], u32)> = Vec::new();
+        for row in &rows {
+            match distinct.last_mut() {
+                Some((last, w)) if *last == row.as_slice() => *w += 1,
+                _ => distinct.push((row, 1)),
+            }
+        }
+        let counts = distinct
+            .par_chunks(256)
+            .fold(FxHashMap::<u128, u32>::default, |mut counts, chunk| {
+                for &(row, w) in chunk {
+                    for size in sizes.clone() {
+                        each_combination(row, size, |key| *counts.entry(key).or_insert(0) += w);
+                    }
+                }
+                counts
+            })
+            .reduce(FxHashMap::default, |mut a, b| {
+                let (mut a, b) =
+                    if a.len() < b.len() { (b, a) } else { (std::mem::take(&mut a), b) };
+                for (key, w) in b {
+                    *a.entry(key).or_insert(0) += w;
+                }
+                a
+            });
+        let mut violations: Vec<u128> =
+            counts.into_iter().filter(|&(_, c)| c < self.k).map(|(key, _)| key).collect();
+        violations.sort_unstable();
+        violations
+    }
+
+    /// Fixes the violation `key` by the cheapest raise that gives it `k` transactions, unless
+    /// an earlier fix has generalized one of its items already.
+    fn fix(&mut self, key: u128) {
+        let h = self.hierarchy;
+        let itemset: Vec<NodeId> = unpack(key).map(|r| self.node_of_rank[r as usize]).collect();
+        if itemset.iter().any(|&v| !self.cut.contains(h, v)) {
+            return;
+        }
+        // Every way of moving the items up their paths, as the set of nodes raised to
+        // (those under another raised node dropped), deduplicated.
+        let paths: Vec<Vec<NodeId>> =
+            itemset.iter().map(|&v| h.ancestors_or_self(v).collect()).collect();
+        let mut candidates: Vec<(u128, Vec<NodeId>)> = Vec::new();
+        let mut choice = vec![0usize; paths.len()];
+        loop {
+            let mut raised: Vec<NodeId> = choice
+                .iter()
+                .zip(&paths)
+                .filter(|&(&c, _)| c > 0)
+                .map(|(&c, path)| path[c])
+                .collect();
+            raised.sort_unstable();
+            raised.dedup();
+            let top: Vec<NodeId> = raised
+                .iter()
+                .copied()
+                .filter(|&a| !raised.iter().any(|&b| b != a && h.covers(b, a)))
+                .collect();
+            if !top.is_empty() {
+                let cost = top.iter().map(|&a| self.raise_cost(a)).sum::<u128>();
+                candidates.push((cost, top));
+            }
+            // Next choice (mixed radix).
+            let mut j = 0;
+            while j < choice.len() {
+                choice[j] += 1;
+                if choice[j] < paths[j].len() {
+                    break;
+                }
+                choice[j] = 0;
+                j += 1;
+            }
+            if j == choice.len() {
+                break;
+            }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        for (_, raised) in candidates {
+            let generalized: Vec<NodeId> = {
+                let mut g: Vec<NodeId> = itemset
+                    .iter()
+                    .map(|&v| raised.iter().copied().find(|&a| h.covers(a, v)).unwrap_or(v))
+                    .collect();
+                g.sort_unstable();
+                g.dedup();
+                g
+            };
+            if self.support_at_least_k(&generalized) {
+                for &a in &raised {
+                    self.raise(a);
+                }
+                self.raises.push(raised);
+                return;
+            }
+        }
+        unreachable!("generalizing every item to the root reaches k: checked before the search");
+    }
+
+    /// The loss raising the cut to `a` adds.
+    fn raise_cost(&self, a: NodeId) -> u128 {
+        let after =
+            u128::from(self.occurrences[a as usize]) * u128::from(weight(self.hierarchy, a));
+        let before = self.loss.range(self.hierarchy.leaf_range(a));
+        after - before
+    }
+
+    fn raise(&mut self, a: NodeId) {
+        let w = u128::from(weight(self.hierarchy, a));
+        for pos in self.hierarchy.leaf_range(a) {
+            let leaf = self.hierarchy.leaves()[pos];
+            let old_node = self.cut.node_of_leaf(pos);
+            let occ = u128::from(self.occurrences[leaf as usize]);
+            let old = occ * u128::from(weight(self.hierarchy, old_node));
+            self.loss.add(pos, occ * w - old);
+        }
+        self.cut.raise(self.hierarchy, a);
+    }
+
+    /// Whether at least `k` transactions hold a leaf below each of `nodes`.
+    fn support_at_least_k(&self, nodes: &[NodeId]) -> bool {
+        let k = self.k as usize;
+        let mut lists: Vec<&[u32]> =
+            nodes.iter().map(|&v| self.transactions[v as usize].as_slice()).collect();
+        lists.sort_by_key(|l| l.len());
+        if lists[0].len() < k {
+            return false;
+        }
+        match lists.len() {
+            1 => true,
+            2 => txanon_data::sets::intersection_len(lists[0], lists[1]) >= k,
+            _ => {
+                let mut common = lists[0].to_vec();
+                let mut next = Vec::new();
+                for list in &lists[1..] {
+                    next.clear();
+                    txanon_data::sets::intersection(&common, list, &mut next);
+                    std::mem::swap(&mut common, &mut next);
+                    if common.len() < k {
+                        return false;
+                    }
+                }
+                true
+            }
+        }
+    }
+}
+
+/// Calls `f` with the key of every `size`-combination of `row` (ascending ranks): the ranks
+/// plus one packed from the most significant 32 bits down, so that keys sort in the count
+/// tree's preorder (a prefix before its extensions).
+fn each_combination(row: &[u32], size: usize, mut f: impl FnMut(u128)) {
+    debug_assert!((1..=4).contains(&size));
+    let n = row.len();
+    if n < size {
+        return;
+    }
+    let mut idx: Vec<usize> = (0..size).collect();
+    loop {
+        let mut key = 0u128;
+        for (j, &p) in idx.iter().enumerate() {
+            key |= u128::from(row[p] + 1) << (96 - 32 * j);
+        }
+        f(key);
+        // Next combination in lexicographic order.
+        let mut j = size;
+        while j > 0 {
+            j -= 1;
+            if idx[j] < n - size + j {
+                idx[j] += 1;
+                for l in j + 1..size {
+                    idx[l] = idx[l - 1] + 1;
+                }
+                break;
+            }
+            if j == 0 {
+                return;
+            }
+        }
+    }
+}
+
+/// The ranks packed in a count-tree key.
+fn unpack(key: u128) -> impl Iterator<Item = u32> {
+    (0..4)
+        .map(move |j| ((key >> (96 - 32 * j)) & 0xffff_ffff) as u32)
+        .take_while(|&r| r > 0)
+        .map(|r| r - 1)
+}
+
+/// A Fenwick tree of `u128` sums over leaf positions.
+#[derive(Debug)]
+struct Fenwick(Vec<u128>);
+
+impl Fenwick {
+    fn new(n: usize) -> Self {
+        Self(vec![0; n + 1])
+    }
+
+    /// Adds `delta` (wrapping, so that a decrease is the two's complement) at `pos`.
+    fn add(&mut self, pos: usize, delta: u128) {
+        let mut i = pos + 1;
+        while i < self.0.len() {
+            self.0[i] = self.0[i].wrapping_add(delta);
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    fn prefix(&self, end: usize) -> u128 {
+        let (mut i, mut sum) = (end, 0u128);
+        while i > 0 {
+            sum = sum.wrapping_add(self.0[i]);
+            i -= i & i.wrapping_neg();
+        }
+        sum
+    }
+
+    fn range(&self, range: std::ops::Range<usize>) -> u128 {
+        self.prefix(range.end).wrapping_sub(self.prefix(range.start))
+    }
+}
+
+/// The data generalized by `cut`, as a database over the labels of the cut's nodes that
+/// occur, in an order that depends on neither the input's order nor anything but the seed.
+pub(crate) fn publish(
+    db: &TransactionDb,
+    hierarchy: &Hierarchy,
+    leaf_of_item: &[NodeId],
+    cut: &Cut,
+    seed: Option<u64>,
+) -> TransactionDb {
+    let node_of_item: Vec<NodeId> = leaf_of_item
+        .iter()
+        .map(|&leaf| cut.node_of_leaf(hierarchy.leaf_range(leaf).start))
+        .collect();
+    let mut used: Vec<NodeId> = node_of_item.clone();
+    used.sort_unstable();
+    used.dedup();
+    // Labels sorted as the data layer sorts them: numerically when all are integers.
+    let ints: Option<Vec<u32>> = used
+        .iter()
+        .map(|&v| {
+            let l = hierarchy.label(v);
+            l.parse::<u32>().ok().filter(|x| x.to_string() == l)
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..used.len()).collect();
+    let labels = match ints {
+        Some(values) => {
+            order.sort_by_key(|&j| values[j]);
+            ItemLabels::Int(order.iter().map(|&j| values[j]).collect())
+        }
+        None => {
+            order.sort_by(|&a, &b| hierarchy.label(used[a]).cmp(hierarchy.label(used[b])));
+            ItemLabels::Str(order.iter().map(|&j| hierarchy.label(used[j]).to_string()).collect())
+        }
+    };
+    let mut id_of_node = vec![ItemId::MAX; hierarchy.len()];
+    for (id, &j) in order.iter().enumerate() {
+        id_of_node[used[j] as usize] = id as ItemId;
+    }
+    let rows: Vec<Vec<ItemId>> = db
+        .iter()
+        .map(|t| {
+            let mut row: Vec<ItemId> =
+                t.iter().map(|&i| id_of_node[node_of_item[i as usize] as usize]).collect();
+            row.sort_unstable();
+            row.dedup();
+            row
+        })
+        .collect();
+    let generalized = TransactionDb::from_rows(&rows, labels);
+    let mut order = generalized.lexicographic_order();
+    order.shuffle(&mut publication_rng(seed));
+    generalized.select(order.into_iter().map(|r| r as usize))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn combinations_come_in_preorder() {
+        let mut keys = Vec::new();
+        each_combination(&[1, 4, 7, 9], 2, |k| keys.push(k));
+        assert_eq!(keys.len(), 6);
+        assert!(keys.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(unpack(keys[0]).collect::<Vec<_>>(), [1, 4]);
+        assert_eq!(unpack(keys[5]).collect::<Vec<_>>(), [7, 9]);
+        let mut n = 0;
+        each_combination(&[0, 1, 2, 3, 4, 5], 4, |_| n += 1);
+        assert_eq!(n, 15);
+        each_combination(&[0, 1], 3, |_| panic!("no 3-combination of 2 items"));
+        // A prefix sorts before its extensions, which sort before the next prefix.
+        let (mut single, mut pair) = (0, 0);
+        each_combination(&[2, 3], 1, |k| single = single.max(k));
+        each_combination(&[2, 3], 2, |k| pair = k);
+        assert!(unpack(pair).count() == 2 && pair < single);
+    }
+
+    #[test]
+    fn fenwick_sums_ranges() {
+        let mut f = Fenwick::new(6);
+        f.add(1, 5);
+        f.add(4, 7);
+        assert_eq!(f.range(0..6), 12);
+        assert_eq!(f.range(2..5), 7);
+        f.add(4, 3u128.wrapping_sub(7));
+        assert_eq!(f.range(0..6), 8);
+    }
+}

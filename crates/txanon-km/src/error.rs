@@ -1,0 +1,50 @@
+//! Errors of the kᵐ-anonymity family.
+
+use txanon_data::{DataError, ParamError};
+
+/// Errors of anonymization and audit.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum KmError {
+    /// A parameter outside its valid range.
+    #[error(transparent)]
+    Params(#[from] ParamError),
+    /// A hierarchy file that is not a tree, or a hierarchy that does not fit the data.
+    #[error(transparent)]
+    Data(#[from] DataError),
+    /// A hierarchy that does not describe the data's items.
+    #[error("the hierarchy does not fit the data: {0}")]
+    Hierarchy(String),
+    /// No cut of the hierarchy makes the data kᵐ-anonymous.
+    #[error("no generalization is kᵐ-anonymous: {0}")]
+    Unreachable(String),
+    /// The optimal search would visit more cuts than allowed.
+    #[error(
+        "the hierarchy has {cuts} cuts, over the optimal search's limit of {limit}: use the Apriori algorithm (AA)"
+    )]
+    TooManyCuts {
+        /// Cuts of the hierarchy (saturated at `u128::MAX`).
+        cuts: u128,
+        /// The limit.
+        limit: u64,
+    },
+    /// Published data that breaks the claim audited.
+    #[error("audit failed: {0}")]
+    Audit(crate::audit::KmViolations),
+}
+
+impl KmError {
+    /// True when the error comes from the caller's data or parameters (a CLI exits 2).
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            KmError::Data(e) => e.is_bad_input(),
+            KmError::Audit(_) => false,
+            _ => true,
+        }
+    }
+
+    /// True for a publication that failed its audit (a CLI exits 3).
+    pub fn is_audit_failure(&self) -> bool {
+        matches!(self, KmError::Audit(_))
+    }
+}
