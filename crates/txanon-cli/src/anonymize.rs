@@ -30,6 +30,9 @@ pub enum AnonymizeCommand {
     /// a person to fewer than k transactions or infers a private item above h, keeping as many
     /// frequent itemsets as it can.
     Coherence(crate::coherence::CoherenceArgs),
+    /// kᵐ-anonymity: every item generalized along a hierarchy to one cut, the same for every
+    /// transaction, until no adversary knowing m items finds fewer than k transactions.
+    Km(crate::km::KmArgs),
     /// Hiding personal tendency: each record's dominant category swapped with a dissimilar
     /// record's (or a baseline: random swapping, partial suppression, split personality).
     Swap(crate::swap::SwapArgs),
@@ -48,6 +51,8 @@ pub enum AuditCommand {
     Cahd(crate::cahd::AuditCahdArgs),
     /// Verify (h,k,p)-coherence of a transaction file, given its private items.
     Coherence(crate::coherence::AuditCoherenceArgs),
+    /// Verify kᵐ-anonymity of a generalized transaction file over the auditor's hierarchy.
+    Km(crate::km::AuditKmArgs),
     /// Verify a swap publication against the original: items, true swaps, exposed tendencies.
     Swap(crate::swap::AuditSwapArgs),
     /// Verify a slicing, Mondrian or Anatomy publication against the original microdata.
@@ -183,6 +188,7 @@ pub fn run(cmd: AnonymizeCommand) -> Result<()> {
         AnonymizeCommand::Anatomy(args) => anatomy(args),
         AnonymizeCommand::Cahd(args) => crate::cahd::run(args),
         AnonymizeCommand::Coherence(args) => crate::coherence::run(args),
+        AnonymizeCommand::Km(args) => crate::km::run(args),
         AnonymizeCommand::Swap(args) => crate::swap::run(args),
         AnonymizeCommand::Slicing(args) => crate::slicing::run(args),
     }
@@ -291,6 +297,7 @@ pub fn run_audit(cmd: AuditCommand) -> Result<()> {
         AuditCommand::Anatomy(args) => audit_anatomy(args),
         AuditCommand::Cahd(args) => crate::cahd::run_audit(args),
         AuditCommand::Coherence(args) => crate::coherence::run_audit(args),
+        AuditCommand::Km(args) => crate::km::run_audit(args),
         AuditCommand::Swap(args) => crate::swap::run_audit(args),
         AuditCommand::Slicing(args) => crate::slicing::run_audit(args),
     }

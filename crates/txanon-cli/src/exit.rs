@@ -39,6 +39,9 @@ fn audit_failed(error: &anyhow::Error) -> bool {
                 .downcast_ref::<txanon_coherence::CoherenceError>()
                 .is_some_and(txanon_coherence::CoherenceError::is_audit_failure)
             || cause
+                .downcast_ref::<txanon_km::KmError>()
+                .is_some_and(txanon_km::KmError::is_audit_failure)
+            || cause
                 .downcast_ref::<txanon_swap::SwapError>()
                 .is_some_and(txanon_swap::SwapError::is_audit_failure)
             || cause
@@ -78,6 +81,9 @@ fn report(error: &anyhow::Error) -> u8 {
             || cause
                 .downcast_ref::<txanon_coherence::CoherenceError>()
                 .is_some_and(txanon_coherence::CoherenceError::is_bad_input)
+            || cause
+                .downcast_ref::<txanon_km::KmError>()
+                .is_some_and(txanon_km::KmError::is_bad_input)
             || cause
                 .downcast_ref::<txanon_swap::SwapError>()
                 .is_some_and(txanon_swap::SwapError::is_bad_input)

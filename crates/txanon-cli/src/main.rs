@@ -14,6 +14,7 @@ mod evaluate;
 mod exit;
 mod generate;
 mod input;
+mod km;
 mod mine;
 mod progress;
 mod publication;

@@ -1346,3 +1346,92 @@ fn evaluate_writes_one_report_directory() {
         assert!(!bad.exists(), "{args:?} wrote something");
     }
 }
+
+#[test]
+fn anonymize_km_publishes_the_papers_cut_and_audits_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = examples("km-figure1.csv");
+    let hierarchy = examples("km-figure1.hierarchy");
+    let out = dir.path().join("published");
+    let km = |extra: &[&str], out: &Path| {
+        let mut args = vec!["anonymize", "km", &data, "--k", "2", "--m", "2", "--seed", "1"];
+        args.extend(extra);
+        args.extend(["-o", out.to_str().unwrap()]);
+        txanon(&args)
+    };
+    let o = km(&["--hierarchy", &hierarchy], &out);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        files_in(&out),
+        ["cut.txt", "hierarchy.txt", "manifest.json", "published.csv", "summary.json"]
+    );
+    assert_eq!(std::fs::read_to_string(out.join("cut.txt")).unwrap(), "A\nb1\nb2\n");
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["generalized_nodes"], 1);
+    assert!((summary["ncp"].as_f64().unwrap() - 2.5 / 11.0).abs() < 1e-12);
+    let published = out.join("published.csv").to_str().unwrap().to_owned();
+    let carried = out.join("hierarchy.txt").to_str().unwrap().to_owned();
+    let cut = out.join("cut.txt").to_str().unwrap().to_owned();
+    let audit = |file: &str, k: &str, extra: &[&str]| {
+        let mut args = vec!["audit", "km", file, "--hierarchy", &carried, "--k", k, "--m", "2"];
+        args.extend(extra);
+        txanon(&args)
+    };
+    let o = audit(&published, "2", &["--cut", &cut, "--original", &data]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["smallest_support"], 2);
+    // The publication is not 3²-anonymous, nor is the original 2²-anonymous: exit 3, named.
+    let o = audit(&published, "3", &[]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("{b1,b2} occurs in 2 transactions"), "{}", stderr(&o));
+    let o = audit(&data, "2", &[]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("{a1,b1} occurs in 1 transactions"), "{}", stderr(&o));
+    // A published file edited after the manifest: exit 3 before any check.
+    std::fs::write(&published, "A,b1,b2\nA,b1\nA,b1,b2\nA,b1\n").unwrap();
+    assert_eq!(audit(&published, "2", &[]).status.code(), Some(3));
+
+    // Built hierarchies: the balanced one of fanout 2 has A's and B's shape here.
+    let built = dir.path().join("built");
+    let o = km(&["--fanout", "2"], &built);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(built.join("cut.txt")).unwrap(), "L1:a1-a2\nb1\nb2\n");
+    let o = km(&["--build", "cooccurrence", "--algorithm", "oa"], &dir.path().join("cooc"));
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // Bad input: exit 2, the line named, nothing written.
+    let bad = fixture(dir.path(), "bad.hierarchy", "a1 A\na2 A\nb1 B\nb2\n");
+    let none = dir.path().join("none");
+    let o = km(&["--hierarchy", &bad], &none);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("bad.hierarchy:4"), "{}", stderr(&o));
+    let partial = fixture(dir.path(), "partial.hierarchy", "a1 A\na2 A\nb1 B\nA ALL\nB ALL\n");
+    let o = km(&["--hierarchy", &partial], &none);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("item b2 of the data is not a node"), "{}", stderr(&o));
+    for (flag, value) in
+        [("--k", "1"), ("--m", "0"), ("--m", "5"), ("--fanout", "1"), ("--k", "99999999999")]
+    {
+        let mut args = vec!["anonymize", "km", &data, "--k", "2", "--m", "2"];
+        args.extend([flag, value, "-o", none.to_str().unwrap()]);
+        let o = txanon(&args);
+        assert_eq!(o.status.code(), Some(2), "{flag} {value}: {}", stderr(&o));
+    }
+    let o = txanon(&[
+        "anonymize",
+        "km",
+        &data,
+        "--hierarchy",
+        &hierarchy,
+        "--k",
+        "5",
+        "--m",
+        "1",
+        "-o",
+        none.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("fewer than k = 5"), "{}", stderr(&o));
+    assert!(!none.exists());
+}

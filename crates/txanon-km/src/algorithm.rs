@@ -53,7 +53,8 @@ pub struct KmAnonymized {
 /// [`KmError::Hierarchy`] when an item of `db` is not a leaf of `hierarchy`;
 /// [`KmError::Unreachable`] for fewer than `k` transactions, or fewer than `k` non-empty
 /// ones (even the root alone is then too rare); [`KmError::TooManyCuts`] for the optimal
-/// search over a large hierarchy; [`KmError::Audit`] if the publication failed its audit (a
+/// search over a large hierarchy; [`KmError::TooManyCombinations`] for a counting pass over
+/// the limit; [`KmError::Audit`] if the publication failed its audit (a
 /// bug).
 ///
 /// # Complexity
@@ -85,9 +86,10 @@ pub fn anonymize(
             "{non_empty} non-empty transactions, fewer than k = {k}: even every item generalized to the root is too rare"
         )));
     }
+    let limit = params.max_combinations();
     let (cut, generalizations) = match params.algorithm() {
-        Algorithm::Apriori => greedy(db, hierarchy, &leaf_of_item, k, params.m(), true),
-        Algorithm::Direct => greedy(db, hierarchy, &leaf_of_item, k, params.m(), false),
+        Algorithm::Apriori => greedy(db, hierarchy, &leaf_of_item, k, params.m(), true, limit)?,
+        Algorithm::Direct => greedy(db, hierarchy, &leaf_of_item, k, params.m(), false, limit)?,
         Algorithm::Optimal => {
             (optimal_cut(db, hierarchy, &leaf_of_item, k, params.m(), params.max_cuts())?, vec![])
         }
@@ -117,13 +119,14 @@ pub(crate) fn greedy(
     k: u32,
     m: usize,
     level_wise: bool,
-) -> (Cut, Vec<Vec<NodeId>>) {
+    max_combinations: u64,
+) -> Result<(Cut, Vec<Vec<NodeId>>), KmError> {
     let mut search = Search::new(db, hierarchy, leaf_of_item, k);
     let levels: Vec<std::ops::RangeInclusive<usize>> =
         if level_wise { (1..=m).map(|i| i..=i).collect() } else { vec![1..=m] };
     for sizes in levels {
         loop {
-            let violations = search.violations(sizes.clone());
+            let violations = search.violations(sizes.clone(), max_combinations)?;
             if violations.is_empty() {
                 break;
             }
@@ -132,7 +135,7 @@ pub(crate) fn greedy(
             }
         }
     }
-    (search.cut, search.raises)
+    Ok((search.cut, search.raises))
 }
 
 /// The state of AA's and DA's search.
@@ -208,7 +211,15 @@ impl<'a> Search<'a> {
 
     /// The itemsets of `sizes` items of the data generalized by the cut that occur in fewer
     /// than `k` transactions, as count-tree keys in preorder.
-    fn violations(&self, sizes: std::ops::RangeInclusive<usize>) -> Vec<u128> {
+    ///
+    /// # Errors
+    /// [`KmError::TooManyCombinations`] when the transactions hold more than
+    /// `max_combinations` such itemsets, counted with repeats, before anything is counted.
+    fn violations(
+        &self,
+        sizes: std::ops::RangeInclusive<usize>,
+        max_combinations: u64,
+    ) -> Result<Vec<u128>, KmError> {
         // Distinct generalized transactions (as ranks, ascending) with their multiplicity.
         let mut rows: Vec<Vec<u32>> = self
             .db
@@ -236,6 +247,22 @@ impl<'a> Search<'a> {
                 _ => distinct.push((row, 1)),
             }
         }
+        let combinations = distinct
+            .iter()
+            .map(|(row, _)| {
+                sizes
+                    .clone()
+                    .map(|size| binomial(row.len() as u64, size as u64))
+                    .fold(0u64, u64::saturating_add)
+            })
+            .fold(0u64, u64::saturating_add);
+        if combinations > max_combinations {
+            return Err(KmError::TooManyCombinations {
+                combinations,
+                limit: max_combinations,
+                sizes: format!("{} to {}", sizes.start(), sizes.end()),
+            });
+        }
         let counts = distinct
             .par_chunks(256)
             .fold(FxHashMap::<u128, u32>::default, |mut counts, chunk| {
@@ -257,7 +284,7 @@ impl<'a> Search<'a> {
         let mut violations: Vec<u128> =
             counts.into_iter().filter(|&(_, c)| c < self.k).map(|(key, _)| key).collect();
         violations.sort_unstable();
-        violations
+        Ok(violations)
     }
 
     /// Fixes the violation `key` by the cheapest raise that gives it `k` transactions, unless
@@ -412,6 +439,20 @@ fn each_combination(row: &[u32], size: usize, mut f: impl FnMut(u128)) {
     }
 }
 
+/// `C(n, r)`, saturating.
+fn binomial(n: u64, r: u64) -> u64 {
+    if r > n {
+        return 0;
+    }
+    let mut c = 1u128;
+    for j in 0..r {
+        // Exact at every step: c · (n − j) / (j + 1) is C(n, j + 1).
+        let Some(product) = c.checked_mul(u128::from(n - j)) else { return u64::MAX };
+        c = product / u128::from(j + 1);
+    }
+    u64::try_from(c).unwrap_or(u64::MAX)
+}
+
 /// The ranks packed in a count-tree key.
 fn unpack(key: u128) -> impl Iterator<Item = u32> {
     (0..4)
@@ -528,6 +569,14 @@ mod tests {
         each_combination(&[2, 3], 1, |k| single = single.max(k));
         each_combination(&[2, 3], 2, |k| pair = k);
         assert!(unpack(pair).count() == 2 && pair < single);
+    }
+
+    #[test]
+    fn binomials() {
+        assert_eq!(binomial(161, 4), 27_883_560);
+        assert_eq!(binomial(3, 4), 0);
+        assert_eq!(binomial(10, 0), 1);
+        assert_eq!(binomial(u64::MAX, 4), u64::MAX);
     }
 
     #[test]

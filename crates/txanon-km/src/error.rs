@@ -28,6 +28,18 @@ pub enum KmError {
         /// The limit.
         limit: u64,
     },
+    /// A counting pass would list more itemsets than allowed.
+    #[error(
+        "the data generalized so far holds {combinations} itemsets of {sizes} items (with repeats), over the limit of {limit}: use AA (--algorithm aa), a smaller m, or a coarser hierarchy"
+    )]
+    TooManyCombinations {
+        /// Itemsets that would be counted (saturated at `u64::MAX`).
+        combinations: u64,
+        /// The limit.
+        limit: u64,
+        /// The itemset sizes of the pass.
+        sizes: String,
+    },
     /// Published data that breaks the claim audited.
     #[error("audit failed: {0}")]
     Audit(crate::audit::KmViolations),

@@ -32,6 +32,7 @@ pub struct KmParams {
     m: usize,
     algorithm: Algorithm,
     max_cuts: u64,
+    max_combinations: u64,
     seed: Option<u64>,
 }
 
@@ -43,7 +44,14 @@ impl KmParams {
     /// `(k, m)`: an adversary who knows at most `m` items of a person's transaction finds at
     /// least `k` published transactions holding (generalizations of) them.
     pub fn new(k: u32, m: usize) -> Self {
-        Self { k, m, algorithm: Algorithm::Apriori, max_cuts: 1_000_000, seed: None }
+        Self {
+            k,
+            m,
+            algorithm: Algorithm::Apriori,
+            max_cuts: 1_000_000,
+            max_combinations: 200_000_000,
+            seed: None,
+        }
     }
 
     /// The algorithm (default [`Algorithm::Apriori`]).
@@ -59,6 +67,15 @@ impl KmParams {
         self
     }
 
+    /// With AA and DA, refuse a counting pass over more itemsets than this, counted with
+    /// repeats over the distinct generalized transactions (default 200 million, a few GB of
+    /// counters). DA counts every itemset of at most `m` items of the raw data at once: on
+    /// BMS-WebView-2 at m = 4 that is far beyond it, which is why AA exists.
+    pub fn max_combinations(mut self, max_combinations: u64) -> Self {
+        self.max_combinations = max_combinations;
+        self
+    }
+
     /// Seed of the ChaCha20 shuffle of the published transactions; `None` (the default) seeds
     /// it from the operating system. The cut itself is deterministic.
     pub fn seed(mut self, seed: Option<u64>) -> Self {
@@ -69,8 +86,8 @@ impl KmParams {
     /// Validates the parameters.
     ///
     /// # Errors
-    /// [`ParamError::OutOfRange`] for `k` below 2, `m` outside `1..=`[`MAX_M`], or a cut limit
-    /// of 0.
+    /// [`ParamError::OutOfRange`] for `k` below 2, `m` outside `1..=`[`MAX_M`], or a limit of
+    /// 0.
     pub fn check(self) -> Result<ValidKmParams, ParamError> {
         let bad = |name, value: String, reason| Err(ParamError::OutOfRange { name, value, reason });
         if self.k < 2 {
@@ -85,6 +102,9 @@ impl KmParams {
         }
         if self.max_cuts == 0 {
             return bad("max-cuts", "0".into(), "at least 1");
+        }
+        if self.max_combinations == 0 {
+            return bad("max-combinations", "0".into(), "at least 1");
         }
         Ok(ValidKmParams(self))
     }
@@ -109,6 +129,11 @@ impl ValidKmParams {
     /// The optimal search's limit on cuts.
     pub fn max_cuts(&self) -> u64 {
         self.0.max_cuts
+    }
+
+    /// The limit on the itemsets of one counting pass.
+    pub fn max_combinations(&self) -> u64 {
+        self.0.max_combinations
     }
 
     /// The seed of the publication shuffle.

@@ -1,0 +1,230 @@
+//! `txanon anonymize km` and `txanon audit km`.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use txanon_km::{Algorithm, Hierarchy, KmClaim, KmParams, anonymize, audit};
+
+use crate::anonymize::{OutputArgs, write_text, write_transactions};
+use crate::input::{InputArgs, emit, read_transactions};
+use crate::publication::Description;
+
+/// Arguments of `txanon anonymize km`.
+#[derive(Debug, Args)]
+pub struct KmArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    #[command(flatten)]
+    setting: Setting,
+    /// The generalization hierarchy: one `child parent` pair per line, labels as in the data
+    /// (tab- or comma-separated when labels hold spaces); every item a leaf, one root.
+    /// Without it, a hierarchy of fanout --fanout is built.
+    #[arg(long, value_name = "FILE")]
+    hierarchy: Option<PathBuf>,
+    /// Fanout f of the built hierarchy (the paper's balanced hierarchies): each node
+    /// generalizes f children.
+    #[arg(long, value_name = "F", conflicts_with = "hierarchy", default_value_t = 5,
+          value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
+    fanout: u64,
+    /// How the built hierarchy groups items: `order` (the paper's: consecutive items in
+    /// label order) or `cooccurrence` (items seen together, by φ²).
+    #[arg(long, value_enum, conflicts_with = "hierarchy", default_value_t = BuildArg::Order)]
+    build: BuildArg,
+    /// The search: `aa` (Apriori Anonymization, the paper's main algorithm), `da` (Direct
+    /// Anonymization) or `oa` (Optimal Anonymization: every cut; small hierarchies only).
+    #[arg(long, value_enum, default_value_t = AlgorithmArg::Aa)]
+    algorithm: AlgorithmArg,
+    /// With --algorithm oa: refuse hierarchies with more cuts than this.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_cuts: u64,
+    /// With --algorithm aa or da: refuse a counting pass over more itemsets than this
+    /// (counted with repeats; DA on raw data with m = 4 exceeds it).
+    #[arg(long, value_name = "N", default_value_t = 200_000_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_combinations: u64,
+    /// Seed of the ChaCha20 shuffle of the published transactions (default: from the
+    /// operating system). The cut does not depend on it.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// The publication: published.dat (or .csv: generalized items have text labels), cut.txt,
+    /// hierarchy.txt, summary.json and manifest.json.
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Arguments of `txanon audit km`.
+#[derive(Debug, Args)]
+pub struct AuditKmArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The auditor's hierarchy (a publication carries the one it used as hierarchy.txt).
+    #[arg(long, value_name = "FILE")]
+    hierarchy: PathBuf,
+    #[command(flatten)]
+    setting: Setting,
+    /// The published cut (cut.txt, one node label per line): every leaf below exactly one of
+    /// its nodes, every published item on it.
+    #[arg(long, value_name = "FILE")]
+    cut: Option<PathBuf>,
+    /// The original transactions: the publication must be them generalized by one cut.
+    #[arg(long, value_name = "FILE")]
+    original: Option<PathBuf>,
+}
+
+/// The (k, m) both subcommands take.
+#[derive(Debug, Clone, Copy, Args)]
+struct Setting {
+    /// Cohort size k: every combination of at most m items must be in at least k transactions.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(2..=u64::from(u32::MAX)))]
+    k: u64,
+    /// Adversary's knowledge m: at most m items of a transaction known (the paper's 1 to 4).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4))]
+    m: u64,
+}
+
+/// `--algorithm`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum AlgorithmArg {
+    /// Apriori Anonymization.
+    Aa,
+    /// Direct Anonymization.
+    Da,
+    /// Optimal Anonymization.
+    Oa,
+}
+
+/// `--build`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum BuildArg {
+    /// Consecutive items in label order (the paper's balanced hierarchy).
+    Order,
+    /// Items grouped by co-occurrence (φ²).
+    Cooccurrence,
+}
+
+#[derive(Debug, Serialize)]
+struct Summary {
+    input: String,
+    transactions: usize,
+    items: usize,
+    k: u64,
+    m: u64,
+    algorithm: Algorithm,
+    hierarchy: String,
+    hierarchy_nodes: usize,
+    hierarchy_leaves: usize,
+    hierarchy_height: u32,
+    cut_nodes: usize,
+    generalized_nodes: usize,
+    generalizations: usize,
+    ncp: f64,
+    occurrences_by_height: Vec<u64>,
+    seconds: f64,
+}
+
+/// Runs `txanon anonymize km`.
+pub fn run(args: KmArgs) -> Result<()> {
+    let staged = args.output.prepare()?;
+    let (db, _) = args.input.read()?;
+    let started = Instant::now();
+    let fanout = usize::try_from(args.fanout).expect("clap bounds the fanout");
+    let (hierarchy, described) = match &args.hierarchy {
+        Some(path) => (Hierarchy::read(path)?, path.display().to_string()),
+        None => match args.build {
+            BuildArg::Order => {
+                (Hierarchy::balanced(&db, fanout)?, format!("balanced, fanout {fanout}"))
+            }
+            BuildArg::Cooccurrence => (
+                Hierarchy::by_cooccurrence(&db, fanout)?,
+                format!("co-occurrence, fanout {fanout}"),
+            ),
+        },
+    };
+    let algorithm = match args.algorithm {
+        AlgorithmArg::Aa => Algorithm::Apriori,
+        AlgorithmArg::Da => Algorithm::Direct,
+        AlgorithmArg::Oa => Algorithm::Optimal,
+    };
+    let Setting { k, m } = args.setting;
+    let params = KmParams::new(u32::try_from(k).expect("clap bounds k by u32::MAX"), m as usize)
+        .algorithm(algorithm)
+        .max_cuts(args.max_cuts)
+        .max_combinations(args.max_combinations)
+        .seed(args.seed)
+        .check()?;
+    // `anonymize` has audited the publication, its cut and both against the input.
+    let result = anonymize(&db, &hierarchy, &params)?;
+    let seconds = started.elapsed().as_secs_f64();
+    let generalized_nodes = result
+        .cut
+        .iter()
+        .filter(|l| hierarchy.find(l).is_some_and(|v| !hierarchy.is_leaf(v)))
+        .count();
+    let summary = Summary {
+        input: args.input.input.display().to_string(),
+        transactions: db.len(),
+        items: db.num_items(),
+        k,
+        m,
+        algorithm,
+        hierarchy: described,
+        hierarchy_nodes: hierarchy.len(),
+        hierarchy_leaves: hierarchy.leaves().len(),
+        hierarchy_height: hierarchy.height(hierarchy.root()),
+        cut_nodes: result.cut.len(),
+        generalized_nodes,
+        generalizations: result.generalizations.len(),
+        ncp: result.loss.ncp,
+        occurrences_by_height: result.loss.occurrences_by_height.clone(),
+        seconds,
+    };
+    write_transactions(staged.dir(), "published", &result.published)?;
+    write_text(&staged.path("cut.txt"), &(result.cut.join("\n") + "\n"))?;
+    write_text(&staged.path("hierarchy.txt"), &hierarchy.to_text()?)?;
+    let summary_json = staged.write_json("summary.json", &summary)?;
+    staged.commit(Description {
+        method: "km",
+        parameters: serde_json::json!({
+            "k": k,
+            "m": m,
+            "algorithm": algorithm,
+            "hierarchy": summary.hierarchy,
+        }),
+        seed: args.seed,
+        inputs: [Some(args.input.input.as_path()), args.hierarchy.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect(),
+        audit: serde_json::to_value(&result.audit)?,
+        note: None,
+    })?;
+    emit(&summary_json)
+}
+
+/// Reads a cut file: one node label per line (labels may hold spaces), `#` comments.
+fn read_cut(path: &Path) -> Result<Vec<String>> {
+    Ok(txanon_data::read_text(path)?
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect())
+}
+
+/// Runs `txanon audit km`.
+pub fn run_audit(args: AuditKmArgs) -> Result<()> {
+    crate::publication::verify_beside(&args.input.input)?;
+    let (db, _) = args.input.read()?;
+    let hierarchy = Hierarchy::read(&args.hierarchy)?;
+    let Setting { k, m } = args.setting;
+    let claim = KmClaim::new(k, m)?;
+    let cut = args.cut.as_deref().map(read_cut).transpose()?;
+    let original = args.original.as_deref().map(read_transactions).transpose()?;
+    let report = audit(&db, &hierarchy, &claim, cut.as_deref(), original.as_ref())
+        .with_context(|| format!("auditing {}", args.input.input.display()))?;
+    emit(&(serde_json::to_string_pretty(&report)? + "\n"))
+}
