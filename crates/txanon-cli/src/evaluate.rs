@@ -32,11 +32,11 @@ pub struct EvaluateArgs {
     /// random in equal shares (from --seed, else 0).
     #[arg(long, value_name = "N")]
     random_categories: Option<usize>,
-    /// Methods to compare, comma-separated: anatomy, cahd, coherence, swap.
-    #[arg(long, value_delimiter = ',', default_value = "anatomy,cahd,coherence,swap")]
+    /// Methods to compare, comma-separated: anatomy, cahd, coherence, km, swap.
+    #[arg(long, value_delimiter = ',', default_value = "anatomy,cahd,coherence,km,swap")]
     methods: Vec<String>,
     /// Privacy levels L, comma-separated, each matched as "one in L": anatomy's l, CAHD's p,
-    /// coherence's k with h = 1/L (2 to 1,000,000).
+    /// coherence's k with h = 1/L, km's k (2 to 1,000,000).
     #[arg(long, value_delimiter = ',', default_value = "4,8,16")]
     levels: Vec<usize>,
     /// Numbers q of a target's public items the adversary knows, comma-separated (1 to 32).
@@ -61,6 +61,9 @@ pub struct EvaluateArgs {
     /// Coherence's p: the most public items its adversary knows.
     #[arg(long, default_value_t = 2)]
     coherence_p: usize,
+    /// kᵐ-anonymity's m: the most items its adversary knows (1 to 4).
+    #[arg(long, default_value_t = 2)]
+    km_m: usize,
     /// Seed of every publication, of the attack's draws and of the workload (publications from
     /// the operating system without it; the draws and the workload from 0).
     #[arg(long)]
@@ -77,7 +80,7 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         .map(|m| {
             Method::parse(m.trim()).ok_or_else(|| {
                 UsageError(format!(
-                    "--methods: unknown method {m:?}: choose among anatomy, cahd, coherence, swap"
+                    "--methods: unknown method {m:?}: choose among anatomy, cahd, coherence, km, swap"
                 ))
             })
         })
@@ -96,6 +99,7 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         .queries(args.queries)
         .anatomy_columns(args.anatomy_columns)
         .coherence_p(args.coherence_p)
+        .km_m(args.km_m)
         .seed(args.seed)
         .check()?;
     let staged = args.output.prepare()?;
@@ -134,6 +138,7 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
             "queries": args.queries,
             "anatomy_columns": args.anatomy_columns,
             "coherence_p": args.coherence_p,
+            "km_m": args.km_m,
             "random_categories": args.random_categories,
             "sensitive": evaluation.data.sensitive,
         }),

@@ -48,6 +48,7 @@ pub struct EvaluateParams {
     seed: Option<u64>,
     anatomy_columns: Option<usize>,
     coherence_p: usize,
+    km_m: usize,
 }
 
 /// [`EvaluateParams`] that passed [`EvaluateParams::check`].
@@ -68,6 +69,7 @@ impl Default for EvaluateParams {
             seed: None,
             anatomy_columns: None,
             coherence_p: 2,
+            km_m: 2,
         }
     }
 }
@@ -131,12 +133,18 @@ impl EvaluateParams {
         self
     }
 
+    /// kᵐ-anonymity's m: the most items its adversary knows (1 to 4).
+    pub fn km_m(mut self, m: usize) -> Self {
+        self.km_m = m;
+        self
+    }
+
     /// Validates.
     ///
     /// # Errors
     /// [`ParamError`] naming the parameter: no method; no level or a level outside 2…1,000,000;
     /// supports outside (0, 1]; no queries or more than 10⁶; anatomy's columns or coherence's p
-    /// of 0; the attack's own bounds ([`AttackParams::check`]).
+    /// of 0; km's m outside 1…4; the attack's own bounds ([`AttackParams::check`]).
     pub fn check(self) -> Result<ValidEvaluateParams, ParamError> {
         let bad = |name: &'static str, value: String, min: u64, max: u64, what: &'static str| {
             ParamError::OutOfBounds { name, value, min, max, what }
@@ -145,7 +153,7 @@ impl EvaluateParams {
             return Err(ParamError::OutOfRange {
                 name: "methods",
                 value: String::new(),
-                reason: "name at least one of anatomy, cahd, coherence, swap",
+                reason: "name at least one of anatomy, cahd, coherence, km, swap",
             });
         }
         if self.levels.is_empty() {
@@ -175,6 +183,15 @@ impl EvaluateParams {
         }
         if self.coherence_p == 0 {
             return Err(bad("coherence-p", "0".into(), 1, u64::MAX, "known public items"));
+        }
+        if !(1..=txanon_km::MAX_M).contains(&self.km_m) {
+            return Err(bad(
+                "km-m",
+                self.km_m.to_string(),
+                1,
+                txanon_km::MAX_M as u64,
+                "known items, the paper's range",
+            ));
         }
         let attack = self.attack.clone().check()?;
         Ok(ValidEvaluateParams { params: self, attack })
@@ -316,6 +333,7 @@ pub fn evaluate(
         seed: p.seed,
         anatomy_columns,
         coherence_p: p.coherence_p,
+        km_m: p.km_m,
     };
     let mut runs: Vec<(Method, Option<usize>)> = Vec::new();
     for &m in &p.methods {
@@ -345,7 +363,7 @@ pub fn evaluate(
         let seconds = started.elapsed().as_secs_f64();
         let people = targets(&input, a.own);
         let privacy = attack(&a.view, &people, &params.attack)?;
-        let utility = yardstick.measure(&a.view)?;
+        let utility = yardstick.measure(a.utility_view.as_ref().unwrap_or(&a.view))?;
         Ok::<_, EvaluateError>(Point {
             method,
             level,

@@ -7,15 +7,16 @@ use crate::frontier::{Adversary, verdict};
 use crate::{Evaluation, Outcome, Point};
 
 /// Colours of the methods, in [`crate::Method::ALL`] order, then of anything else.
-const COLOURS: [&str; 5] = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#666666"];
+const COLOURS: [&str; 6] = ["#1b9e77", "#d95f02", "#7570b3", "#66a61e", "#e7298a", "#666666"];
 
 fn colour(method: &str) -> &'static str {
     match method {
         "anatomy" => COLOURS[0],
         "cahd" => COLOURS[1],
         "coherence" => COLOURS[2],
-        "swap" => COLOURS[3],
-        _ => COLOURS[4],
+        "km" => COLOURS[3],
+        "swap" => COLOURS[4],
+        _ => COLOURS[5],
     }
 }
 

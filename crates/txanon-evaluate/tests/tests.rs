@@ -32,8 +32,8 @@ fn run(db: &TransactionDb, params: EvaluateParams) -> Evaluation {
 fn every_method_is_attacked_and_measured() {
     let db = data();
     let e = run(&db, EvaluateParams::new().levels(vec![2, 4]).anatomy_columns(Some(2)));
-    // Two references, then anatomy, cahd, coherence at two levels and swap once.
-    assert_eq!(e.points.len(), 2 + 3 * 2 + 1);
+    // Two references, then anatomy, cahd, coherence, km at two levels and swap once.
+    assert_eq!(e.points.len(), 2 + 4 * 2 + 1);
     assert_eq!(e.points[0].method, "original");
     assert_eq!(e.points[1].method, "sensitive removed");
     for p in &e.points {
@@ -54,6 +54,13 @@ fn every_method_is_attacked_and_measured() {
             assert_eq!(utility.item_loss, 0.0);
             // With categories, the original records show their tendencies to the adversary.
             assert!(privacy.by_known[0].tendency.is_some());
+        }
+        // kᵐ-anonymity: an adversary who knows at most m = 2 items (generalized to what covers
+        // them) finds at least k records, so picks the target's with probability at most 1/k.
+        if p.method == "km" {
+            let bound = 1.0 / p.level.unwrap() as f64 + 1e-12;
+            assert!(privacy.by_known[..2].iter().all(|k| k.reidentification.max <= bound), "{p:?}");
+            assert!(utility.item_loss < 1.0, "a generalized item is read as one of its items");
         }
         if p.method == "swap" {
             assert!(privacy.by_known[0].tendency.is_some());

@@ -11,6 +11,7 @@ mod coherence;
 mod context;
 mod datasets;
 mod head_to_head;
+mod km;
 mod mining;
 mod output;
 mod plot;
@@ -100,6 +101,13 @@ pub const EXPERIMENTS: &[Experiment] = &[
         title: "Slicing beside Mondrian and Anatomy: which l each reaches, classification accuracy (naive Bayes, decision tree) for a sensitive and a quasi-identifier target, membership disclosure, time",
         paper: "slicing (TKDE 2012) classification study on Adult: Occupation and Education as targets, l = 5 and 8; its matching-bucket membership measure",
         run: slicing::run,
+        on_request: false,
+    },
+    Experiment {
+        name: "km",
+        title: "kᵐ-anonymity by generalization: information loss and time of AA against k, m and the hierarchy's fanout, DA beside AA, a co-occurrence hierarchy beside the balanced one, the greedy cuts against the exhaustive optimum",
+        paper: "Terrovitis, Mamoulis, Kalnis, PVLDB 1(1) 2008: its running example, and its experiments' data (BMS-WebView-1 and -2) and axes (k, m, fanout)",
+        run: km::run,
         on_request: false,
     },
     Experiment {
