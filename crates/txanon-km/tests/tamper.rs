@@ -194,3 +194,77 @@ fn generalize(db: &TransactionDb, h: &Hierarchy, nodes: &[String]) -> Transactio
             .collect::<Vec<_>>()
     }))
 }
+
+mod brute_force {
+    use std::collections::{BTreeSet, HashMap};
+
+    use proptest::prelude::*;
+    use txanon_data::TransactionDb;
+    use txanon_km::{Hierarchy, KmClaim, KmError, audit};
+
+    /// ALL → {A, B, C}; A → {a1, a2, a3}; B → {b1, b2}; C → {c1, c2}.
+    fn hierarchy() -> Hierarchy {
+        Hierarchy::from_text("a1 A\na2 A\na3 A\nb1 B\nb2 B\nc1 C\nc2 C\nA ALL\nB ALL\nC ALL\n")
+            .unwrap()
+    }
+
+    const NODES: [&str; 11] = ["a1", "a2", "a3", "b1", "b2", "c1", "c2", "A", "B", "C", "ALL"];
+
+    /// The definition, read literally: one cut publishes the items (none above another), at
+    /// least k transactions, every occurring combination of at most m items in at least k.
+    fn holds(rows: &[BTreeSet<usize>], k: usize, m: usize) -> bool {
+        let h = hierarchy();
+        let used: BTreeSet<usize> = rows.iter().flatten().copied().collect();
+        for &a in &used {
+            for &b in &used {
+                let (na, nb) = (h.find(NODES[a]).unwrap(), h.find(NODES[b]).unwrap());
+                if a != b && h.covers(na, nb) {
+                    return false;
+                }
+            }
+        }
+        if rows.len() < k {
+            return false;
+        }
+        let mut counts: HashMap<Vec<usize>, usize> = HashMap::new();
+        for row in rows {
+            let row: Vec<usize> = row.iter().copied().collect();
+            for mask in 1u32..(1 << row.len()) {
+                if mask.count_ones() as usize <= m {
+                    let set =
+                        (0..row.len()).filter(|b| mask >> b & 1 == 1).map(|b| row[b]).collect();
+                    *counts.entry(set).or_insert(0) += 1;
+                }
+            }
+        }
+        counts.values().all(|&c| c >= k)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        /// The audit passes exactly the publications the definition accepts.
+        #[test]
+        fn the_audit_is_the_definition(
+            rows in prop::collection::vec(prop::collection::btree_set(0usize..11, 0..4), 1..14),
+            k in 2u64..5,
+            m in 1u64..5,
+        ) {
+            let db = TransactionDb::from_str_transactions(
+                rows.iter().map(|r| r.iter().map(|&i| NODES[i]).collect::<Vec<_>>()),
+            );
+            let verdict = audit(&db, &hierarchy(), &KmClaim::new(k, m).unwrap(), None, None);
+            match verdict {
+                Ok(_) => prop_assert!(holds(&rows, k as usize, m as usize)),
+                Err(KmError::Audit(_)) => prop_assert!(!holds(&rows, k as usize, m as usize)),
+                Err(e) => panic!("{e}"),
+            }
+        }
+
+        /// No text makes the hierarchy reader panic.
+        #[test]
+        fn no_text_panics_the_hierarchy_reader(text in "[ab\\t ,#\\n]{0,60}") {
+            let _ = Hierarchy::from_text(&text);
+        }
+    }
+}
