@@ -138,6 +138,11 @@ pub(crate) fn greedy(
     Ok((search.cut, search.raises))
 }
 
+/// The most raises of one violation enumerated: `Π (depth + 1)` over its items is at most
+/// `6⁴ = 1296` for the paper's hierarchies; past this (a hierarchy thousands of levels deep)
+/// a linear set of candidates is tried instead.
+const MAX_CANDIDATES: u64 = 1 << 16;
+
 /// The state of AA's and DA's search.
 struct Search<'a> {
     db: &'a TransactionDb,
@@ -299,9 +304,49 @@ impl<'a> Search<'a> {
         // (those under another raised node dropped), deduplicated.
         let paths: Vec<Vec<NodeId>> =
             itemset.iter().map(|&v| h.ancestors_or_self(v).collect()).collect();
+        let combinations = paths.iter().fold(1u64, |acc, p| acc.saturating_mul(p.len() as u64));
         let mut candidates: Vec<(u128, Vec<NodeId>)> = Vec::new();
+        if combinations > MAX_CANDIDATES {
+            // A hierarchy far deeper than the paper's: every item alone up its path, and every
+            // item together to its ancestor at each height; the root is among them, so a fix
+            // is always found.
+            let height = |v: NodeId| h.height(v);
+            let mut sets: Vec<Vec<NodeId>> = Vec::new();
+            for path in &paths {
+                sets.extend(path[1..].iter().map(|&a| vec![a]));
+            }
+            let top = paths.iter().map(|p| height(*p.last().expect("a root"))).max().unwrap_or(0);
+            // Each path's position only moves up as the level rises: linear in the paths.
+            let mut at = vec![0usize; paths.len()];
+            for level in 1..=top {
+                let mut raised: Vec<NodeId> = Vec::with_capacity(paths.len());
+                for (j, path) in paths.iter().enumerate() {
+                    while at[j] + 1 < path.len() && height(path[at[j]]) < level {
+                        at[j] += 1;
+                    }
+                    let a = path[at[j]];
+                    if height(a) >= level && !itemset.contains(&a) {
+                        raised.push(a);
+                    }
+                }
+                raised.sort_unstable();
+                raised.dedup();
+                sets.push(raised);
+            }
+            for raised in sets {
+                let top: Vec<NodeId> = raised
+                    .iter()
+                    .copied()
+                    .filter(|&a| !raised.iter().any(|&b| b != a && h.covers(b, a)))
+                    .collect();
+                if !top.is_empty() {
+                    let cost = top.iter().map(|&a| self.raise_cost(a)).sum::<u128>();
+                    candidates.push((cost, top));
+                }
+            }
+        }
         let mut choice = vec![0usize; paths.len()];
-        loop {
+        while combinations <= MAX_CANDIDATES {
             let mut raised: Vec<NodeId> = choice
                 .iter()
                 .zip(&paths)

@@ -295,6 +295,12 @@ impl Hierarchy {
     /// `v` nodes.
     pub fn by_cooccurrence(db: &TransactionDb, fanout: usize) -> Result<Self, KmError> {
         check_fanout(db, fanout)?;
+        if db.num_items() > MAX_COOCCURRENCE_ITEMS {
+            return Err(KmError::Hierarchy(format!(
+                "the co-occurrence hierarchy compares every pair of items: at most {MAX_COOCCURRENCE_ITEMS} items, the data has {}; use the balanced hierarchy or a hierarchy file",
+                db.num_items()
+            )));
+        }
         let groups = |nodes: &[Vec<ItemId>], _level: usize| -> Vec<Vec<usize>> {
             // The data generalized to this level's nodes.
             let mut node_of_item = vec![0u32; db.num_items()];
@@ -504,15 +510,12 @@ impl Hierarchy {
     /// True when `a` is `v` or one of its ancestors.
     pub fn covers(&self, a: NodeId, v: NodeId) -> bool {
         let (ra, rv) = (self.leaf_range(a), self.leaf_range(v));
-        // Leaf ranges are nested or disjoint; an inner node's range is never empty, so equal
-        // ranges belong to a chain of single children, told apart by walking up.
+        // Leaf ranges are nested or disjoint and never empty, so two nodes with equal ranges
+        // lie on one chain of single children, where the higher one is the ancestor.
         if ra.start > rv.start || rv.end > ra.end {
             return false;
         }
-        if ra != rv {
-            return true;
-        }
-        self.ancestors_or_self(v).any(|u| u == a)
+        ra != rv || self.height(a) >= self.height(v)
     }
 
     /// `v`, its parent, and so on up to the root.
@@ -565,6 +568,10 @@ impl Hierarchy {
         count[self.root as usize]
     }
 }
+
+/// The most items [`Hierarchy::by_cooccurrence`] groups: its `O(v²)` comparisons take seconds
+/// there.
+pub const MAX_COOCCURRENCE_ITEMS: usize = 20_000;
 
 fn check_fanout(db: &TransactionDb, fanout: usize) -> Result<(), KmError> {
     if fanout < 2 {

@@ -9,6 +9,9 @@ use crate::cut::{Cut, weight};
 use crate::error::KmError;
 use crate::hierarchy::{Hierarchy, NodeId};
 
+/// The most nodes of a hierarchy the optimal search takes.
+pub const MAX_OPTIMAL_NODES: usize = 4096;
+
 /// The kᵐ-anonymous cut of least information loss, ties to the first in the enumeration
 /// (each node before its children's cuts). The paper's OA explores the same space bottom-up
 /// with pruning; this enumeration is the exact reference the heuristics are compared with, so
@@ -17,7 +20,8 @@ use crate::hierarchy::{Hierarchy, NodeId};
 /// hierarchy and the loss weight with AA and DA.
 ///
 /// # Errors
-/// [`KmError::TooManyCuts`] when the hierarchy has more than `max_cuts` cuts.
+/// [`KmError::TooManyCuts`] when the hierarchy has more than `max_cuts` cuts,
+/// [`KmError::Hierarchy`] when it has more than [`MAX_OPTIMAL_NODES`] nodes.
 pub(crate) fn optimal_cut(
     db: &TransactionDb,
     hierarchy: &Hierarchy,
@@ -29,6 +33,14 @@ pub(crate) fn optimal_cut(
     let cuts = hierarchy.cut_count();
     if cuts > u128::from(max_cuts) {
         return Err(KmError::TooManyCuts { cuts, limit: max_cuts });
+    }
+    // The enumeration recurses once per node of a cut: bounded so that no hierarchy a file
+    // can hold (a chain of a million nodes has only a million cuts) overflows the stack.
+    if hierarchy.len() > MAX_OPTIMAL_NODES {
+        return Err(KmError::Hierarchy(format!(
+            "the optimal search takes hierarchies of at most {MAX_OPTIMAL_NODES} nodes, this one has {}: use the Apriori algorithm (AA)",
+            hierarchy.len()
+        )));
     }
     let mut best: Option<(u128, Vec<NodeId>)> = None;
     let mut chosen = Vec::new();

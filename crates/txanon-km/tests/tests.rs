@@ -247,3 +247,27 @@ fn generated_hierarchies_publish_on_quest_data() {
         assert_eq!(again.published, aa.published, "the same seed gives the same publication");
     }
 }
+
+#[test]
+fn deep_and_wide_hierarchies_neither_hang_nor_overflow() {
+    // Every item under a chain of 100,000 nodes: AA's raises along the chain are too many to
+    // enumerate per violation, so its linear candidates run; OA refuses the hierarchy.
+    let db =
+        TransactionDb::from_int_transactions([vec![1, 2], vec![1, 3], vec![2, 3], vec![1, 2, 3]]);
+    let mut text = String::from("1 c0\n2 c0\n3 c0\n");
+    for j in 0..100_000 {
+        text.push_str(&format!("c{j} c{}\n", j + 1));
+    }
+    let deep = Hierarchy::from_text(&text).unwrap();
+    let result =
+        anonymize(&db, &deep, &KmParams::new(3, 3).seed(Some(1)).check().unwrap()).unwrap();
+    let claim = KmClaim::new(3, 3).unwrap();
+    assert!(audit(&result.published, &deep, &claim, Some(&result.cut), Some(&db)).is_ok());
+    let oa = KmParams::new(3, 3).algorithm(Algorithm::Optimal).check().unwrap();
+    assert!(matches!(anonymize(&db, &deep, &oa), Err(KmError::Hierarchy(_))));
+    // A co-occurrence hierarchy over more items than it compares is refused, not started.
+    let wide = TransactionDb::from_int_transactions([(0..=txanon_km::MAX_COOCCURRENCE_ITEMS
+        as u32)
+        .collect::<Vec<_>>()]);
+    assert!(matches!(Hierarchy::by_cooccurrence(&wide, 5), Err(KmError::Hierarchy(_))));
+}
