@@ -305,15 +305,15 @@ impl<'a> Search<'a> {
         let paths: Vec<Vec<NodeId>> =
             itemset.iter().map(|&v| h.ancestors_or_self(v).collect()).collect();
         let combinations = paths.iter().fold(1u64, |acc, p| acc.saturating_mul(p.len() as u64));
-        let mut candidates: Vec<(u128, Vec<NodeId>)> = Vec::new();
+        // Each candidate as the nodes the cut is raised to (with repeats and nested nodes).
+        let mut raise_sets: Vec<Vec<NodeId>> = Vec::new();
         if combinations > MAX_CANDIDATES {
             // A hierarchy far deeper than the paper's: every item alone up its path, and every
             // item together to its ancestor at each height; the root is among them, so a fix
             // is always found.
             let height = |v: NodeId| h.height(v);
-            let mut sets: Vec<Vec<NodeId>> = Vec::new();
             for path in &paths {
-                sets.extend(path[1..].iter().map(|&a| vec![a]));
+                raise_sets.extend(path[1..].iter().map(|&a| vec![a]));
             }
             let top = paths.iter().map(|p| height(*p.last().expect("a root"))).max().unwrap_or(0);
             // Each path's position only moves up as the level rises: linear in the paths.
@@ -329,30 +329,29 @@ impl<'a> Search<'a> {
                         raised.push(a);
                     }
                 }
-                raised.sort_unstable();
-                raised.dedup();
-                sets.push(raised);
+                raise_sets.push(raised);
             }
-            for raised in sets {
-                let top: Vec<NodeId> = raised
-                    .iter()
-                    .copied()
-                    .filter(|&a| !raised.iter().any(|&b| b != a && h.covers(b, a)))
-                    .collect();
-                if !top.is_empty() {
-                    let cost = top.iter().map(|&a| self.raise_cost(a)).sum::<u128>();
-                    candidates.push((cost, top));
-                }
+        } else {
+            // Every choice of one node per path (mixed radix; 0 keeps the item).
+            let mut choice = vec![0usize; paths.len()];
+            loop {
+                raise_sets.push(
+                    choice
+                        .iter()
+                        .zip(&paths)
+                        .filter(|&(&c, _)| c > 0)
+                        .map(|(&c, path)| path[c])
+                        .collect(),
+                );
+                let Some(j) = (0..choice.len()).find(|&j| choice[j] + 1 < paths[j].len()) else {
+                    break;
+                };
+                choice[j] += 1;
+                choice[..j].fill(0);
             }
         }
-        let mut choice = vec![0usize; paths.len()];
-        while combinations <= MAX_CANDIDATES {
-            let mut raised: Vec<NodeId> = choice
-                .iter()
-                .zip(&paths)
-                .filter(|&(&c, _)| c > 0)
-                .map(|(&c, path)| path[c])
-                .collect();
+        let mut candidates: Vec<(u128, Vec<NodeId>)> = Vec::new();
+        for mut raised in raise_sets {
             raised.sort_unstable();
             raised.dedup();
             let top: Vec<NodeId> = raised
@@ -363,19 +362,6 @@ impl<'a> Search<'a> {
             if !top.is_empty() {
                 let cost = top.iter().map(|&a| self.raise_cost(a)).sum::<u128>();
                 candidates.push((cost, top));
-            }
-            // Next choice (mixed radix).
-            let mut j = 0;
-            while j < choice.len() {
-                choice[j] += 1;
-                if choice[j] < paths[j].len() {
-                    break;
-                }
-                choice[j] = 0;
-                j += 1;
-            }
-            if j == choice.len() {
-                break;
             }
         }
         candidates.sort_unstable();
