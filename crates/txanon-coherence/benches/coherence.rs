@@ -7,23 +7,14 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use txanon_coherence::{CoherenceClaim, CoherenceParams, Engine, anonymize, audit};
-use txanon_data::{QuestParams, ReadOptions, TransactionDb, datasets, random_items, read_path};
+use txanon_data::{QuestParams, TransactionDb, datasets, random_items};
 
 fn inputs() -> Vec<(String, TransactionDb)> {
-    let mut inputs = Vec::new();
-    for name in ["bms1", "bms2"] {
-        match datasets::locate_verified(name) {
-            Ok(Some(path)) => inputs
-                .push((name.into(), read_path(&path, &ReadOptions::new()).expect("readable").0)),
-            _ => eprintln!("{name} not found: not benchmarked"),
-        }
-    }
-    if inputs.is_empty() {
+    datasets::for_bench(&["bms1", "bms2"], || {
         let quest =
             QuestParams::new(60_000, 2.5, 2.0, 500).seed(0).check().expect("valid").generate();
-        inputs.push(("quest-T2.5I2D60K".into(), quest));
-    }
-    inputs
+        ("quest-T2.5I2D60K".into(), quest)
+    })
 }
 
 fn coherence(c: &mut Criterion) {

@@ -241,6 +241,34 @@ pub fn for_test(name: &str) -> Option<PathBuf> {
     }
 }
 
+/// For benchmarks on real data: the datasets of `names` that are found, read whole (a missing
+/// one is named on stderr), or `stand_in`'s generated data when none is, so that a benchmark
+/// runs on any machine and says what it measured.
+///
+/// # Panics
+/// When a found dataset's checksum does not match or it cannot be read.
+pub fn for_bench(
+    names: &[&str],
+    stand_in: impl FnOnce() -> (String, crate::TransactionDb),
+) -> Vec<(String, crate::TransactionDb)> {
+    let mut inputs = Vec::new();
+    for &name in names {
+        match locate_verified(name) {
+            Ok(Some(path)) => {
+                let (db, _) = crate::read_path(&path, &crate::ReadOptions::new())
+                    .unwrap_or_else(|e| panic!("{e}"));
+                inputs.push((name.to_string(), db));
+            }
+            Ok(None) => eprintln!("{name} not found: not benchmarked"),
+            Err(e) => panic!("{e}"),
+        }
+    }
+    if inputs.is_empty() {
+        inputs.push(stand_in());
+    }
+    inputs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -271,3 +271,24 @@ fn deep_and_wide_hierarchies_neither_hang_nor_overflow() {
         .collect::<Vec<_>>()]);
     assert!(matches!(Hierarchy::by_cooccurrence(&wide, 5), Err(KmError::Hierarchy(_))));
 }
+
+#[test]
+fn aa_publishes_the_papers_data_and_da_is_refused_where_it_cannot_count() {
+    for name in ["bms1", "bms2"] {
+        let Some(path) = txanon_data::datasets::for_test(name) else { continue };
+        let (db, _) = txanon_data::read_path(&path, &Default::default()).unwrap();
+        let hierarchy = Hierarchy::balanced(&db, 5).unwrap();
+        let aa = anonymize(&db, &hierarchy, &KmParams::new(100, 4).seed(Some(1)).check().unwrap())
+            .unwrap();
+        let claim = KmClaim::new(100, 4).unwrap();
+        let report = audit(&aa.published, &hierarchy, &claim, Some(&aa.cut), Some(&db)).unwrap();
+        assert!(report.smallest_support.unwrap() >= 100);
+        assert!(aa.loss.ncp > 0.0 && aa.loss.ncp < 1.0, "{name}: {}", aa.loss.ncp);
+        // DA counts every itemset of at most four items of the raw data: refused, not run.
+        let da = KmParams::new(100, 4).algorithm(Algorithm::Direct).check().unwrap();
+        assert!(
+            matches!(anonymize(&db, &hierarchy, &da), Err(KmError::TooManyCombinations { .. })),
+            "{name}"
+        );
+    }
+}
