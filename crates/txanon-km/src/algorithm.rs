@@ -98,11 +98,7 @@ pub fn anonymize(
     let cut_labels: Vec<String> =
         cut.nodes().into_iter().map(|v| hierarchy.label(v).to_string()).collect();
     let claim = KmClaim::new(u64::from(k), params.m() as u64)?;
-    let report =
-        audit(&published, hierarchy, &claim, Some(&cut_labels), Some(db)).map_err(|e| match e {
-            KmError::Audit(v) => KmError::Audit(v),
-            other => other,
-        })?;
+    let report = audit(&published, hierarchy, &claim, Some(&cut_labels), Some(db))?;
     let loss = information_loss(hierarchy, &cut, db, &leaf_of_item);
     let generalizations = generalizations
         .into_iter()

@@ -138,6 +138,28 @@ fn every_tampering_is_rejected() {
     let mut t = valid();
     t[3] = vec![];
     rejects!(run(&t, None, 2, 2, Some(&o)), KmViolation::TransactionsNotFromOriginal { .. });
+    // 17. A claim no count can meet: k = 2⁶⁴ − 1, compared without wrapping.
+    rejects!(run(&valid(), None, u64::MAX, 1, None), KmViolation::TooFewTransactions { .. });
+    // 18. The root beside an item: it generalizes everything.
+    let mut t = valid();
+    t[1] = vec!["ALL"];
+    rejects!(run(&t, None, 2, 2, None), KmViolation::Overlapping { .. });
+    // 19. An empty transaction added.
+    let mut t = valid();
+    t.push(vec![]);
+    rejects!(run(&t, None, 2, 2, Some(&o)), KmViolation::RecordCount { published: 5, original: 4 });
+    // 20. A moved from one transaction to another: the same items, other transactions.
+    let t: Rows = vec![vec!["A", "b1", "b2"], vec!["b1"], vec!["A", "b1", "b2"], vec!["A", "b2"]];
+    rejects!(run(&t, None, 2, 1, Some(&o)), KmViolation::TransactionsNotFromOriginal { .. });
+    // 21. m = 1 at k = 4: b1 is in three transactions.
+    rejects!(run(&valid(), None, 4, 1, None), KmViolation::RareItemset { support: 3, k: 4, .. });
+    // Not tampering: the records in another order, and every item generalized to the root
+    // (a coarser cut is still the original under one cut).
+    let mut t = valid();
+    t.reverse();
+    run(&t, Some(&CUT), 2, 2, Some(&o)).unwrap();
+    let all: Rows = vec![vec!["ALL"]; 4];
+    run(&all, Some(&["ALL"]), 4, 4, Some(&o)).unwrap();
 }
 
 #[test]
