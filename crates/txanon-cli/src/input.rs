@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::Args;
 use txanon_data::cache::{self, CacheOutcome};
+use txanon_data::progress::Progress;
 use txanon_data::{
-    Format, ItemId, ReadOptions, ReadReport, TransactionDb, read_path, write_atomic, write_db,
+    Format, ItemId, ReadOptions, ReadReport, TransactionDb, read_path, read_path_with_progress,
+    write_atomic, write_db,
 };
 
 use crate::exit::UsageError;
@@ -34,16 +36,18 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
-    /// Reads the database, with a spinner for large files.
+    /// Reads the database, with a progress bar (bytes, rate, time left) for large files.
     pub fn read(&self) -> Result<(TransactionDb, ReadReport)> {
         let mut options = ReadOptions::new().keep_empty(!self.drop_empty);
         if let Some(f) = self.from {
             options = options.format(f);
         }
-        let _spinner = Spinner::start(format!("reading {}", self.input.display()));
         let Some(dir) = &self.cache else {
-            return Ok(read_path(&self.input, &options)?);
+            let progress = Progress::new();
+            let _meter = Spinner::follow(&progress);
+            return Ok(read_path_with_progress(&self.input, &options, &progress)?);
         };
+        let _spinner = Spinner::start(format!("reading {}", self.input.display()));
         if txanon_data::stdin::is_stdin(&self.input) {
             return Err(UsageError(
                 "--cache keeps the parse of a file: standard input (-) cannot be cached; drop --cache or name the file".into(),

@@ -1,9 +1,11 @@
-//! A spinner on stderr for work that takes over a second, hidden when stderr is not a terminal.
+//! A spinner on stderr for work that takes over a second, hidden when stderr is not a terminal;
+//! a progress bar with a rate and an estimate where the work reports how far it has come.
 
 use std::io::IsTerminal;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use txanon_data::progress::{Progress, Unit};
 
 /// A spinner that appears only if the work is still running after one second.
 #[derive(Debug)]
@@ -32,6 +34,38 @@ impl Spinner {
         Self { bar }
     }
 
+    /// A bar that follows `progress` (its phase, done and total, read ten times a second):
+    /// bytes or items with a rate and an estimate of the time left when the phase has a
+    /// total, a spinner with the count when it has none. Drawn, like the spinner, only after
+    /// a second and only on a terminal.
+    pub fn follow(progress: &Progress) -> Self {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        if std::io::stderr().is_terminal() {
+            let (delayed, progress) = (bar.clone(), progress.clone());
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_secs(1));
+                let mut shown: Option<(Unit, bool)> = None;
+                while !delayed.is_finished() {
+                    let (phase, unit) = progress.phase();
+                    let total = progress.total();
+                    if shown != Some((unit, total > 0)) {
+                        delayed.set_style(meter_style(unit, total > 0));
+                        if shown.is_none() {
+                            delayed.set_draw_target(ProgressDrawTarget::stderr());
+                        }
+                        shown = Some((unit, total > 0));
+                    }
+                    delayed.set_message(phase);
+                    delayed.set_length(total);
+                    delayed.set_position(progress.done());
+                    delayed.tick();
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            });
+        }
+        Self { bar }
+    }
+
     /// Changes the message.
     pub fn set_message(&self, message: impl Into<String>) {
         self.bar.set_message(message.into());
@@ -42,4 +76,18 @@ impl Drop for Spinner {
     fn drop(&mut self) {
         self.bar.finish_and_clear();
     }
+}
+
+fn meter_style(unit: Unit, bounded: bool) -> ProgressStyle {
+    let template = match (unit, bounded) {
+        (Unit::Bytes, true) => {
+            "{msg} [{wide_bar}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta} ({elapsed})"
+        }
+        (Unit::Items, true) => {
+            "{msg} [{wide_bar}] {human_pos}/{human_len} {per_sec} eta {eta} ({elapsed})"
+        }
+        (Unit::Bytes, false) => "{spinner} {msg} {bytes} {binary_bytes_per_sec} ({elapsed})",
+        (Unit::Items, false) => "{spinner} {msg} {human_pos} {per_sec} ({elapsed})",
+    };
+    ProgressStyle::with_template(template).expect("valid template")
 }

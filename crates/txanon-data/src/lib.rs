@@ -37,6 +37,7 @@ mod fimi;
 mod hash;
 mod index;
 mod labels;
+pub mod progress;
 pub mod quest;
 mod read;
 mod rng;
@@ -59,7 +60,7 @@ pub use labels::{ItemId, ItemLabels, Label};
 pub use quest::{QuestParams, ValidQuestParams};
 pub use read::{
     Format, ReadOptions, ReadReport, detect_format, open_input, read_bytes, read_from, read_path,
-    read_text, split_csv,
+    read_path_with_progress, read_text, split_csv,
 };
 pub use rng::publication_rng;
 pub use table::{Attribute, AttributeType, Column, MissingPolicy, Role, Schema, Table};

@@ -139,7 +139,19 @@ const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 /// (recognised by its magic bytes, not its name). Returns the reader and whether it was
 /// compressed.
 pub fn open_input(path: &Path) -> Result<(Box<dyn BufRead + Send>, bool)> {
-    let file = crate::stdin::open_raw(path)?;
+    open_counted(path, None)
+}
+
+/// [`open_input`], the bytes read from the file (compressed ones for gzip) advancing
+/// `progress` when given.
+fn open_counted(
+    path: &Path,
+    progress: Option<&crate::progress::Progress>,
+) -> Result<(Box<dyn BufRead + Send>, bool)> {
+    let mut file = crate::stdin::open_raw(path)?;
+    if let Some(progress) = progress {
+        file = Box::new(crate::progress::Counting { inner: file, progress: progress.clone() });
+    }
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let head = reader.fill_buf().map_err(|e| DataError::io(path, e))?;
     if head.starts_with(&GZIP_MAGIC) {
@@ -175,8 +187,36 @@ pub fn read_text(path: &Path) -> Result<String> {
 /// [`DataError::Invalid`] for an empty file or an unknown format; [`DataError::Gzip`] for a
 /// corrupt compressed stream; [`DataError::Io`] when the file cannot be read.
 pub fn read_path(path: &Path, options: &ReadOptions) -> Result<(TransactionDb, ReadReport)> {
+    read_path_counted(path, options, None)
+}
+
+/// [`read_path`], reporting the bytes read to `progress` as the phase `reading FILE` (its
+/// total the file's size; unknown for standard input), so a front end can show a rate and an
+/// estimate.
+///
+/// # Errors
+/// As [`read_path`].
+pub fn read_path_with_progress(
+    path: &Path,
+    options: &ReadOptions,
+    progress: &crate::progress::Progress,
+) -> Result<(TransactionDb, ReadReport)> {
+    let size = if crate::stdin::is_stdin(path) {
+        0
+    } else {
+        std::fs::metadata(path).map_or(0, |m| m.len())
+    };
+    progress.begin(format!("reading {}", path.display()), crate::progress::Unit::Bytes, size);
+    read_path_counted(path, options, Some(progress))
+}
+
+fn read_path_counted(
+    path: &Path,
+    options: &ReadOptions,
+    progress: Option<&crate::progress::Progress>,
+) -> Result<(TransactionDb, ReadReport)> {
     if crate::stdin::is_stdin(path) {
-        let (mut reader, gzip) = open_input(path)?;
+        let (mut reader, gzip) = open_counted(path, progress)?;
         let format = match options.format {
             Some(f) => f,
             None => sniff_format(&mut reader).map_err(|e| DataError::reading(path, 1, gzip, e))?,
@@ -192,7 +232,7 @@ pub fn read_path(path: &Path, options: &ReadOptions) -> Result<(TransactionDb, R
             ));
         }
     };
-    let (reader, gzip) = open_input(path)?;
+    let (reader, gzip) = open_counted(path, progress)?;
     // The plain file's size bounds its number of items; a compressed one's does not.
     let hint = if gzip { 0 } else { std::fs::metadata(path).map_or(0, |m| m.len()) };
     read_with_hint(reader, path, format, options.keep_empty, gzip, hint)
