@@ -41,8 +41,8 @@ pub struct KmArgs {
     #[arg(long, value_name = "N", default_value_t = 1_000_000,
           value_parser = clap::value_parser!(u64).range(1..))]
     max_cuts: u64,
-    /// With --algorithm aa or da: refuse a counting pass over more itemsets than this
-    /// (counted with repeats; DA on raw data with m = 4 exceeds it).
+    /// With --algorithm aa or da: refuse a counting pass that could hold more distinct
+    /// itemsets than this (memory grows with it; DA on raw data with m = 4 exceeds it).
     #[arg(long, value_name = "N", default_value_t = 200_000_000,
           value_parser = clap::value_parser!(u64).range(1..))]
     max_combinations: u64,

@@ -214,8 +214,9 @@ impl<'a> Search<'a> {
     /// than `k` transactions, as count-tree keys in preorder.
     ///
     /// # Errors
-    /// [`KmError::TooManyCombinations`] when the transactions hold more than
-    /// `max_combinations` such itemsets, counted with repeats, before anything is counted.
+    /// [`KmError::TooManyCombinations`] when the counters could hold more than
+    /// `max_combinations` distinct itemsets (bounded by the rows' combinations and by those of
+    /// the nodes that occur), before anything is counted.
     fn violations(
         &self,
         sizes: std::ops::RangeInclusive<usize>,
@@ -248,20 +249,34 @@ impl<'a> Search<'a> {
                 _ => distinct.push((row, 1)),
             }
         }
-        let combinations = distinct
-            .iter()
-            .map(|(row, _)| {
-                sizes
-                    .clone()
-                    .map(|size| binomial(row.len() as u64, size as u64))
-                    .fold(0u64, u64::saturating_add)
+        // The counters hold at most one entry per distinct itemset: no more than the rows'
+        // combinations, nor than the combinations of the nodes that occur.
+        let mut present = vec![false; self.node_of_rank.len()];
+        for (row, _) in &distinct {
+            for &r in *row {
+                present[r as usize] = true;
+            }
+        }
+        let nodes = present.iter().filter(|&&p| p).count() as u64;
+        let itemsets = sizes
+            .clone()
+            .map(|size| {
+                let listed = distinct
+                    .iter()
+                    .map(|(row, _)| binomial(row.len() as u64, size as u64))
+                    .fold(0u64, u64::saturating_add);
+                listed.min(binomial(nodes, size as u64))
             })
             .fold(0u64, u64::saturating_add);
-        if combinations > max_combinations {
+        if itemsets > max_combinations {
             return Err(KmError::TooManyCombinations {
-                combinations,
+                combinations: itemsets,
                 limit: max_combinations,
-                sizes: format!("{} to {}", sizes.start(), sizes.end()),
+                sizes: if sizes.start() == sizes.end() {
+                    sizes.start().to_string()
+                } else {
+                    format!("{} to {}", sizes.start(), sizes.end())
+                },
             });
         }
         let counts = distinct

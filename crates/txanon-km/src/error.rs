@@ -28,12 +28,12 @@ pub enum KmError {
         /// The limit.
         limit: u64,
     },
-    /// A counting pass would list more itemsets than allowed.
+    /// A counting pass could hold more distinct itemsets than allowed.
     #[error(
-        "the data generalized so far holds {combinations} itemsets of {sizes} items (with repeats), over the limit of {limit}: use AA (--algorithm aa), a smaller m, or a coarser hierarchy"
+        "counting the itemsets of {sizes} items of the data generalized so far could take {combinations} counters, over the limit of {limit} (--max-combinations): AA (--algorithm aa) counts fewer than DA; else a smaller m or a coarser hierarchy"
     )]
     TooManyCombinations {
-        /// Itemsets that would be counted (saturated at `u64::MAX`).
+        /// The bound on the distinct itemsets of the pass (saturated at `u64::MAX`).
         combinations: u64,
         /// The limit.
         limit: u64,

@@ -67,10 +67,11 @@ impl KmParams {
         self
     }
 
-    /// With AA and DA, refuse a counting pass over more itemsets than this, counted with
-    /// repeats over the distinct generalized transactions (default 200 million, a few GB of
-    /// counters). DA counts every itemset of at most `m` items of the raw data at once: on
-    /// BMS-WebView-2 at m = 4 that is far beyond it, which is why AA exists.
+    /// With AA and DA, refuse a counting pass that could hold more distinct itemsets than this
+    /// (bounded by the combinations of the distinct generalized transactions and by those of
+    /// the nodes that occur; default 200 million, a few GB of counters). DA counts every itemset
+    /// of at most `m` items of the raw data at once: on BMS-WebView-2 at m = 4 that is far
+    /// beyond it, which is why AA exists.
     pub fn max_combinations(mut self, max_combinations: u64) -> Self {
         self.max_combinations = max_combinations;
         self
