@@ -4,13 +4,18 @@
 //! It shares no code with the algorithms (no cut, no count tree, no transaction lists of
 //! hierarchy nodes): identical published transactions are one row with a weight, and a
 //! depth-first search over the published items in id order counts, for each itemset that
-//! occurs, the supports of its one-item extensions by scanning its rows. An itemset below `k`
-//! is a violation and is not extended (its supersets add nothing an auditor needs); one at or
-//! above `k` is extended up to `m` items. So the work is that of listing the itemsets of at
-//! most `m` items with support at least `k`, plus one scan per violation found.
+//! occurs, the supports of its one-item extensions by scanning its rows (an extension's rows
+//! are its prefix's intersected with the item's). An itemset below `k` is a violation and is
+//! not extended (its supersets add nothing an auditor needs); one at or above `k` is extended
+//! up to `m` items. So the work is that of listing the itemsets of at most `m` items with
+//! support at least `k`, plus one scan per violation found; each single item's subtree is
+//! searched on its own thread (rayon), the findings joined in item order.
 
 use std::collections::HashMap;
 use std::fmt;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 use serde::Serialize;
 use txanon_data::audit::{ViolationLog, Violations};
@@ -299,7 +304,7 @@ fn check_itemsets(
     claim: &KmClaim,
     log: &mut ViolationLog<KmViolation>,
 ) -> (u64, Option<u64>) {
-    let mut weight_of: HashMap<&[ItemId], u64> = HashMap::new();
+    let mut weight_of: FxHashMap<&[ItemId], u64> = FxHashMap::default();
     let mut rows: Vec<&[ItemId]> = Vec::new();
     for t in published.iter().filter(|t| !t.is_empty()) {
         let w = weight_of.entry(t).or_insert_with(|| {
@@ -309,75 +314,117 @@ fn check_itemsets(
         *w += 1;
     }
     let weights: Vec<u64> = rows.iter().map(|r| weight_of[r]).collect();
-    let mut search = ItemsetSearch {
-        published,
-        rows: &rows,
-        weights: &weights,
-        claim,
-        counts: vec![0; published.num_items()],
-        checked: 0,
-        smallest: None,
-    };
+    // Each item's rows, ascending: an itemset's rows are its prefix's intersected with them.
+    let mut postings: Vec<Vec<u32>> = vec![Vec::new(); published.num_items()];
+    for (r, row) in rows.iter().enumerate() {
+        for &i in *row {
+            postings[i as usize].push(r as u32);
+        }
+    }
+    let search =
+        ItemsetSearch { published, rows: &rows, weights: &weights, postings: &postings, claim };
+    // The single items, then each one's subtree on its own thread; their findings are joined
+    // in item order, as one depth-first search would list them.
+    let mut counts = vec![0u64; published.num_items()];
     let all: Vec<u32> = (0..rows.len() as u32).collect();
-    let mut prefix = Vec::new();
-    search.extend(&all, &mut prefix, log);
-    (search.checked, search.smallest)
+    let singles = search.extensions(&all, 0, &mut counts);
+    let branches: Vec<Branch> = singles
+        .par_iter()
+        .map(|&(i, support)| {
+            let mut branch =
+                Branch { checked: 1, smallest: support, violations: ViolationLog::new() };
+            if support < claim.k {
+                branch.violations.push(search.rare(&[i], support));
+            } else if claim.m > 1 {
+                let mut counts = vec![0u64; published.num_items()];
+                search.extend(&postings[i as usize], &mut vec![i], &mut counts, &mut branch);
+            }
+            branch
+        })
+        .collect();
+    let (mut checked, mut smallest) = (0u64, None::<u64>);
+    for branch in branches {
+        checked += branch.checked;
+        smallest = Some(smallest.map_or(branch.smallest, |s| s.min(branch.smallest)));
+        if let Err(found) = branch.violations.finish(()) {
+            for v in found.list() {
+                if !log.push(v.clone()) {
+                    break;
+                }
+            }
+        }
+    }
+    (checked, smallest)
+}
+
+/// What the search of one item's subtree found.
+struct Branch {
+    checked: u64,
+    smallest: u64,
+    violations: ViolationLog<KmViolation>,
 }
 
 struct ItemsetSearch<'a> {
     published: &'a TransactionDb,
     rows: &'a [&'a [ItemId]],
     weights: &'a [u64],
+    postings: &'a [Vec<u32>],
     claim: &'a KmClaim,
-    counts: Vec<u64>,
-    checked: u64,
-    smallest: Option<u64>,
 }
 
 impl ItemsetSearch<'_> {
-    /// Checks every one-item extension of `prefix` (held by the rows `holding`) by items
-    /// after its last, and searches on from each that is frequent enough.
-    fn extend(
-        &mut self,
-        holding: &[u32],
-        prefix: &mut Vec<ItemId>,
-        log: &mut ViolationLog<KmViolation>,
-    ) {
-        if log.is_full() {
-            return;
-        }
-        let after = prefix.last().map_or(0, |&i| i + 1);
+    /// The supports of the items after `after` in the rows `holding`, in item order
+    /// (`counts`, zero on entry, is left zero).
+    fn extensions(&self, holding: &[u32], after: ItemId, counts: &mut [u64]) -> Vec<(ItemId, u64)> {
         let mut touched: Vec<ItemId> = Vec::new();
         for &r in holding {
             let row = self.rows[r as usize];
             let start = row.partition_point(|&i| i < after);
             for &i in &row[start..] {
-                if self.counts[i as usize] == 0 {
+                if counts[i as usize] == 0 {
                     touched.push(i);
                 }
-                self.counts[i as usize] += self.weights[r as usize];
+                counts[i as usize] += self.weights[r as usize];
             }
         }
         touched.sort_unstable();
-        let supports: Vec<(ItemId, u64)> =
-            touched.iter().map(|&i| (i, std::mem::take(&mut self.counts[i as usize]))).collect();
-        for (i, support) in supports {
-            self.checked += 1;
-            self.smallest = Some(self.smallest.map_or(support, |s| s.min(support)));
+        touched.iter().map(|&i| (i, std::mem::take(&mut counts[i as usize]))).collect()
+    }
+
+    fn rare(&self, itemset: &[ItemId], support: u64) -> KmViolation {
+        let itemset = itemset.iter().map(|&j| self.published.label(j).to_string()).collect();
+        KmViolation::RareItemset { itemset, support, k: self.claim.k }
+    }
+
+    /// Checks every one-item extension of `prefix` (held by the rows `holding`) by items
+    /// after its last, and searches on from each that is frequent enough.
+    fn extend(
+        &self,
+        holding: &[u32],
+        prefix: &mut Vec<ItemId>,
+        counts: &mut [u64],
+        branch: &mut Branch,
+    ) {
+        if branch.violations.is_full() {
+            return;
+        }
+        let after = prefix.last().map_or(0, |&i| i + 1);
+        let mut next = Vec::new();
+        for (i, support) in self.extensions(holding, after, counts) {
+            branch.checked += 1;
+            branch.smallest = branch.smallest.min(support);
             prefix.push(i);
             if support < self.claim.k {
-                let itemset = prefix.iter().map(|&j| self.published.label(j).to_string()).collect();
-                if !log.push(KmViolation::RareItemset { itemset, support, k: self.claim.k }) {
+                if !branch.violations.push(self.rare(prefix, support)) {
                     prefix.pop();
                     return;
                 }
             } else if (prefix.len() as u64) < self.claim.m {
-                let next: Vec<u32> = holding
-                    .iter()
-                    .copied()
-                    .filter(|&r| self.rows[r as usize].binary_search(&i).is_ok())
-                    .collect();
-                self.extend(&next, prefix, log);
+                next.clear();
+                txanon_data::sets::intersection(holding, &self.postings[i as usize], &mut next);
+                let rows = std::mem::take(&mut next);
+                self.extend(&rows, prefix, counts, branch);
+                next = rows;
             }
             prefix.pop();
         }
