@@ -6,6 +6,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
+use txanon_data::progress::Progress;
 use txanon_km::{Algorithm, Hierarchy, KmClaim, KmParams, anonymize, audit};
 
 use crate::anonymize::{OutputArgs, write_text, write_transactions};
@@ -150,14 +151,19 @@ pub fn run(args: KmArgs) -> Result<()> {
         AlgorithmArg::Oa => Algorithm::Optimal,
     };
     let Setting { k, m } = args.setting;
+    let progress = Progress::new();
     let params = KmParams::new(u32::try_from(k).expect("clap bounds k by u32::MAX"), m as usize)
         .algorithm(algorithm)
         .max_cuts(args.max_cuts)
         .max_combinations(args.max_combinations)
+        .progress(progress.clone())
         .seed(args.seed)
         .check()?;
     // `anonymize` has audited the publication, its cut and both against the input.
-    let result = anonymize(&db, &hierarchy, &params)?;
+    let result = {
+        let _meter = crate::progress::Spinner::follow(&progress);
+        anonymize(&db, &hierarchy, &params)?
+    };
     let seconds = started.elapsed().as_secs_f64();
     let generalized_nodes = result
         .cut

@@ -44,20 +44,27 @@ impl Spinner {
             let (delayed, progress) = (bar.clone(), progress.clone());
             std::thread::spawn(move || {
                 std::thread::sleep(Duration::from_secs(1));
-                let mut shown: Option<(Unit, bool)> = None;
+                let mut shown: Option<(Unit, bool, bool)> = None;
+                let mut last_phase = String::new();
                 while !delayed.is_finished() {
                     let (phase, unit) = progress.phase();
-                    let total = progress.total();
-                    if shown != Some((unit, total > 0)) {
-                        delayed.set_style(meter_style(unit, total > 0));
+                    let (total, done) = (progress.total(), progress.done());
+                    if phase != last_phase {
+                        // A new phase: its own rate, estimate and elapsed time.
+                        delayed.reset();
+                        last_phase.clone_from(&phase);
+                    }
+                    let style = (unit, total > 0, done > 0 || total > 0);
+                    if shown != Some(style) {
+                        delayed.set_style(meter_style(style.0, style.1, style.2));
                         if shown.is_none() {
                             delayed.set_draw_target(ProgressDrawTarget::stderr());
                         }
-                        shown = Some((unit, total > 0));
+                        shown = Some(style);
                     }
                     delayed.set_message(phase);
                     delayed.set_length(total);
-                    delayed.set_position(progress.done());
+                    delayed.set_position(done);
                     delayed.tick();
                     std::thread::sleep(Duration::from_millis(100));
                 }
@@ -78,16 +85,17 @@ impl Drop for Spinner {
     }
 }
 
-fn meter_style(unit: Unit, bounded: bool) -> ProgressStyle {
-    let template = match (unit, bounded) {
-        (Unit::Bytes, true) => {
-            "{msg} [{wide_bar}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta} ({elapsed})"
+fn meter_style(unit: Unit, bounded: bool, counting: bool) -> ProgressStyle {
+    let template = match (unit, bounded, counting) {
+        (_, false, false) => "{spinner} {msg} ({elapsed})",
+        (Unit::Bytes, true, _) => {
+            "{msg} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta} ({elapsed})"
         }
-        (Unit::Items, true) => {
-            "{msg} [{wide_bar}] {human_pos}/{human_len} {per_sec} eta {eta} ({elapsed})"
+        (Unit::Items, true, _) => {
+            "{msg} [{bar:30}] {human_pos}/{human_len} {per_sec:0} eta {eta} ({elapsed})"
         }
-        (Unit::Bytes, false) => "{spinner} {msg} {bytes} {binary_bytes_per_sec} ({elapsed})",
-        (Unit::Items, false) => "{spinner} {msg} {human_pos} {per_sec} ({elapsed})",
+        (Unit::Bytes, false, true) => "{spinner} {msg} {bytes} {binary_bytes_per_sec} ({elapsed})",
+        (Unit::Items, false, true) => "{spinner} {msg} {human_pos} {per_sec:0} ({elapsed})",
     };
     ProgressStyle::with_template(template).expect("valid template")
 }

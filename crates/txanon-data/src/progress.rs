@@ -29,6 +29,16 @@ struct Inner {
     phase: Mutex<(String, Unit)>,
 }
 
+/// Two handles are equal when they share their counters: a params struct that carries one
+/// compares equal to its clone.
+impl PartialEq for Progress {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Eq for Progress {}
+
 impl Progress {
     /// A progress with no phase yet.
     pub fn new() -> Self {
@@ -37,9 +47,15 @@ impl Progress {
 
     /// Starts `phase`: `total` units of `unit` to do (0 when unknown), none done.
     pub fn begin(&self, phase: impl Into<String>, unit: Unit, total: u64) {
+        // The counts first: a watcher that sees the new phase never sees the old counts.
+        self.inner.done.store(0, Ordering::SeqCst);
+        self.inner.total.store(total, Ordering::SeqCst);
         *self.inner.phase.lock().expect("not poisoned") = (phase.into(), unit);
+    }
+
+    /// The current phase's total, once it is known.
+    pub fn set_total(&self, total: u64) {
         self.inner.total.store(total, Ordering::Relaxed);
-        self.inner.done.store(0, Ordering::Relaxed);
     }
 
     /// `n` more units done.

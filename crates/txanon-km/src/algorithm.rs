@@ -3,6 +3,7 @@
 use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+use txanon_data::progress::{Progress, Unit};
 use txanon_data::{ItemId, ItemLabels, TransactionDb, publication_rng};
 
 use crate::audit::{AuditReport, KmClaim, audit};
@@ -87,14 +88,22 @@ pub fn anonymize(
         )));
     }
     let limit = params.max_combinations();
+    // Nobody watching costs an atomic addition per block.
+    let progress = params.progress_handle().cloned().unwrap_or_default();
     let (cut, generalizations) = match params.algorithm() {
-        Algorithm::Apriori => greedy(db, hierarchy, &leaf_of_item, k, params.m(), true, limit)?,
-        Algorithm::Direct => greedy(db, hierarchy, &leaf_of_item, k, params.m(), false, limit)?,
+        Algorithm::Apriori => {
+            greedy(db, hierarchy, &leaf_of_item, (k, params.m()), true, limit, &progress)?
+        }
+        Algorithm::Direct => {
+            greedy(db, hierarchy, &leaf_of_item, (k, params.m()), false, limit, &progress)?
+        }
         Algorithm::Optimal => {
             (optimal_cut(db, hierarchy, &leaf_of_item, k, params.m(), params.max_cuts())?, vec![])
         }
     };
+    progress.begin("km: publishing", Unit::Items, 0);
     let published = publish(db, hierarchy, &leaf_of_item, &cut, params.seed());
+    progress.begin("km: auditing the publication", Unit::Items, 0);
     let cut_labels: Vec<String> =
         cut.nodes().into_iter().map(|v| hierarchy.label(v).to_string()).collect();
     let claim = KmClaim::new(u64::from(k), params.m() as u64)?;
@@ -112,22 +121,37 @@ pub(crate) fn greedy(
     db: &TransactionDb,
     hierarchy: &Hierarchy,
     leaf_of_item: &[NodeId],
-    k: u32,
-    m: usize,
+    (k, m): (u32, usize),
     level_wise: bool,
     max_combinations: u64,
+    progress: &Progress,
 ) -> Result<(Cut, Vec<Vec<NodeId>>), KmError> {
+    progress.begin("km: transaction lists of the hierarchy's nodes", Unit::Items, 0);
     let mut search = Search::new(db, hierarchy, leaf_of_item, k);
     let levels: Vec<std::ops::RangeInclusive<usize>> =
         if level_wise { (1..=m).map(|i| i..=i).collect() } else { vec![1..=m] };
     for sizes in levels {
-        loop {
-            let violations = search.violations(sizes.clone(), max_combinations)?;
+        for pass in 1.. {
+            let what = if sizes.start() == sizes.end() {
+                format!("{}-itemsets", sizes.start())
+            } else {
+                format!("itemsets of {} to {} items", sizes.start(), sizes.end())
+            };
+            progress.begin(format!("km: counting {what}, pass {pass}"), Unit::Items, 0);
+            let violations = search.violations(sizes.clone(), max_combinations, progress)?;
             if violations.is_empty() {
                 break;
             }
-            for key in violations {
-                search.fix(key);
+            progress.begin(
+                format!("km: fixing {what} in fewer than k transactions"),
+                Unit::Items,
+                violations.len() as u64,
+            );
+            for block in violations.chunks(1024) {
+                for &key in block {
+                    search.fix(key);
+                }
+                progress.advance(block.len() as u64);
             }
         }
     }
@@ -221,6 +245,7 @@ impl<'a> Search<'a> {
         &self,
         sizes: std::ops::RangeInclusive<usize>,
         max_combinations: u64,
+        progress: &Progress,
     ) -> Result<Vec<u128>, KmError> {
         // Distinct generalized transactions (as ranks, ascending) with their multiplicity.
         let mut rows: Vec<Vec<u32>> = self
@@ -279,14 +304,18 @@ impl<'a> Search<'a> {
                 },
             });
         }
+        progress.set_total(distinct.iter().map(|&(_, w)| u64::from(w)).sum());
         let counts = distinct
             .par_chunks(256)
             .fold(FxHashMap::<u128, u32>::default, |mut counts, chunk| {
+                let mut rows = 0u64;
                 for &(row, w) in chunk {
                     for size in sizes.clone() {
                         each_combination(row, size, |key| *counts.entry(key).or_insert(0) += w);
                     }
+                    rows += u64::from(w);
                 }
+                progress.advance(rows);
                 counts
             })
             .reduce(FxHashMap::default, |mut a, b| {

@@ -1,6 +1,7 @@
 //! Parameters of kᵐ-anonymization.
 
 use txanon_data::ParamError;
+use txanon_data::progress::Progress;
 
 /// The largest `m` accepted: the paper's range (1 to 4). The combinations a transaction
 /// contributes grow as `C(|t|, m)`, and the counters pack an itemset of at most four node ids
@@ -34,6 +35,7 @@ pub struct KmParams {
     max_cuts: u64,
     max_combinations: u64,
     seed: Option<u64>,
+    progress: Option<Progress>,
 }
 
 /// Checked [`KmParams`].
@@ -51,6 +53,7 @@ impl KmParams {
             max_cuts: 1_000_000,
             max_combinations: 200_000_000,
             seed: None,
+            progress: None,
         }
     }
 
@@ -81,6 +84,13 @@ impl KmParams {
     /// it from the operating system. The cut itself is deterministic.
     pub fn seed(mut self, seed: Option<u64>) -> Self {
         self.seed = seed;
+        self
+    }
+
+    /// Where the search reports its phases (the counting passes, the fixes, the publication)
+    /// for a front end to draw; none by default. It changes nothing in the result.
+    pub fn progress(mut self, progress: Progress) -> Self {
+        self.progress = Some(progress);
         self
     }
 
@@ -135,6 +145,11 @@ impl ValidKmParams {
     /// The limit on the itemsets of one counting pass.
     pub fn max_combinations(&self) -> u64 {
         self.0.max_combinations
+    }
+
+    /// Where the search reports its phases, if anywhere.
+    pub fn progress_handle(&self) -> Option<&Progress> {
+        self.0.progress.as_ref()
     }
 
     /// The seed of the publication shuffle.

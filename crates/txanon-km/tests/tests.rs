@@ -292,3 +292,18 @@ fn aa_publishes_the_papers_data_and_da_is_refused_where_it_cannot_count() {
         );
     }
 }
+
+#[test]
+fn a_progress_handle_sees_the_phases_and_changes_nothing() {
+    let db =
+        txanon_data::QuestParams::new(3_000, 6.0, 3.0, 150).seed(2).check().unwrap().generate();
+    let hierarchy = Hierarchy::balanced(&db, 4).unwrap();
+    let progress = txanon_data::progress::Progress::new();
+    let watched = KmParams::new(20, 3).seed(Some(4)).progress(progress.clone()).check().unwrap();
+    let plain = KmParams::new(20, 3).seed(Some(4)).check().unwrap();
+    let a = anonymize(&db, &hierarchy, &watched).unwrap();
+    let b = anonymize(&db, &hierarchy, &plain).unwrap();
+    assert_eq!((a.cut, a.published), (b.cut, b.published));
+    // The last phase; the counting passes advanced by every transaction they counted.
+    assert_eq!(progress.phase().0, "km: auditing the publication");
+}
