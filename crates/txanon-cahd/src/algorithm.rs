@@ -3,6 +3,7 @@
 use std::cmp::Reverse;
 
 use txanon_band::{BandEnvelopes, Permutation, band_order};
+use txanon_data::progress::{Progress, Unit};
 use txanon_data::{ItemId, TransactionDb};
 
 use crate::audit::{AuditReport, CahdClaim, audit};
@@ -89,15 +90,27 @@ pub fn anonymize(
     params: &ValidCahdParams,
 ) -> Result<Anonymized, CahdError> {
     let is_sensitive = feasible_sensitive(db, sensitive, params.p())?;
+    // Nobody watching costs an atomic addition per block.
+    let progress = params.progress_handle().cloned().unwrap_or_default();
     let (ordering, band) = match params.order() {
         BandOrder::Rcm(kind) => {
+            progress.begin("cahd: band order (reverse Cuthill-McKee)", Unit::Items, 0);
             let keep: Vec<bool> = is_sensitive.iter().map(|&s| !s).collect();
             let banded = band_order(db, &keep, kind);
             (banded.permutation, Some(banded.envelopes))
         }
         BandOrder::Input => (Permutation::identity(db.len()), None),
     };
-    let grouping = form_groups(db, &is_sensitive, ordering.order(), params.p(), params.alpha());
+    progress.begin("cahd: grouping (transactions in band order)", Unit::Items, db.len() as u64);
+    let grouping = form_groups_avoiding(
+        db,
+        &is_sensitive,
+        ordering.order(),
+        (params.p(), params.alpha()),
+        AVOIDING_ITEMS,
+        &progress,
+    );
+    progress.begin("cahd: publishing and auditing", Unit::Items, 0);
     publish_audited(db, sensitive, &is_sensitive, grouping, band, params)
 }
 
@@ -305,7 +318,7 @@ pub fn form_groups(
     p: usize,
     alpha: usize,
 ) -> Grouping {
-    form_groups_avoiding(db, is_sensitive, order, p, alpha, AVOIDING_ITEMS)
+    form_groups_avoiding(db, is_sensitive, order, (p, alpha), AVOIDING_ITEMS, &Progress::new())
 }
 
 /// [`form_groups`] with links of their own for the `avoiding` most frequent sensitive items
@@ -314,9 +327,9 @@ fn form_groups_avoiding(
     db: &TransactionDb,
     is_sensitive: &[bool],
     order: &[u32],
-    p: usize,
-    alpha: usize,
+    (p, alpha): (usize, usize),
     avoiding_items: usize,
+    progress: &Progress,
 ) -> Grouping {
     let n = order.len();
     // Each transaction's sensitive and QID items, split once.
@@ -355,6 +368,9 @@ fn form_groups_avoiding(
     let reach = alpha.saturating_mul(p).min(n);
     let mut candidates: Vec<Candidate> = Vec::with_capacity(2 * reach);
     for pos in 0..n {
+        if pos % 65_536 == 65_535 {
+            progress.advance(65_536);
+        }
         let mine = sensitive_of(pos);
         if ungrouped.is_grouped(pos) || mine.is_empty() {
             continue;
@@ -456,9 +472,18 @@ mod tests {
                 .map(|i| sensitive.contains(&db.label(i).to_string().parse::<u32>().unwrap()))
                 .collect();
             let order: Vec<u32> = (0..db.len() as u32).collect();
-            let all = form_groups_avoiding(&db, &is_sensitive, &order, p, alpha, usize::MAX);
+            let none = Progress::new();
+            let all =
+                form_groups_avoiding(&db, &is_sensitive, &order, (p, alpha), usize::MAX, &none);
             for avoiding in [0, 1] {
-                let some = form_groups_avoiding(&db, &is_sensitive, &order, p, alpha, avoiding);
+                let some = form_groups_avoiding(
+                    &db,
+                    &is_sensitive,
+                    &order,
+                    (p, alpha),
+                    avoiding,
+                    &none,
+                );
                 prop_assert_eq!(&all, &some);
             }
         }

@@ -2,6 +2,7 @@
 
 use txanon_band::GraphKind;
 use txanon_data::ParamError;
+use txanon_data::progress::Progress;
 
 /// The order in which transactions are walked and their neighbours taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -20,6 +21,7 @@ pub struct CahdParams {
     alpha: usize,
     order: BandOrder,
     seed: Option<u64>,
+    progress: Option<Progress>,
 }
 
 /// Checked [`CahdParams`].
@@ -31,7 +33,13 @@ impl CahdParams {
     /// `1/p` of the group's transactions, so it is linked to a person with probability at most
     /// `1/p`.
     pub fn new(p: usize) -> Self {
-        Self { p, alpha: 3, order: BandOrder::Rcm(GraphKind::SharedItems), seed: None }
+        Self {
+            p,
+            alpha: 3,
+            order: BandOrder::Rcm(GraphKind::SharedItems),
+            seed: None,
+            progress: None,
+        }
     }
 
     /// Candidate factor α: a sensitive transaction's candidates are its `α·p` nearest
@@ -53,6 +61,14 @@ impl CahdParams {
     /// reproduce a run). The grouping itself is deterministic.
     pub fn seed(mut self, seed: Option<u64>) -> Self {
         self.seed = seed;
+        self
+    }
+
+    /// Where the method reports its phases (the band order, the grouping with a count of
+    /// positions, publishing and auditing) for a front end to draw; none by default. It
+    /// changes nothing in the result.
+    pub fn progress(mut self, progress: Progress) -> Self {
+        self.progress = Some(progress);
         self
     }
 
@@ -80,6 +96,11 @@ impl CahdParams {
 }
 
 impl ValidCahdParams {
+    /// Where the method reports its phases, if anywhere.
+    pub fn progress_handle(&self) -> Option<&Progress> {
+        self.0.progress.as_ref()
+    }
+
     /// The privacy degree.
     pub fn p(&self) -> usize {
         self.0.p

@@ -98,6 +98,7 @@ pub fn run(args: CahdArgs) -> Result<()> {
     let (db, _) = args.input.read()?;
     let started = Instant::now();
     let sensitive = args.sensitive.resolve(&db, &args.input.input, args.seed)?;
+    let progress = txanon_data::progress::Progress::new();
     let params = CahdParams::new(args.p)
         .alpha(args.alpha)
         .order(match args.band {
@@ -106,9 +107,13 @@ pub fn run(args: CahdArgs) -> Result<()> {
             BandArg::None => BandOrder::Input,
         })
         .seed(args.seed)
+        .progress(progress.clone())
         .check()?;
     // `anonymize` has audited the groups against the input.
-    let result = anonymize(&db, &sensitive, &params)?;
+    let result = {
+        let _meter = crate::progress::Spinner::follow(&progress);
+        anonymize(&db, &sensitive, &params)?
+    };
     let report = &result.audit;
     let qid = result.published.qid_transactions(&db).map_err(|label| {
         anyhow::anyhow!("published QID label {label:?} is not in the input (internal error)")
@@ -116,7 +121,11 @@ pub fn run(args: CahdArgs) -> Result<()> {
     let sensitive_labels: Vec<String> =
         result.published.sensitive.iter().map(|&s| result.published.label(s)).collect();
     let seconds = started.elapsed().as_secs_f64();
-    let error = reconstruction_error(&db, &result.published, &Workload::new(4).check()?)?;
+    let error = {
+        let _spinner =
+            crate::progress::Spinner::start("cahd: reconstruction error for the summary");
+        reconstruction_error(&db, &result.published, &Workload::new(4).check()?)?
+    };
     let summary = CahdSummary {
         input: args.input.input.display().to_string(),
         transactions: db.len(),
