@@ -160,12 +160,17 @@ pub fn run(args: SwapArgs) -> Result<()> {
         (None, None) => unreachable!("clap requires one"),
     };
     let method = Method::from(args.method);
+    let progress = txanon_data::progress::Progress::new();
     let params = SwapParams::new(method)
         .seed(args.seed)
         .max_exposed(args.max_exposed)
         .ties(args.ties.into())
+        .progress(progress.clone())
         .check()?;
-    let swapped = anonymize(Categorized::new(&db, &categories)?, &params)?;
+    let swapped = {
+        let _meter = crate::progress::Spinner::follow(&progress);
+        anonymize(Categorized::new(&db, &categories)?, &params)?
+    };
     let summary = Summary {
         input: args.input.input.display().to_string(),
         method: method.name(),

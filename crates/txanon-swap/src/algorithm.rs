@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use rand::seq::SliceRandom;
 use serde::Serialize;
+use txanon_data::progress::Unit;
 use txanon_data::{Categorized, ItemId, TransactionDb, TransactionDbBuilder};
 
 use crate::audit::{SwapAudit, audit};
@@ -90,6 +91,9 @@ pub fn anonymize(data: Categorized<'_>, params: &ValidSwapParams) -> Result<Swap
     let (db, category_of) = (data.db(), data.category_of());
     let mut rng = txanon_data::publication_rng(params.seed());
     let n = db.len();
+    // Nobody watching costs an atomic addition per block.
+    let progress = params.progress_handle().cloned().unwrap_or_default();
+    progress.begin("swap: the records' order and tendencies", Unit::Items, 0);
     let mut order = db.lexicographic_order();
     order.shuffle(&mut rng);
     let mut rank = vec![0u32; n];
@@ -115,8 +119,16 @@ pub fn anonymize(data: Categorized<'_>, params: &ValidSwapParams) -> Result<Swap
             })
             .collect(),
     };
-    let records =
-        Records { db, category_of, tendency: &tendency, tied: &tied, rank: &rank, order: &order };
+    let records = Records {
+        db,
+        category_of,
+        tendency: &tendency,
+        tied: &tied,
+        rank: &rank,
+        order: &order,
+        progress: &progress,
+    };
+    progress.begin(format!("swap: pairing ({})", params.method().name()), Unit::Items, n as u64);
     let method = params.method();
     let mut pairs: Vec<(u32, u32, Exchange)> = Vec::new();
     // Each published record with the input record it comes from.
@@ -140,6 +152,7 @@ pub fn anonymize(data: Categorized<'_>, params: &ValidSwapParams) -> Result<Swap
         Method::PartSupp => tendencies_suppressed(&records, &mut stats),
         Method::SplitPerson => split_by_category(db, category_of),
     };
+    progress.begin("swap: publishing", Unit::Items, 0);
     // Publication: canonical order (content), then shuffled, so that neither the input's
     // order nor the processing order shows.
     rows.sort_unstable();
@@ -154,6 +167,7 @@ pub fn anonymize(data: Categorized<'_>, params: &ValidSwapParams) -> Result<Swap
     }
     let published = builder.finish(db.labels().clone());
     stats.published_records = published.len();
+    progress.begin("swap: auditing the publication", Unit::Items, 0);
     let report = audit(data, &published, &key, &params.claim())?;
     let pairs = pairs.into_iter().map(|(t, c, _)| (t, c)).collect();
     Ok(Swapped { published, key, pairs, stats, audit: report })

@@ -11,6 +11,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
+use txanon_data::progress::Progress;
 use txanon_data::sets::intersection_len as shared_count;
 use txanon_data::{ItemId, TransactionDb};
 
@@ -123,6 +124,8 @@ pub(crate) struct Records<'a> {
     pub rank: &'a [u32],
     /// The records in the seeded order.
     pub order: &'a [u32],
+    /// Where the pairing counts the records it has gone through.
+    pub progress: &'a Progress,
 }
 
 impl Records<'_> {
@@ -298,7 +301,10 @@ fn partial_indexed(r: &Records<'_>) -> Vec<(u32, u32)> {
     let mut in_t = vec![false; r.db.num_items()];
     let mut paired = vec![false; n];
     let mut pairs = Vec::new();
-    for &t in r.order {
+    for (done, &t) in r.order.iter().enumerate() {
+        if done % 65_536 == 65_535 {
+            r.progress.advance(65_536);
+        }
         let t = t as usize;
         let Some(g) = r.category(t) else { continue };
         if paired[t] {

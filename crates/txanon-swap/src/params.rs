@@ -1,6 +1,7 @@
 //! Parameters of the swap family.
 
 use txanon_data::ParamError;
+use txanon_data::progress::Progress;
 
 /// The method: the paper's two swappings and the three baselines it is compared with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -86,6 +87,7 @@ pub struct SwapParams {
     seed: Option<u64>,
     max_exposed: usize,
     ties: Ties,
+    progress: Option<Progress>,
 }
 
 /// Checked [`SwapParams`].
@@ -95,7 +97,22 @@ pub struct ValidSwapParams(SwapParams);
 impl SwapParams {
     /// The method, with the indexed search and a seed from the operating system.
     pub fn new(method: Method) -> Self {
-        Self { method, search: Search::Indexed, seed: None, max_exposed: 0, ties: Ties::First }
+        Self {
+            method,
+            search: Search::Indexed,
+            seed: None,
+            max_exposed: 0,
+            ties: Ties::First,
+            progress: None,
+        }
+    }
+
+    /// Where the method reports its phases (the order and tendencies, the pairing with a count
+    /// of records, publishing, auditing) for a front end to draw; none by default. It changes
+    /// nothing in the result.
+    pub fn progress(mut self, progress: Progress) -> Self {
+        self.progress = Some(progress);
+        self
     }
 
     /// The destination search of partial swapping (default [`Search::Indexed`]).
@@ -139,6 +156,11 @@ impl SwapParams {
 }
 
 impl ValidSwapParams {
+    /// Where the method reports its phases, if anywhere.
+    pub fn progress_handle(&self) -> Option<&Progress> {
+        self.0.progress.as_ref()
+    }
+
     /// The method.
     pub fn method(&self) -> Method {
         self.0.method
