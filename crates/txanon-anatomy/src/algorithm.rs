@@ -5,6 +5,7 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha20Rng;
 use rustc_hash::FxHashMap;
 use txanon_correlate::{KMedoids, KMedoidsParams, item_distances};
+use txanon_data::progress::{Progress, Unit};
 use txanon_data::{ItemId, TransactionDb};
 
 use crate::audit::{AnatomyClaim, AuditReport, audit};
@@ -230,12 +231,16 @@ pub(crate) fn record_partition(
     l: usize,
     order: &[u32],
     rng: &mut impl Rng,
+    progress: &Progress,
 ) -> RecordPartition {
     let p = values.columns();
     let mut open = GroupCounts::new(values, diversity, l);
     let mut buckets: Vec<Vec<u32>> = Vec::new();
     let mut group: Vec<u32> = Vec::new();
-    for &r in order {
+    for (done, &r) in order.iter().enumerate() {
+        if done % 65_536 == 65_535 {
+            progress.advance(65_536);
+        }
         group.push(r);
         open.add(values, r);
         if open.is_diverse() {
@@ -519,6 +524,8 @@ pub fn anonymize(
     params: &ValidAnatomyParams,
 ) -> Result<Anatomized, AnatomyError> {
     let mut rng = rng_of(params);
+    // Nobody watching costs an atomic addition per block.
+    let progress = params.progress_handle().cloned().unwrap_or_default();
     if db.is_empty() {
         return Err(AnatomyError::NotDiverse {
             l: params.l(),
@@ -526,11 +533,14 @@ pub fn anonymize(
             columns: params.columns(),
         });
     }
+    progress.begin("anatomy: item columns and the records' values", Unit::Items, 0);
     let Partitioned { columns, moved, values, feasible } = partition_items(db, params, &mut rng)?;
     feasible?;
     let mut order: Vec<u32> = (0..db.len() as u32).collect();
     order.shuffle(&mut rng);
-    let partition = record_partition(&values, params.diversity(), params.l(), &order, &mut rng);
+    progress.begin("anatomy: l-diverse buckets (records scanned)", Unit::Items, db.len() as u64);
+    let partition =
+        record_partition(&values, params.diversity(), params.l(), &order, &mut rng, &progress);
     if partition.buckets.is_empty() {
         return Err(AnatomyError::NotDiverse {
             l: params.l(),
@@ -538,6 +548,7 @@ pub fn anonymize(
             columns: columns.len(),
         });
     }
+    progress.begin("anatomy: publishing the table", Unit::Items, 0);
     let (table, flattened, bucket_of) = crate::table::publish(
         db,
         &columns,
@@ -547,6 +558,7 @@ pub fn anonymize(
         &mut rng,
     );
     let claim = AnatomyClaim::new(params.l() as u64, params.diversity())?;
+    progress.begin("anatomy: auditing the publication", Unit::Items, 0);
     let audit = audit(&table, &claim, Some(&flattened), Some(db))?;
     Ok(Anatomized {
         audit,
@@ -701,7 +713,8 @@ mod tests {
             let mut order: Vec<u32> = (0..db.len() as u32).collect();
             order.shuffle(&mut rng);
             let values = ColumnValues::new(&db, &columns);
-            let fast = record_partition(&values, diversity, l, &order, &mut rng.clone());
+            let fast =
+                record_partition(&values, diversity, l, &order, &mut rng.clone(), &Progress::new());
             let slow = reference(&db, &columns, diversity, l, &order, &mut rng);
             prop_assert_eq!(fast, slow);
         }

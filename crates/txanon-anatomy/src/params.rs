@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use txanon_correlate::MedoidSearch;
 use txanon_data::ParamError;
+use txanon_data::progress::Progress;
 
 /// Which reading of l-diversity a table satisfies.
 ///
@@ -59,6 +60,7 @@ pub struct AnatomyParams {
     diversity: Diversity,
     partitioning: ItemPartitioning,
     headroom: f64,
+    progress: Option<Progress>,
 }
 
 /// Checked [`AnatomyParams`].
@@ -76,7 +78,16 @@ impl AnatomyParams {
             diversity: Diversity::Frequency,
             partitioning: ItemPartitioning::Repaired,
             headroom: 0.25,
+            progress: None,
         }
+    }
+
+    /// Where the method reports its phases (the item partition, the record scan with a count
+    /// of records, the table, the audit) for a front end to draw; none by default. It changes
+    /// nothing in the result.
+    pub fn progress(mut self, progress: Progress) -> Self {
+        self.progress = Some(progress);
+        self
     }
 
     /// Seed of every random choice that reaches the published data (scan order, leftover
@@ -152,6 +163,11 @@ impl AnatomyParams {
 }
 
 impl ValidAnatomyParams {
+    /// Where the method reports its phases, if anywhere.
+    pub fn progress_handle(&self) -> Option<&Progress> {
+        self.0.progress.as_ref()
+    }
+
     /// Number of columns p.
     pub fn columns(&self) -> usize {
         self.0.columns

@@ -198,6 +198,7 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
     let staged = args.output.prepare()?;
     let (db, _) = args.input.read()?;
     let started = Instant::now();
+    let progress = txanon_data::progress::Progress::new();
     let params = AnatomyParams::new(args.columns, args.l)
         .seed(args.seed)
         .diversity(args.diversity.into())
@@ -207,9 +208,13 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
             PartitioningArg::Diverse => ItemPartitioning::Diverse,
         })
         .headroom(args.headroom)
+        .progress(progress.clone())
         .check()?;
     // `anonymize` has audited the table, the flattened records and both against the input.
-    let result = anonymize(&db, &params)?;
+    let result = {
+        let _meter = crate::progress::Spinner::follow(&progress);
+        anonymize(&db, &params)?
+    };
     let report = &result.audit;
     let seconds = started.elapsed().as_secs_f64();
     let summary = AnatomySummary {
