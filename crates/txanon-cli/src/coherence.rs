@@ -123,10 +123,17 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
     let Setting { h, k, p } = args.setting;
     let k = u32::try_from(k).expect("clap bounds k by u32::MAX");
     let nugget_support = args.nugget_support.count(db.len());
-    let params =
-        CoherenceParams::new(h, k, p, nugget_support).engine(engine).seed(args.seed).check()?;
+    let progress = txanon_data::progress::Progress::new();
+    let params = CoherenceParams::new(h, k, p, nugget_support)
+        .engine(engine)
+        .seed(args.seed)
+        .progress(progress.clone())
+        .check()?;
     // `anonymize` has audited the publication against the input.
-    let result = anonymize(&db, &private, &params)?;
+    let result = {
+        let _meter = crate::progress::Spinner::follow(&progress);
+        anonymize(&db, &private, &params)?
+    };
     let seconds = started.elapsed().as_secs_f64();
     let (nuggets_before, nuggets_after) =
         (nuggets(&db, nugget_support)?, nuggets(&result.published, nugget_support)?);

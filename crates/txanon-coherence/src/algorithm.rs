@@ -4,6 +4,7 @@ use std::cmp::Ordering;
 
 use rand::seq::SliceRandom;
 use serde::Serialize;
+use txanon_data::progress::Unit;
 use txanon_data::{ItemId, TransactionDb};
 use txanon_mining::{MinSupport, MiningParams, count_itemsets};
 
@@ -220,16 +221,22 @@ pub fn anonymize(
     params: &ValidCoherenceParams,
 ) -> Result<Coherent, CoherenceError> {
     let (h, k, p, k2) = (params.h(), params.k(), effective_p(db, params), params.nugget_support());
+    // Nobody watching costs nothing but the phase names.
+    let progress = params.progress_handle().cloned().unwrap_or_default();
+    progress.begin("coherence: public items and the pre-step", Unit::Items, 0);
     let (mut w, mut suppressed) = prepare(db, private, params)?;
+    progress.begin("coherence: non-moles and minimal moles", Unit::Items, 0);
     let nonmoles = NonMoles::find(&w, h, k, p, params.engine() == Engine::BorderEdges);
     let minimal_moles = nonmoles.minimal_count;
     // Public itemsets of length 1..=p that occur, per item and in all (one FP-Growth search at
     // support 1); the moles are those less the non-moles.
+    progress.begin("coherence: public itemsets that occur (FP-Growth)", Unit::Items, 0);
     let (occurring, occurring_total) = occurring(&w, p)?;
     let mole_total = occurring_total - nonmoles.sets.len() as u128;
     // The mole border's maximal side: reported, and the border-edge engine's blocks.
     let maximal = w.maximal_public();
     let maximal_public = maximal.len();
+    progress.begin("coherence: moles and nuggets per item", Unit::Items, 0);
     let (mut moles, mut nuggets): (Box<dyn Counter>, Box<dyn Counter>) = match params.engine() {
         Engine::Counting => (
             Box::new(CountedMoles::new(&w, occurring, nonmoles, p)),
@@ -245,6 +252,14 @@ pub fn anonymize(
         ),
     };
     let mut alive = vec![true; w.public_items()];
+    // Every suppression takes one of the items holding moles now, and the loop ends when none
+    // holds any: their number bounds the loop.
+    let holding = moles.counts().iter().filter(|&&m| m > 0).count();
+    progress.begin(
+        "coherence: greedy suppression (items holding moles)",
+        Unit::Items,
+        holding as u64,
+    );
     loop {
         let (m, nu) = (moles.counts(), nuggets.counts());
         let best = (0..w.public_items()).filter(|&u| alive[u] && m[u] > 0).max_by(|&a, &b| {
@@ -261,7 +276,9 @@ pub fn anonymize(
         nuggets.suppress(&w, v as u32)?;
         w.suppress(v as u32);
         alive[v] = false;
+        progress.advance(1);
     }
+    progress.begin("coherence: publishing and auditing", Unit::Items, 0);
     let mut gone = vec![false; db.num_items()];
     for s in &suppressed {
         gone[s.item as usize] = true;

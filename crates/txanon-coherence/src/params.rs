@@ -1,6 +1,7 @@
 //! Parameters of (h,k,p)-coherence.
 
 use txanon_data::ParamError;
+use txanon_data::progress::Progress;
 
 /// How the numbers of moles and nuggets holding each item are counted and kept up to date. All
 /// three give the same counts, hence the same suppressions in the same order (a test says so);
@@ -35,6 +36,7 @@ pub struct CoherenceParams {
     engine: Engine,
     enumeration_limit: u64,
     seed: Option<u64>,
+    progress: Option<Progress>,
 }
 
 /// Checked [`CoherenceParams`].
@@ -55,7 +57,17 @@ impl CoherenceParams {
             engine: Engine::Counting,
             enumeration_limit: 300_000_000,
             seed: None,
+            progress: None,
         }
+    }
+
+    /// Where the method reports its phases (the pre-step, the non-moles, the itemsets that
+    /// occur, the per-item counts, the greedy loop as items suppressed out of those holding
+    /// moles, the audit) for a front end to draw; none by default. It changes nothing in the
+    /// result.
+    pub fn progress(mut self, progress: Progress) -> Self {
+        self.progress = Some(progress);
+        self
     }
 
     /// The counting engine (default [`Engine::Counting`]).
@@ -110,6 +122,11 @@ impl CoherenceParams {
 }
 
 impl ValidCoherenceParams {
+    /// Where the method reports its phases, if anywhere.
+    pub fn progress_handle(&self) -> Option<&Progress> {
+        self.0.progress.as_ref()
+    }
+
     /// The breach bound `h`.
     pub fn h(&self) -> f64 {
         self.0.h
