@@ -2,6 +2,7 @@
 //! (Theorem 3).
 
 use txanon_data::ItemId;
+pub use txanon_data::sets::binomial;
 
 /// A set of items, sorted ascending without repeats.
 pub type Itemset = Vec<ItemId>;
@@ -80,20 +81,6 @@ pub fn difference(a: &[ItemId], b: &[ItemId]) -> Itemset {
 /// `|a ∪ b|` for sorted sets, without building the union.
 pub fn union_len(a: &[ItemId], b: &[ItemId]) -> usize {
     a.len() + b.len() - txanon_data::sets::intersection_len(a, b)
-}
-
-/// `C(n, k)` in 128 bits, `None` when an intermediate product overflows.
-pub fn binomial(n: usize, k: usize) -> Option<u128> {
-    if k > n {
-        return Some(0);
-    }
-    let k = k.min(n - k);
-    let mut c: u128 = 1;
-    for i in 0..k {
-        // c · (n − i) / (i + 1) stays an integer: it is C(n, i + 1).
-        c = c.checked_mul((n - i) as u128)? / (i as u128 + 1);
-    }
-    Some(c)
 }
 
 /// `Σ_{i=0..m} C(r, i)` with `m = min(r, room)`: the itemsets made by adding at most `room`

@@ -43,9 +43,10 @@ pub struct KmArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     max_cuts: u64,
     /// With --algorithm aa or da: refuse a counting pass that could hold more distinct
-    /// itemsets than this (memory grows with it; DA on raw data with m = 4 exceeds it).
+    /// itemsets than this (memory grows with it, about 37 bytes a counter; at most 5·10⁸; DA
+    /// on raw data with m = 4 exceeds the default).
     #[arg(long, value_name = "N", default_value_t = 200_000_000,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = clap::value_parser!(u64).range(1..=txanon_km::MAX_COUNTERS))]
     max_combinations: u64,
     /// Seed of the ChaCha20 shuffle of the published transactions (default: from the
     /// operating system). The cut does not depend on it.
@@ -165,11 +166,6 @@ pub fn run(args: KmArgs) -> Result<()> {
         anonymize(&db, &hierarchy, &params)?
     };
     let seconds = started.elapsed().as_secs_f64();
-    let generalized_nodes = result
-        .cut
-        .iter()
-        .filter(|l| hierarchy.find(l).is_some_and(|v| !hierarchy.is_leaf(v)))
-        .count();
     let summary = Summary {
         input: args.input.input.display().to_string(),
         transactions: db.len(),
@@ -182,7 +178,7 @@ pub fn run(args: KmArgs) -> Result<()> {
         hierarchy_leaves: hierarchy.leaves().len(),
         hierarchy_height: hierarchy.height(hierarchy.root()),
         cut_nodes: result.cut.len(),
-        generalized_nodes,
+        generalized_nodes: result.generalized_items,
         generalizations: result.generalizations.len(),
         ncp: result.loss.ncp,
         occurrences_by_height: result.loss.occurrences_by_height.clone(),

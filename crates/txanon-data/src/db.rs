@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::labels::{ItemId, ItemLabels, Label, parse_canonical_u32};
+use crate::labels::{ItemId, ItemLabels, Label};
 
 /// A database of transactions, each a set of items.
 ///
@@ -632,23 +632,7 @@ impl RawDb {
     /// Finishes with interned string labels: ids are re-ranked by label and transactions re-sorted.
     /// If every label is a canonical integer the dictionary becomes an integer one.
     pub(crate) fn finish_interned(mut self, interner: Interner) -> TransactionDb {
-        let strings = interner.strings;
-        let as_ints: Option<Vec<u32>> = strings.iter().map(|s| parse_canonical_u32(s)).collect();
-        let mut order: Vec<u32> = (0..strings.len() as u32).collect();
-        let labels = match as_ints {
-            Some(ints) => {
-                order.sort_unstable_by_key(|&i| ints[i as usize]);
-                ItemLabels::Int(order.iter().map(|&i| ints[i as usize]).collect())
-            }
-            None => {
-                order.sort_unstable_by(|&a, &b| strings[a as usize].cmp(&strings[b as usize]));
-                ItemLabels::Str(order.iter().map(|&i| strings[i as usize].clone()).collect())
-            }
-        };
-        let mut rank = vec![0u32; strings.len()];
-        for (r, &i) in order.iter().enumerate() {
-            rank[i as usize] = r as u32;
-        }
+        let (labels, rank) = ItemLabels::ranked(&interner.strings);
         for v in &mut self.items {
             *v = rank[*v as usize];
         }

@@ -82,6 +82,36 @@ impl ItemLabels {
     }
 
     /// Checks the invariant (unique and ascending); used when a dictionary comes from outside.
+    /// The dictionary of `labels` (distinct, in any order) as a reader builds it: integer labels
+    /// when every one is a canonical integer, text otherwise, ascending; and the id each of
+    /// `labels` gets in it.
+    ///
+    /// # Panics
+    /// When `labels` repeats a label.
+    pub fn ranked<S: AsRef<str>>(labels: &[S]) -> (ItemLabels, Vec<ItemId>) {
+        let as_ints: Option<Vec<u32>> =
+            labels.iter().map(|s| parse_canonical_u32(s.as_ref())).collect();
+        let mut order: Vec<u32> = (0..labels.len() as u32).collect();
+        let dictionary = match as_ints {
+            Some(ints) => {
+                order.sort_unstable_by_key(|&i| ints[i as usize]);
+                ItemLabels::Int(order.iter().map(|&i| ints[i as usize]).collect())
+            }
+            None => {
+                order.sort_unstable_by(|&a, &b| {
+                    labels[a as usize].as_ref().cmp(labels[b as usize].as_ref())
+                });
+                ItemLabels::Str(order.iter().map(|&i| labels[i as usize].as_ref().into()).collect())
+            }
+        };
+        assert!(dictionary.is_strictly_ascending(), "labels must be distinct");
+        let mut rank = vec![0 as ItemId; labels.len()];
+        for (r, &i) in order.iter().enumerate() {
+            rank[i as usize] = r as ItemId;
+        }
+        (dictionary, rank)
+    }
+
     pub(crate) fn is_strictly_ascending(&self) -> bool {
         match self {
             ItemLabels::Int(v) => v.windows(2).all(|w| w[0] < w[1]),

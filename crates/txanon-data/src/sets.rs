@@ -108,6 +108,22 @@ fn gallop<'a, T: Ord>(short: &'a [T], long: &[T], mut found: impl FnMut(&'a T)) 
     }
 }
 
+/// `C(n, k)`, the number of `k`-subsets of an `n`-set, in 128 bits; `None` when an
+/// intermediate product overflows. The one exact binomial of the workspace (borders, the
+/// enumeration references, kᵐ's counting limit).
+pub fn binomial(n: usize, k: usize) -> Option<u128> {
+    if k > n {
+        return Some(0);
+    }
+    let k = k.min(n - k);
+    let mut c: u128 = 1;
+    for i in 0..k {
+        // c · (n − i) / (i + 1) stays an integer: it is C(n, i + 1).
+        c = c.checked_mul((n - i) as u128)? / (i as u128 + 1);
+    }
+    Some(c)
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;

@@ -396,8 +396,6 @@ fn km(level: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
             first.get(row.as_slice()).map(|&g| Own { group: g, values: vec![Some(0)] })
         })
         .collect();
-    let generalized =
-        published.cut.iter().filter(|l| hierarchy.find(l).is_some_and(|v| !hierarchy.is_leaf(v)));
     Ok(Attackable {
         view: view.finish(),
         utility_view: Some(world.finish()),
@@ -410,9 +408,7 @@ fn km(level: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
         ),
         setting: format!(
             "k = {k}, m = {}, AA over a balanced hierarchy of fanout {KM_FANOUT}: {} generalized items, NCP {:.3}",
-            input.km_m,
-            generalized.count(),
-            published.loss.ncp
+            input.km_m, published.generalized_items, published.loss.ncp
         ),
     })
 }

@@ -22,6 +22,8 @@ pub struct KmAnonymized {
     /// The cut's nodes (labels, depth-first order): every item of the hierarchy generalized
     /// to the one of them above it.
     pub cut: Vec<String>,
+    /// How many of the cut's nodes are generalized items (inner nodes of the hierarchy).
+    pub generalized_items: usize,
     /// The information loss.
     pub loss: InformationLoss,
     /// Generalizations the search made (each a set of nodes the cut was raised to), in order.
@@ -104,8 +106,10 @@ pub fn anonymize(
     progress.begin("km: publishing", Unit::Items, 0);
     let published = publish(db, hierarchy, &leaf_of_item, &cut, params.seed());
     progress.begin("km: auditing the publication", Unit::Items, 0);
+    let cut_nodes = cut.nodes();
+    let generalized_items = cut_nodes.iter().filter(|&&v| !hierarchy.is_leaf(v)).count();
     let cut_labels: Vec<String> =
-        cut.nodes().into_iter().map(|v| hierarchy.label(v).to_string()).collect();
+        cut_nodes.into_iter().map(|v| hierarchy.label(v).to_string()).collect();
     let claim = KmClaim::new(u64::from(k), params.m() as u64)?;
     let report = audit(&published, hierarchy, &claim, Some(&cut_labels), Some(db))?;
     let loss = information_loss(hierarchy, &cut, db, &leaf_of_item);
@@ -113,7 +117,14 @@ pub fn anonymize(
         .into_iter()
         .map(|g| g.into_iter().map(|v| hierarchy.label(v).to_string()).collect())
         .collect();
-    Ok(KmAnonymized { published, cut: cut_labels, loss, generalizations, audit: report })
+    Ok(KmAnonymized {
+        published,
+        cut: cut_labels,
+        generalized_items,
+        loss,
+        generalizations,
+        audit: report,
+    })
 }
 
 /// The cut AA (`level_wise`) or DA finds, and the raises it made.
@@ -510,18 +521,10 @@ fn each_combination(row: &[u32], size: usize, mut f: impl FnMut(u128)) {
     }
 }
 
-/// `C(n, r)`, saturating.
+/// `C(n, r)` saturated at `u64::MAX` (a count that only meets a limit).
 fn binomial(n: u64, r: u64) -> u64 {
-    if r > n {
-        return 0;
-    }
-    let mut c = 1u128;
-    for j in 0..r {
-        // Exact at every step: c · (n − j) / (j + 1) is C(n, j + 1).
-        let Some(product) = c.checked_mul(u128::from(n - j)) else { return u64::MAX };
-        c = product / u128::from(j + 1);
-    }
-    u64::try_from(c).unwrap_or(u64::MAX)
+    let (Ok(n), Ok(r)) = (usize::try_from(n), usize::try_from(r)) else { return u64::MAX };
+    txanon_data::sets::binomial(n, r).map_or(u64::MAX, |c| u64::try_from(c).unwrap_or(u64::MAX))
 }
 
 /// The ranks packed in a count-tree key.
@@ -580,28 +583,12 @@ pub(crate) fn publish(
     let mut used: Vec<NodeId> = node_of_item.clone();
     used.sort_unstable();
     used.dedup();
-    // Labels sorted as the data layer sorts them: numerically when all are integers.
-    let ints: Option<Vec<u32>> = used
-        .iter()
-        .map(|&v| {
-            let l = hierarchy.label(v);
-            l.parse::<u32>().ok().filter(|x| x.to_string() == l)
-        })
-        .collect();
-    let mut order: Vec<usize> = (0..used.len()).collect();
-    let labels = match ints {
-        Some(values) => {
-            order.sort_by_key(|&j| values[j]);
-            ItemLabels::Int(order.iter().map(|&j| values[j]).collect())
-        }
-        None => {
-            order.sort_by(|&a, &b| hierarchy.label(used[a]).cmp(hierarchy.label(used[b])));
-            ItemLabels::Str(order.iter().map(|&j| hierarchy.label(used[j]).to_string()).collect())
-        }
-    };
+    // The dictionary a reader of the published file builds: integers when every label is one.
+    let names: Vec<&str> = used.iter().map(|&v| hierarchy.label(v)).collect();
+    let (labels, id_of_used) = ItemLabels::ranked(&names);
     let mut id_of_node = vec![ItemId::MAX; hierarchy.len()];
-    for (id, &j) in order.iter().enumerate() {
-        id_of_node[used[j] as usize] = id as ItemId;
+    for (&v, &id) in used.iter().zip(&id_of_used) {
+        id_of_node[v as usize] = id;
     }
     let rows: Vec<Vec<ItemId>> = db
         .iter()

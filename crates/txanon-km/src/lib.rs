@@ -45,7 +45,7 @@ pub use audit::{AuditReport, KmClaim, KmViolation, KmViolations, audit};
 pub use cut::{Cut, InformationLoss, information_loss};
 pub use error::KmError;
 pub use hierarchy::{Hierarchy, MAX_COOCCURRENCE_ITEMS, NodeId};
-pub use params::{Algorithm, KmParams, MAX_M, ValidKmParams};
+pub use params::{Algorithm, KmParams, MAX_COUNTERS, MAX_M, ValidKmParams};
 
 #[cfg(test)]
 mod autotraits {

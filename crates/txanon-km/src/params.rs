@@ -8,6 +8,10 @@ use txanon_data::progress::Progress;
 /// into one 128-bit key.
 pub const MAX_M: usize = 4;
 
+/// The largest `max_combinations` accepted: at about 37 bytes a counter (a 128-bit key and its
+/// count in a hash table), 5·10⁸ counters are some 18 GB, what one 24 GB machine holds.
+pub const MAX_COUNTERS: u64 = 500_000_000;
+
 /// Which of the paper's algorithms searches the cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -97,8 +101,8 @@ impl KmParams {
     /// Validates the parameters.
     ///
     /// # Errors
-    /// [`ParamError::OutOfRange`] for `k` below 2, `m` outside `1..=`[`MAX_M`], or a limit of
-    /// 0.
+    /// [`ParamError::OutOfRange`] for `k` below 2, `m` outside `1..=`[`MAX_M`], a cut limit of
+    /// 0, or a counter limit outside `1..=`[`MAX_COUNTERS`].
     pub fn check(self) -> Result<ValidKmParams, ParamError> {
         let bad = |name, value: String, reason| Err(ParamError::OutOfRange { name, value, reason });
         if self.k < 2 {
@@ -114,8 +118,12 @@ impl KmParams {
         if self.max_cuts == 0 {
             return bad("max-cuts", "0".into(), "at least 1");
         }
-        if self.max_combinations == 0 {
-            return bad("max-combinations", "0".into(), "at least 1");
+        if !(1..=MAX_COUNTERS).contains(&self.max_combinations) {
+            return bad(
+                "max-combinations",
+                self.max_combinations.to_string(),
+                "1 to 5·10⁸ counters: more would not fit in one machine's memory",
+            );
         }
         Ok(ValidKmParams(self))
     }
@@ -170,6 +178,11 @@ mod tests {
         assert_eq!(KmParams::new(2, 5).check().unwrap_err().name(), "m");
         assert_eq!(KmParams::new(2, usize::MAX).check().unwrap_err().name(), "m");
         assert_eq!(KmParams::new(2, 2).max_cuts(0).check().unwrap_err().name(), "max-cuts");
+        for limit in [0, MAX_COUNTERS + 1, u64::MAX] {
+            let refused = KmParams::new(2, 2).max_combinations(limit).check().unwrap_err();
+            assert_eq!(refused.name(), "max-combinations");
+        }
+        assert!(KmParams::new(2, 2).max_combinations(MAX_COUNTERS).check().is_ok());
         assert!(KmParams::new(2, 4).check().is_ok());
         assert!(KmParams::new(u32::MAX, 1).check().is_ok());
     }

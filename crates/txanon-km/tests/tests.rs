@@ -304,6 +304,6 @@ fn a_progress_handle_sees_the_phases_and_changes_nothing() {
     let a = anonymize(&db, &hierarchy, &watched).unwrap();
     let b = anonymize(&db, &hierarchy, &plain).unwrap();
     assert_eq!((a.cut, a.published), (b.cut, b.published));
-    // The last phase; the counting passes advanced by every transaction they counted.
+    // The handle followed the run to its last phase.
     assert_eq!(progress.phase().0, "km: auditing the publication");
 }

@@ -257,11 +257,6 @@ pub fn run(ctx: &Context) -> Result<Output> {
                                 .sum();
                             100.0 * n as f64 / r.loss.occurrences.max(1) as f64
                         };
-                        let generalized = r
-                            .cut
-                            .iter()
-                            .filter(|l| hierarchy.find(l).is_some_and(|v| !hierarchy.is_leaf(v)))
-                            .count();
                         let x = match varied {
                             "k" => f64::from(s.k),
                             "m" => s.m as f64,
@@ -278,7 +273,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
                             algorithm: algorithm_name(algorithm),
                             ncp: 100.0 * r.loss.ncp,
                             cut_nodes: r.cut.len(),
-                            generalized,
+                            generalized: r.generalized_items,
                             leaves: share(0..=0),
                             one_up: share(1..=1),
                             two_up: share(2..=2),
