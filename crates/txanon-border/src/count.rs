@@ -1,7 +1,9 @@
 //! Counting the itemsets a set of edges covers, without double counting and without
 //! enumerating them.
 
+use rayon::prelude::*;
 use txanon_data::ItemId;
+use txanon_data::sets::share_an_element;
 
 use crate::edge::{Edge, Itemset, free_choices, intersection, is_subset, union, union_len};
 use crate::error::BorderError;
@@ -337,39 +339,76 @@ pub fn count_blocks(
     u128::try_from(total).map_err(|_| BorderError::Overflow)
 }
 
-/// The sets of `sets` that are not subsets of another (duplicates kept once), longest first.
+/// The sets of `sets` that are not subsets of another (duplicates kept once), longest first
+/// (then ascending).
+///
+/// A set is covered exactly when a strictly longer distinct set holds all its items (a covering
+/// set that is itself covered is below a maximal one that covers it too), so each set is tested
+/// on its own, in parallel: the sets holding each item are listed by position in the sorted
+/// order, and the positions before the first set of the tested set's length are intersected
+/// over its items, shortest list first, stopping at the first shared position
+/// ([`share_an_element`]).
 ///
 /// # Complexity
-/// Each set is checked against the kept sets holding its least common item only (an inverted
-/// index), `O(Σ_S |kept sets with S's rarest item| · |S|)`.
+/// `O(Σ|S|)` to list, and per set `S` a leapfrog over its items' lists of longer sets: at most
+/// `|S| · m · log` for `m` the shortest of them, and much less when two of them barely meet.
+/// Memory: one `u32` per item occurrence beyond the sets themselves.
+///
+/// # Panics
+/// With more than 2³² − 1 distinct sets.
 pub fn maximal_only(mut sets: Vec<Itemset>) -> Vec<Itemset> {
-    sets.sort_unstable_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    sets.par_sort_unstable_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
     sets.dedup();
-    let mut frequency: std::collections::HashMap<ItemId, usize> = std::collections::HashMap::new();
+    assert!(u32::try_from(sets.len()).is_ok(), "more than 2³² − 1 sets");
+    // Dense item indices: ids may be anything up to u32::MAX.
+    let mut items: Vec<ItemId> = sets.iter().flatten().copied().collect();
+    items.par_sort_unstable();
+    items.dedup();
+    let index = |i: ItemId| items.binary_search(&i).expect("listed");
+    // Per dense item, the positions of the sets holding it, ascending (CSR).
+    let mut offsets = vec![0usize; items.len() + 1];
     for s in &sets {
         for &i in s {
-            *frequency.entry(i).or_default() += 1;
+            offsets[index(i) + 1] += 1;
         }
     }
-    let mut holding: std::collections::HashMap<ItemId, Vec<usize>> =
-        std::collections::HashMap::new();
-    let mut kept: Vec<Itemset> = Vec::with_capacity(sets.len());
-    for s in sets {
-        let covered = match s.iter().min_by_key(|i| frequency[i]) {
-            // The empty set is below any kept set.
-            None => !kept.is_empty(),
-            Some(rarest) => {
-                holding.get(rarest).is_some_and(|ids| ids.iter().any(|&k| is_subset(&s, &kept[k])))
-            }
-        };
-        if !covered {
-            for &i in &s {
-                holding.entry(i).or_default().push(kept.len());
-            }
-            kept.push(s);
+    for j in 0..items.len() {
+        offsets[j + 1] += offsets[j];
+    }
+    let mut holding = vec![0u32; offsets[items.len()]];
+    let mut cursor = offsets[..items.len()].to_vec();
+    for (at, s) in sets.iter().enumerate() {
+        for &i in s {
+            let j = index(i);
+            holding[cursor[j]] = at as u32;
+            cursor[j] += 1;
         }
     }
-    kept
+    // Per set, the position of the first set of its length: only those before it are longer.
+    let mut longer_before = vec![0u32; sets.len()];
+    for at in 1..sets.len() {
+        longer_before[at] =
+            if sets[at].len() == sets[at - 1].len() { longer_before[at - 1] } else { at as u32 };
+    }
+    let covered: Vec<bool> = sets
+        .par_iter()
+        .zip(&longer_before)
+        .map_init(Vec::new, |lists: &mut Vec<&[u32]>, (s, &bound)| {
+            if bound == 0 {
+                return false;
+            }
+            lists.clear();
+            for &i in s {
+                let j = index(i);
+                let all = &holding[offsets[j]..offsets[j + 1]];
+                lists.push(&all[..all.partition_point(|&at| at < bound)]);
+            }
+            // The empty set is below any longer set.
+            lists.sort_unstable_by_key(|l| l.len());
+            share_an_element(lists)
+        })
+        .collect();
+    sets.into_iter().zip(covered).filter(|(_, c)| !c).map(|(s, _)| s).collect()
 }
 
 /// Edges examined so far, by low set, for finding those that overlap a new edge without

@@ -72,6 +72,25 @@ fn x_and_len() -> impl Strategy<Value = (Itemset, usize)> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
+    /// The sets no other distinct set contains, longest first then ascending, by the
+    /// definition: each compared with every other. Item ids far apart are drawn too (the
+    /// function renumbers them).
+    #[test]
+    fn maximal_only_keeps_exactly_the_sets_no_other_contains(
+        sets in prop::collection::vec(prop::collection::btree_set(
+            prop::sample::select(vec![0u32, 1, 2, 3, 4, 5, 6, 1 << 20, u32::MAX]), 0..6), 0..40),
+    ) {
+        let sets: Vec<Itemset> = sets.into_iter().map(|s| s.into_iter().collect()).collect();
+        let mut expected: Vec<Itemset> = sets
+            .iter()
+            .filter(|s| !sets.iter().any(|t| t.len() > s.len() && is_subset(s, t)))
+            .cloned()
+            .collect();
+        expected.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        expected.dedup();
+        prop_assert_eq!(maximal_only(sets), expected);
+    }
+
     #[test]
     fn w_over_a_border_is_the_number_of_covered_itemsets(b in border(), (x, len) in x_and_len()) {
         let expected = brute(b.edges(), &x, len);

@@ -7,10 +7,9 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
-use rayon::prelude::*;
 use serde::Serialize;
-use txanon_data::audit::{MAX_VIOLATIONS, ViolationLog, Violations};
-use txanon_data::{ItemId, ParamError, TransactionDb, mix64};
+use txanon_data::audit::{MAX_VIOLATIONS, RowMultiset, ViolationLog, Violations, unmatched_rows};
+use txanon_data::{ItemId, ParamError, TransactionDb};
 
 use crate::error::CahdError;
 use crate::publish::{GROUPS_FORMAT, PublishedGroups};
@@ -370,46 +369,6 @@ pub fn audit(
     .map_err(CahdError::Audit)
 }
 
-/// Transactions as sorted item codes in one buffer: row `r` is `items[ends[r - 1]..ends[r]]`.
-#[derive(Default)]
-struct Rows {
-    items: Vec<u32>,
-    ends: Vec<usize>,
-}
-
-impl Rows {
-    fn push(&mut self, row: impl Iterator<Item = u32>) {
-        let from = self.items.len();
-        self.items.extend(row);
-        self.items[from..].sort_unstable();
-        self.ends.push(self.items.len());
-    }
-
-    fn row(&self, r: usize) -> &[u32] {
-        let from = if r == 0 { 0 } else { self.ends[r - 1] };
-        &self.items[from..self.ends[r]]
-    }
-
-    /// The rows' indices in one total order: by a hash of the row, then by the row itself, so
-    /// that two multisets of rows are equal exactly when their sorted lists are.
-    fn sorted(&self) -> Vec<(u64, u32)> {
-        let mut keys: Vec<(u64, u32)> = (0..self.ends.len())
-            .into_par_iter()
-            .map(|r| {
-                let hash = self
-                    .row(r)
-                    .iter()
-                    .fold(0x9e37_79b9_7f4a_7c15, |h: u64, &i| mix64(h ^ u64::from(i)));
-                (hash, r as u32)
-            })
-            .collect();
-        keys.par_sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0).then_with(|| self.row(a.1 as usize).cmp(self.row(b.1 as usize)))
-        });
-        keys
-    }
-}
-
 fn check_original(
     published: &PublishedGroups,
     original: &TransactionDb,
@@ -442,46 +401,24 @@ fn check_original(
         Some(label) => label.clone(),
         None => original.label(c - m as u32).to_string(),
     };
-    let mut ours = Rows::default();
+    let mut ours = RowMultiset::new();
     for t in original.iter() {
         ours.push(t.iter().filter(|&&i| !sensitive[i as usize]).map(|&i| code[i as usize]));
     }
-    let mut theirs = Rows::default();
+    let mut theirs = RowMultiset::new();
     for t in published.groups.iter().flat_map(|g| &g.qid) {
         theirs.push(t.iter().copied());
     }
-    // A merge of the two sorted lists: what stands on one side only is off.
-    let (a, b) = (ours.sorted(), theirs.sorted());
-    let (mut x, mut y) = (0, 0);
-    let mut off: Vec<Vec<String>> = Vec::new();
-    while (x < a.len() || y < b.len()) && off.len() < MAX_VIOLATIONS {
-        let order = match (a.get(x), b.get(y)) {
-            (Some(p), Some(q)) => {
-                (p.0, ours.row(p.1 as usize)).cmp(&(q.0, theirs.row(q.1 as usize)))
-            }
-            (Some(_), None) => std::cmp::Ordering::Less,
-            _ => std::cmp::Ordering::Greater,
-        };
-        let row = match order {
-            std::cmp::Ordering::Equal => {
-                (x, y) = (x + 1, y + 1);
-                continue;
-            }
-            std::cmp::Ordering::Less => {
-                x += 1;
-                ours.row(a[x - 1].1 as usize)
-            }
-            std::cmp::Ordering::Greater => {
-                y += 1;
-                theirs.row(b[y - 1].1 as usize)
-            }
-        };
-        let mut itemset: Vec<String> = row.iter().map(|&c| name(c)).collect();
-        itemset.sort_unstable();
-        if !off.contains(&itemset) {
-            off.push(itemset);
-        }
-    }
+    // Each code names one label (an original item is coded m + its id only when the table
+    // lacks its label), so distinct rows are distinct itemsets.
+    let mut off: Vec<Vec<String>> = unmatched_rows(&ours, &theirs, MAX_VIOLATIONS)
+        .into_iter()
+        .map(|row| {
+            let mut itemset: Vec<String> = row.row.iter().map(|&c| name(c)).collect();
+            itemset.sort_unstable();
+            itemset
+        })
+        .collect();
     off.sort_unstable();
     for itemset in off {
         if !log.push(CahdViolation::QidNotFromOriginal { itemset }) {

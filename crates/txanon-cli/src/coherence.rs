@@ -6,9 +6,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 use serde::Serialize;
-use txanon_coherence::{
-    CoherenceClaim, CoherenceParams, Engine, Reason, anonymize, audit, nuggets,
-};
+use txanon_coherence::{CoherenceClaim, CoherenceParams, Engine, Reason, anonymize, audit};
 use txanon_data::ItemId;
 use txanon_mining::MinSupport;
 
@@ -96,7 +94,9 @@ struct Summary {
     nugget_support: u32,
     engine: &'static str,
     minimal_moles: usize,
-    maximal_public_itemsets: usize,
+    /// Only the border-edge engine (`--edges`) lists the mole border's maximal side.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    maximal_public_itemsets: Option<usize>,
     moles: String,
     suppressed_infrequent: usize,
     suppressed_greedy: usize,
@@ -135,8 +135,7 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         anonymize(&db, &private, &params)?
     };
     let seconds = started.elapsed().as_secs_f64();
-    let (nuggets_before, nuggets_after) =
-        (nuggets(&db, nugget_support)?, nuggets(&result.published, nugget_support)?);
+    let (nuggets_before, nuggets_after) = (result.nuggets_before, result.nuggets_after);
     let label = |i: ItemId| db.label(i).to_string();
     let steps: Vec<Step> = result
         .suppressed

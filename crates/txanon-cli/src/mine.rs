@@ -8,6 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
+use txanon_data::progress::Unit;
 use txanon_data::{ItemId, TransactionDb, write_atomic};
 use txanon_mining::{
     Algorithm, FrequentItemsets, MinSupport, MiningParams, Rule, RuleParams, closed_itemsets,
@@ -138,6 +139,13 @@ fn mine(args: MineArgs) -> Result<()> {
         params = params.min_len(m);
     }
     params = params.max_len(args.max_len);
+    let progress = txanon_data::progress::Progress::new();
+    if matches!(algorithm, Algorithm::FpGrowth) {
+        params = params.progress(progress.clone());
+        progress.begin("FP-Growth (FP-tree nodes mined)", Unit::Items, 0);
+    } else {
+        progress.begin("Apriori", Unit::Items, 0);
+    }
     let params = params.check()?;
     let min_count = args.support.count(db.len());
 
@@ -153,6 +161,7 @@ fn mine(args: MineArgs) -> Result<()> {
         "itemsets"
     };
     let mining_started = Instant::now();
+    let meter = crate::progress::Spinner::follow(&progress);
     let listing: Listing;
     let (itemsets, by_len, rule_count, rule_seconds, mine_seconds);
     if args.count_only {
@@ -179,6 +188,7 @@ fn mine(args: MineArgs) -> Result<()> {
         itemsets = found.len().to_string();
         by_len = found.counts_by_len().iter().map(u64::to_string).collect();
         if args.rules {
+            progress.begin("association rules", Unit::Items, 0);
             let rules_started = Instant::now();
             let mut rp = RuleParams::new(args.confidence).max_len(args.max_len).limit(args.limit);
             if let Some(m) = args.min_len {
@@ -196,6 +206,7 @@ fn mine(args: MineArgs) -> Result<()> {
         }
     }
 
+    drop(meter);
     // The listing is streamed, never built as one string: it may hold tens of millions of lines.
     match &args.out {
         Some(path) if path != Path::new("-") => write_atomic(path, |file| -> Result<()> {

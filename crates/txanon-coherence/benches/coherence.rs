@@ -1,7 +1,7 @@
 //! (h,k,p)-coherence in memory at the paper's default setting (h = 40%, k = 10, p = 3,
 //! k′ = 0.1%, a random 10% of the items private): the counting engine end to end on
-//! BMS-WebView-1 and -2, the paper's border-edge engine at p = 2 on BMS-WebView-1, and the
-//! audit of the publication. Quest data stands in when the files are missing.
+//! BMS-WebView-1 and -2 (and at p = 2), the paper's border-edge engine at p = 2 on
+//! BMS-WebView-1, and the audit of the publication, alone and against the original. Quest data stands in when the files are missing.
 
 use std::hint::black_box;
 
@@ -30,6 +30,10 @@ fn coherence(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("counting", format!("{name}/p=3")), |b| {
             b.iter(|| anonymize(black_box(&db), &private, &counting).expect("coherent"))
         });
+        let pairs = params(2, Engine::Counting);
+        group.bench_function(BenchmarkId::new("counting", format!("{name}/p=2")), |b| {
+            b.iter(|| anonymize(black_box(&db), &private, &pairs).expect("coherent"))
+        });
         if name == "bms1" {
             let edges = params(2, Engine::BorderEdges);
             group.bench_function(BenchmarkId::new("border-edges", format!("{name}/p=2")), |b| {
@@ -41,6 +45,9 @@ fn coherence(c: &mut Criterion) {
         let claim = CoherenceClaim::new(0.4, 10, 3).expect("valid");
         group.bench_function(BenchmarkId::new("audit", format!("{name}/p=3")), |b| {
             b.iter(|| audit(black_box(&published), &labels, &claim, None).expect("coherent"))
+        });
+        group.bench_function(BenchmarkId::new("audit-with-original", format!("{name}/p=3")), |b| {
+            b.iter(|| audit(black_box(&published), &labels, &claim, Some(&db)).expect("coherent"))
         });
     }
     group.finish();

@@ -70,8 +70,18 @@ pub struct Coherent {
     pub moles: u128,
     /// `|U|`: minimal moles (the mole border's minimal side).
     pub minimal_moles: usize,
-    /// `|L|`: maximal public itemsets that occur (the mole border's maximal side).
-    pub maximal_public: usize,
+    /// `|L|`: maximal public itemsets that occur (the mole border's maximal side), when the
+    /// engine built it (the border-edge engine). The counting and enumeration engines never
+    /// need it, and finding which of the transactions' public parts no other contains costs
+    /// more than their whole set-up at scale (`Σ` over the parts of their rarest item's
+    /// support: 55% of a p = 2 run at a million Quest transactions, quadratic beyond).
+    pub maximal_public: Option<usize>,
+    /// Nuggets of the input: itemsets (public and private items) in at least `k′`
+    /// transactions, what the publication's utility is measured by ([`nuggets`]).
+    pub nuggets_before: u128,
+    /// Nuggets of the publication: those of the input less the pre-step's and the greedy
+    /// steps' losses (each step loses the nuggets holding its item then).
+    pub nuggets_after: u128,
     /// Item occurrences of the input.
     pub occurrences: usize,
     /// Item occurrences suppressed.
@@ -230,27 +240,45 @@ pub fn anonymize(
     let minimal_moles = nonmoles.minimal_count;
     // Public itemsets of length 1..=p that occur, per item and in all (one FP-Growth search at
     // support 1); the moles are those less the non-moles.
-    progress.begin("coherence: public itemsets that occur (FP-Growth)", Unit::Items, 0);
-    let (occurring, occurring_total) = occurring(&w, p)?;
-    let mole_total = occurring_total - nonmoles.sets.len() as u128;
-    // The mole border's maximal side: reported, and the border-edge engine's blocks.
-    let maximal = w.maximal_public();
-    let maximal_public = maximal.len();
-    progress.begin("coherence: moles and nuggets per item", Unit::Items, 0);
-    let (mut moles, mut nuggets): (Box<dyn Counter>, Box<dyn Counter>) = match params.engine() {
-        Engine::Counting => (
-            Box::new(CountedMoles::new(&w, occurring, nonmoles, p)),
-            Box::new(MinedNuggets::new(&w, k2)?),
-        ),
-        Engine::BorderEdges => (
-            Box::new(EdgeMoles::new(&w, maximal, &nonmoles.minimal, p)?),
-            Box::new(MinedNuggets::new(&w, k2)?),
-        ),
-        Engine::Enumerate => (
-            Box::new(ListedMoles::new(&w, h, k, p, params.enumeration_limit())?),
-            Box::new(ListedNuggets::new(&w, k2)?),
-        ),
-    };
+    progress.begin("coherence: public itemsets that occur", Unit::Items, 0);
+    let occurring = occurring(&w, p, &progress)?;
+    let mole_total = occurring.total - nonmoles.sets.len() as u128;
+    progress.begin("coherence: nuggets per item (FP-tree nodes mined)", Unit::Items, 0);
+    let mut maximal_public = None;
+    // `nuggets_held`: the nuggets of the working data when counted.
+    let (mut moles, mut nuggets, nuggets_held): (Box<dyn Counter>, Box<dyn Counter>, u128) =
+        match params.engine() {
+            Engine::Counting => {
+                let nuggets = MinedNuggets::new(&w, k2, &progress)?;
+                let held = nuggets.total;
+                (Box::new(CountedMoles::new(occurring, nonmoles, p)), Box::new(nuggets), held)
+            }
+            Engine::BorderEdges => {
+                // The mole border's maximal side: the engine's blocks.
+                let maximal = w.maximal_public();
+                maximal_public = Some(maximal.len());
+                let nuggets = MinedNuggets::new(&w, k2, &progress)?;
+                let held = nuggets.total;
+                (
+                    Box::new(EdgeMoles::new(&w, maximal, &nonmoles.minimal, p)?),
+                    Box::new(nuggets),
+                    held,
+                )
+            }
+            Engine::Enumerate => {
+                let nuggets = ListedNuggets::new(&w, k2)?;
+                let held = nuggets.total();
+                (
+                    Box::new(ListedMoles::new(&w, h, k, p, params.enumeration_limit())?),
+                    Box::new(nuggets),
+                    held,
+                )
+            }
+        };
+    // The pre-step drops items below max(k, k′): those in a nugget only when k > k′, and then
+    // the input's nuggets are counted on their own.
+    let nuggets_before = if k > k2 { self::nuggets(db, k2)? } else { nuggets_held };
+    let mut nuggets_after = nuggets_held;
     let mut alive = vec![true; w.public_items()];
     // Every suppression takes one of the items holding moles now, and the loop ends when none
     // holds any: their number bounds the loop.
@@ -272,6 +300,8 @@ pub fn anonymize(
             item: w.public_ids[v],
             reason: Reason::Greedy { moles: m[v], nuggets: nu[v] },
         });
+        // Suppressing v loses exactly the nuggets holding it now.
+        nuggets_after -= nu[v];
         moles.suppress(&w, v as u32)?;
         nuggets.suppress(&w, v as u32)?;
         w.suppress(v as u32);
@@ -298,6 +328,8 @@ pub fn anonymize(
         moles: mole_total,
         minimal_moles,
         maximal_public,
+        nuggets_before,
+        nuggets_after,
         occurrences: db.occurrences(),
         occurrences_suppressed,
     })

@@ -15,8 +15,12 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
-use txanon_data::audit::{ViolationLog, Violations, share_exceeds};
+use txanon_data::audit::{
+    MAX_VIOLATIONS, RowMultiset, ViolationLog, Violations, share_exceeds, unmatched_rows,
+};
 use txanon_data::{ItemId, ParamError, TransactionDb};
 
 use crate::error::CoherenceError;
@@ -232,7 +236,7 @@ pub fn audit(
     // Public and private parts of every transaction, compressed rows.
     // Identical transactions merged into one row with a weight: k copies of a wide
     // transaction are one row, whose every itemset has the same transactions.
-    let mut distinct: HashMap<&[ItemId], u32> = HashMap::new();
+    let mut distinct: FxHashMap<&[ItemId], u32> = FxHashMap::default();
     let mut public = Rows::default();
     let mut secret = Rows::default();
     for t in published.iter() {
@@ -277,7 +281,7 @@ pub fn audit(
     let mut worst = 0.0f64;
     let mut private_counts = vec![0u64; published.num_items()];
     let all: Vec<u32> = (0..public.weights.len() as u32).collect();
-    if let Some(v) = breach(&all, &secret, &mut private_counts, h, &mut worst) {
+    if let Some(v) = breach((&all, n as u64), &secret, &mut private_counts, h, &mut worst) {
         log.push(CoherenceViolation::Breach {
             itemset: Vec::new(),
             private: label(v.0),
@@ -286,16 +290,12 @@ pub fn audit(
         });
     }
     let mut classes = 1u64;
-    if n as u64 >= k {
-        classes += search(
-            &public,
-            &secret,
-            claim,
-            &mut private_counts,
-            &mut worst,
-            &mut log,
-            (&ranked_labels, &label),
-        );
+    if n as u64 >= k && !log.is_full() {
+        let found =
+            search(&public, &secret, claim, published.num_items(), (&ranked_labels, &label));
+        classes += found.classes;
+        worst = worst.max(found.worst);
+        log.append(found.log);
     }
     let mut suppressed_items = None;
     if let Some(original) = original {
@@ -329,20 +329,16 @@ impl Rows {
         self.weights.push(0);
     }
 
-    /// The transactions the rows `tids` stand for.
-    fn support(&self, tids: &[u32]) -> u64 {
-        tids.iter().map(|&t| self.weights[t as usize]).sum()
-    }
-
     fn row(&self, t: u32) -> &[ItemId] {
         &self.items[self.offsets[t as usize]..self.offsets[t as usize + 1]]
     }
 }
 
-/// The private item most often among `tids`, if its share exceeds `h`: `(item, count)`.
-/// Updates `worst` with the largest share met. `counts` is zero on entry and on return.
+/// The private item most often among `tids` (standing for `total` transactions), if its share
+/// exceeds `h`: `(item, count)`. Updates `worst` with the largest share met. `counts` is zero
+/// on entry and on return.
 fn breach(
-    tids: &[u32],
+    (tids, total): (&[u32], u64),
     secret: &Rows,
     counts: &mut [u64],
     h: f64,
@@ -370,7 +366,6 @@ fn breach(
         counts[s as usize] = 0;
     }
     let (s, c) = top?;
-    let total = secret.support(tids);
     *worst = worst.max(c as f64 / total as f64);
     share_exceeds(c, total, h).then_some((s, c))
 }
@@ -379,127 +374,191 @@ fn breach(
 struct Node {
     base: Vec<ItemId>,
     tids: Vec<u32>,
+    /// The transactions `tids` stand for (counted when the node was found).
+    support: u64,
 }
 
 /// Labels of an itemset of ranks (public items), in item order.
-type ItemsetLabels<'a> = &'a dyn Fn(&[ItemId]) -> Vec<String>;
+type ItemsetLabels<'a> = &'a (dyn Fn(&[ItemId]) -> Vec<String> + Sync);
 
 /// The label of a private item.
-type ItemLabel<'a> = &'a dyn Fn(ItemId) -> String;
+type ItemLabel<'a> = &'a (dyn Fn(ItemId) -> String + Sync);
 
-/// The depth-first search below the empty itemset; the number of classes visited.
+/// What a search (or one branch of it) found: classes visited, the worst share, violations.
+struct Found {
+    classes: u64,
+    worst: f64,
+    log: ViolationLog<CoherenceViolation>,
+}
+
+/// The depth-first search below the empty itemset. The root's children are checked here, then
+/// each child's subtree is searched on its own thread; the branches' findings are joined in
+/// the order one depth-first search would list them (the smallest item first).
 fn search(
     public: &Rows,
     secret: &Rows,
     claim: &CoherenceClaim,
-    private_counts: &mut [u64],
-    worst: &mut f64,
-    log: &mut ViolationLog<CoherenceViolation>,
-    (labels, private_label): (ItemsetLabels<'_>, ItemLabel<'_>),
-) -> u64 {
+    private_items: usize,
+    labels: (ItemsetLabels<'_>, ItemLabel<'_>),
+) -> Found {
     let items = public.items.iter().map(|&i| i as usize + 1).max().unwrap_or(0);
     let n = public.weights.len();
-    let mut counts = vec![0u64; items];
-    let mut classes = 0u64;
-    let mut stack = vec![Node { base: Vec::new(), tids: (0..n as u32).collect() }];
-    while let Some(node) = stack.pop() {
-        if log.is_full() {
-            break;
-        }
+    let search = Search { public, secret, claim, labels };
+    let mut found = Found { classes: 0, worst: 0.0, log: ViolationLog::new() };
+    let scratch = || Scratch {
+        counts: vec![0; items],
+        private_counts: vec![0; private_items],
+        lists: vec![Vec::new(); items],
+    };
+    let root = Node {
+        base: Vec::new(),
+        tids: (0..n as u32).collect(),
+        support: public.weights.iter().sum(),
+    };
+    let children = search.visit(&root, &mut scratch(), &mut found);
+    let branches: Vec<Found> = children
+        .into_par_iter()
+        .map_init(scratch, |scratch, child| {
+            let mut branch = Found { classes: 0, worst: 0.0, log: ViolationLog::new() };
+            let mut stack = vec![child];
+            while let Some(node) = stack.pop() {
+                if branch.log.is_full() {
+                    break;
+                }
+                let mut next = search.visit(&node, scratch, &mut branch);
+                stack.extend(next.drain(..).rev());
+            }
+            branch
+        })
+        .collect();
+    for branch in branches {
+        found.classes += branch.classes;
+        found.worst = found.worst.max(branch.worst);
+        found.log.append(branch.log);
+    }
+    found
+}
+
+/// A worker's counters, all zero between visits.
+struct Scratch {
+    /// Per public rank, its count in a node's rows.
+    counts: Vec<u64>,
+    /// Per published item, its count as a private item in a class's rows.
+    private_counts: Vec<u64>,
+    /// Per public rank, its transactions among a node's (empty between visits).
+    lists: Vec<Vec<u32>>,
+}
+
+/// What every visit reads.
+struct Search<'a> {
+    public: &'a Rows,
+    secret: &'a Rows,
+    claim: &'a CoherenceClaim,
+    labels: (ItemsetLabels<'a>, ItemLabel<'a>),
+}
+
+impl Search<'_> {
+    /// Checks the classes one item below `node` (their support, their breaches) into `found`,
+    /// and returns those to search further (below the claim's `p`), smallest item first.
+    fn visit(&self, node: &Node, scratch: &mut Scratch, found: &mut Found) -> Vec<Node> {
+        let (public, secret, claim) = (self.public, self.secret, self.claim);
+        let (labels, private_label) = self.labels;
+        let counts = &mut scratch.counts;
         // One distinct transaction: every item after the base is a perfect extension.
         if node.tids.len() == 1 && !node.base.is_empty() {
-            continue;
+            return Vec::new();
         }
         let last = node.base.last().copied();
         let after =
             |row: &[ItemId]| -> usize { last.map_or(0, |a| row.partition_point(|&i| i <= a)) };
-        // Count the items after the base's last in the node's transactions.
+        // Count the items after the base's last in the node's transactions, and list each
+        // one's transactions, in one pass (the rows are read in random order: each read is a
+        // cache miss at scale).
+        let lists = &mut scratch.lists;
         let mut touched: Vec<ItemId> = Vec::new();
         for &t in &node.tids {
             let row = public.row(t);
             let w = public.weights[t as usize];
             for &b in &row[after(row)..] {
-                if counts[b as usize] == 0 {
+                let list = &mut lists[b as usize];
+                if list.is_empty() {
                     touched.push(b);
                 }
+                list.push(t);
                 counts[b as usize] += w;
             }
         }
         touched.sort_unstable();
-        let support = public.support(&node.tids);
+        let support = node.support;
         let depth = node.base.len() as u64 + 1;
         // Children: not perfect extensions (those share the node's transactions and checks).
         let mut children: Vec<(ItemId, u64)> = Vec::new();
+        let mut tid_lists: Vec<Vec<u32>> = Vec::new();
+        let mut full = false;
         for &b in &touched {
-            let c = counts[b as usize];
-            counts[b as usize] = 0;
-            if c == support {
+            let c = std::mem::take(&mut counts[b as usize]);
+            if c == support || full || c < claim.k {
+                lists[b as usize].clear();
+            }
+            if c == support || full {
                 continue;
             }
             if c < claim.k {
                 let mut ranks = node.base.clone();
                 ranks.push(b);
                 let itemset = labels(&ranks);
-                if !log.push(CoherenceViolation::RareItemset { itemset, support: c, k: claim.k }) {
-                    return classes;
-                }
+                full = !found.log.push(CoherenceViolation::RareItemset {
+                    itemset,
+                    support: c,
+                    k: claim.k,
+                });
             } else {
                 children.push((b, c));
+                tid_lists.push(std::mem::take(&mut lists[b as usize]));
             }
         }
-        if children.is_empty() {
-            continue;
+        if children.is_empty() || full {
+            return Vec::new();
         }
-        // Each child's transactions, in one more pass; `counts` (all zero again) holds each
-        // child's slot plus one meanwhile.
-        for (x, &(b, _)) in children.iter().enumerate() {
-            counts[b as usize] = x as u64 + 1;
-        }
-        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); children.len()];
-        for &t in &node.tids {
-            let row = public.row(t);
-            for &b in &row[after(row)..] {
-                let x = counts[b as usize];
-                if x > 0 {
-                    lists[x as usize - 1].push(t);
-                }
-            }
-        }
-        for &(b, _) in &children {
-            counts[b as usize] = 0;
-        }
+        let lists = tid_lists;
         // Children with the same transactions are one class: `base ∪ {b₂} ∪ X` has the
         // transactions of `base ∪ {b₁} ∪ X`, of the same length, so the smallest item stands
         // for the others (the items of a wide transaction that occur nowhere else are one
         // child, not a million).
         let keep: Vec<bool> = {
-            let mut seen: std::collections::HashSet<&[u32]> = std::collections::HashSet::new();
+            let mut seen: FxHashSet<&[u32]> = FxHashSet::default();
             lists.iter().map(|l| seen.insert(l.as_slice())).collect()
         };
-        // Pushed in reverse so that the smallest item is searched first.
-        for (((b, _), tids), _) in
-            children.into_iter().zip(lists).zip(keep).rev().filter(|(_, keep)| *keep)
+        let mut next = Vec::new();
+        for (((b, support), tids), _) in
+            children.into_iter().zip(lists).zip(keep).filter(|(_, k)| *k)
         {
-            classes += 1;
+            found.classes += 1;
             let mut base = node.base.clone();
             base.push(b);
-            if let Some((s, c)) = breach(&tids, secret, private_counts, claim.h, worst) {
-                let pushed = log.push(CoherenceViolation::Breach {
+            if let Some((s, c)) = breach(
+                (&tids, support),
+                secret,
+                &mut scratch.private_counts,
+                claim.h,
+                &mut found.worst,
+            ) {
+                let pushed = found.log.push(CoherenceViolation::Breach {
                     itemset: labels(&base),
                     private: private_label(s),
                     count: c,
-                    support: public.support(&tids),
+                    support,
                 });
                 if !pushed {
-                    return classes;
+                    return Vec::new();
                 }
             }
             if depth < claim.p {
-                stack.push(Node { base, tids });
+                next.push(Node { base, tids, support });
             }
         }
+        next
     }
-    classes
 }
 
 /// The checks against the original; the number of public items suppressed.
@@ -553,25 +612,23 @@ fn check_original(
     if !log.is_empty() {
         return None;
     }
-    let mut balance: HashMap<Vec<String>, i64> = HashMap::new();
+    // Both sides in the original's ids (a published label names one original item: checked
+    // above), the original's rows less the suppressed items.
+    let in_original: Vec<u32> = (0..published.num_items() as ItemId)
+        .map(|i| original.labels().find(&published.label(i).to_string()).expect("checked above"))
+        .collect();
+    let mut expected = RowMultiset::new();
     for t in original.iter() {
-        let mut kept: Vec<String> = t
-            .iter()
-            .filter(|&&i| !suppressed[i as usize])
-            .map(|&i| original.label(i).to_string())
-            .collect();
-        kept.sort_unstable();
-        *balance.entry(kept).or_default() += 1;
+        expected.push(t.iter().copied().filter(|&i| !suppressed[i as usize]));
     }
+    let mut found = RowMultiset::new();
     for t in published.iter() {
-        let mut row: Vec<String> = t.iter().map(|&i| published.label(i).to_string()).collect();
-        row.sort_unstable();
-        *balance.entry(row).or_default() -= 1;
+        found.push(t.iter().map(|&i| in_original[i as usize]));
     }
-    let mut off: Vec<Vec<String>> =
-        balance.into_iter().filter(|&(_, b)| b != 0).map(|(t, _)| t).collect();
-    off.sort_unstable();
-    for transaction in off {
+    for off in unmatched_rows(&found, &expected, MAX_VIOLATIONS) {
+        let mut transaction: Vec<String> =
+            off.row.iter().map(|&i| original.label(i).to_string()).collect();
+        transaction.sort_unstable();
         if !log.push(CoherenceViolation::TransactionsNotFromOriginal { transaction }) {
             break;
         }

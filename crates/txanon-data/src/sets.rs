@@ -108,6 +108,55 @@ fn gallop<'a, T: Ord>(short: &'a [T], long: &[T], mut found: impl FnMut(&'a T)) 
     }
 }
 
+/// Whether the strictly ascending slices `lists` share an element (the intersection of all of
+/// them is not empty); `true` for no slice at all. A leapfrog search: the largest head seen so
+/// far is sought in every slice by galloping, so each slice is crossed once, in steps that
+/// skip what cannot be shared. Put the shortest slice first: a miss there ends the search
+/// soonest. The slices are the search's cursors: each is left advanced past what was crossed
+/// (the caller's buffer of slices is reused, nothing is allocated).
+///
+/// # Complexity
+/// `O(Σ_j s · log(|l_j| / s))` comparisons for `s` the number of distinct heads sought, at most
+/// the shortest slice's length plus one.
+///
+/// ```
+/// use txanon_data::sets::share_an_element;
+/// assert!(share_an_element(&mut [&[1, 4, 9][..], &[2, 4], &[0, 4, 5]]));
+/// assert!(!share_an_element(&mut [&[1, 4, 9][..], &[2, 5], &[0, 4, 5]]));
+/// ```
+pub fn share_an_element<T: Ord + Copy>(lists: &mut [&[T]]) -> bool {
+    debug_assert!(lists.iter().all(|l| l.windows(2).all(|w| w[0] < w[1])));
+    let Some(first) = lists.first() else { return true };
+    let Some(&start) = first.first() else { return false };
+    let mut sought = start;
+    // `agreeing` slices in a row hold `sought`; when all do, it is shared.
+    let mut agreeing = 0;
+    let mut j = 0;
+    loop {
+        let rest = lists[j];
+        // Gallop to the first element not below `sought`.
+        let mut step = 1;
+        while step < rest.len() && rest[step] < sought {
+            step *= 2;
+        }
+        let window = &rest[..rest.len().min(step + 1)];
+        let at = window.partition_point(|x| *x < sought);
+        let rest = &rest[at..];
+        lists[j] = rest;
+        let Some(&head) = rest.first() else { return false };
+        if head == sought {
+            agreeing += 1;
+            if agreeing == lists.len() {
+                return true;
+            }
+        } else {
+            sought = head;
+            agreeing = 1;
+        }
+        j = (j + 1) % lists.len();
+    }
+}
+
 /// `C(n, k)`, the number of `k`-subsets of an `n`-set, in 128 bits; `None` when an
 /// intermediate product overflows. The one exact binomial of the workspace (borders, the
 /// enumeration references, kᵐ's counting limit).
@@ -153,8 +202,31 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// The leapfrog search answers what intersecting every slice answers.
+        #[test]
+        fn a_shared_element_is_found_exactly_when_one_exists(
+            sets in prop::collection::vec(prop::collection::btree_set(0u32..60, 0..40), 0..5),
+        ) {
+            let shared = sets.iter().skip(1).fold(sets.first().cloned(), |acc, s| {
+                acc.map(|a| a.intersection(s).copied().collect())
+            });
+            let expected = shared.is_none_or(|s: std::collections::BTreeSet<u32>| !s.is_empty());
+            let lists: Vec<Vec<u32>> = sets.into_iter().map(|s| s.into_iter().collect()).collect();
+            let mut slices: Vec<&[u32]> = lists.iter().map(Vec::as_slice).collect();
+            prop_assert_eq!(share_an_element(&mut slices), expected);
+        }
+    }
+
     #[test]
     fn edges() {
+        assert!(share_an_element::<u32>(&mut []));
+        assert!(!share_an_element(&mut [&[][..], &[1]]));
+        assert!(share_an_element(&mut [&[7u32][..]]));
+        assert!(share_an_element(&mut [
+            &[1u32, 2, 3, 1000][..],
+            &(500..=1000).collect::<Vec<_>>()
+        ]));
         let empty: [u32; 0] = [];
         assert_eq!(intersection_len(&empty, &[1, 2]), 0);
         assert_eq!(galloping_intersection_len(&[5], &[1, 2, 3, 4, 5]), 1);

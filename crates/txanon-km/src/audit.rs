@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use serde::Serialize;
-use txanon_data::audit::{ViolationLog, Violations};
+use txanon_data::audit::{MAX_VIOLATIONS, RowMultiset, ViolationLog, Violations, unmatched_rows};
 use txanon_data::{ItemId, ParamError, TransactionDb};
 
 use crate::error::KmError;
@@ -346,13 +346,7 @@ fn check_itemsets(
     for branch in branches {
         checked += branch.checked;
         smallest = Some(smallest.map_or(branch.smallest, |s| s.min(branch.smallest)));
-        if let Err(found) = branch.violations.finish(()) {
-            for v in found.list() {
-                if !log.push(v.clone()) {
-                    break;
-                }
-            }
-        }
+        log.append(branch.violations);
     }
     (checked, smallest)
 }
@@ -502,27 +496,26 @@ fn check_original(
     if !log.is_empty() {
         return;
     }
-    // Published minus generalized original, per distinct transaction.
-    let mut balance: HashMap<Vec<ItemId>, (u64, u64)> = HashMap::new();
+    // Published against generalized original, as multisets of rows of published ids.
+    let mut found = RowMultiset::new();
     for t in published.iter() {
-        balance.entry(t.to_vec()).or_default().0 += 1;
+        found.push(t.iter().copied());
     }
+    let mut expected = RowMultiset::new();
+    let mut row: Vec<ItemId> = Vec::new();
     for t in original.iter() {
-        let mut row: Vec<ItemId> =
-            t.iter().map(|&i| generalized_item[i as usize].expect("checked above")).collect();
+        row.clear();
+        row.extend(t.iter().map(|&i| generalized_item[i as usize].expect("checked above")));
         row.sort_unstable();
         row.dedup();
-        balance.entry(row).or_default().1 += 1;
+        expected.push(row.iter().copied());
     }
-    let mut unequal: Vec<(Vec<ItemId>, (u64, u64))> =
-        balance.into_iter().filter(|(_, (p, o))| p != o).collect();
-    unequal.sort();
-    for (row, (p, o)) in unequal {
-        let transaction = row.iter().map(|&i| published.label(i).to_string()).collect();
+    for off in unmatched_rows(&found, &expected, MAX_VIOLATIONS) {
+        let transaction = off.row.iter().map(|&i| published.label(i).to_string()).collect();
         if !log.push(KmViolation::TransactionsNotFromOriginal {
             transaction,
-            published: p,
-            original: o,
+            published: off.left,
+            original: off.right,
         }) {
             break;
         }

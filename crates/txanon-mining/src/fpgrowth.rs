@@ -31,6 +31,7 @@ use std::ops::ControlFlow;
 
 use rayon::prelude::*;
 use txanon_data::ItemId;
+use txanon_data::progress::Progress;
 
 use crate::class::{ItemsetClass, ItemsetVisitor};
 use crate::recode::RecodedDb;
@@ -488,9 +489,9 @@ fn count_above(tree: &FpTree, starts: &[u32], counts: &mut [u32]) {
 pub(crate) fn mine<V: ItemsetVisitor>(
     db: &RecodedDb,
     min_count: u32,
-    min_len: usize,
-    max_len: usize,
+    (min_len, max_len): (usize, usize),
     parallel: bool,
+    progress: Option<&Progress>,
     visitor: &mut V,
 ) {
     if db.transactions < min_count {
@@ -509,9 +510,22 @@ pub(crate) fn mine<V: ItemsetVisitor>(
         return;
     }
     let tree = FpTree::from_db(db);
+    if let Some(progress) = progress {
+        progress.set_total(tree.nodes.len() as u64 - 1);
+    }
+    let done = |item: usize| {
+        if let Some(progress) = progress {
+            progress.advance(tree.nodes_of(item).len() as u64);
+        }
+    };
     if !parallel {
         let mut copy_of = vec![0; tree.nodes.len()];
-        let _ = search.mine_tree(&tree, &mut copy_of, 0, visitor);
+        for item in (0..tree.items()).rev() {
+            if search.mine_item(&tree, &mut copy_of, item, 0, visitor).is_break() {
+                return;
+            }
+            done(item);
+        }
         return;
     }
     let template = &*visitor;
@@ -523,6 +537,7 @@ pub(crate) fn mine<V: ItemsetVisitor>(
             |(search, copy_of), item| {
                 let mut fork = template.fork();
                 let _ = search.mine_item(&tree, copy_of, item, 0, &mut fork);
+                done(item);
                 fork
             },
         )

@@ -101,7 +101,8 @@ pub fn mine<V: ItemsetVisitor>(
     match algorithm {
         Algorithm::FpGrowth => {
             let recoded = RecodedDb::new(db, min_count, true);
-            fpgrowth::mine(&recoded, min_count, min_len, max_len, parallel, visitor);
+            let progress = params.progress_handle();
+            fpgrowth::mine(&recoded, min_count, (min_len, max_len), parallel, progress, visitor);
         }
         Algorithm::Apriori => {
             let recoded = RecodedDb::new(db, min_count, false);

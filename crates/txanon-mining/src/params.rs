@@ -4,6 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use txanon_data::ParamError;
+use txanon_data::progress::Progress;
 
 /// A minimum support: an absolute number of transactions, or a fraction of all transactions.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -100,6 +101,7 @@ pub struct MiningParams {
     min_len: usize,
     max_len: Option<usize>,
     limit: u64,
+    progress: Option<Progress>,
 }
 
 /// Checked [`MiningParams`].
@@ -112,7 +114,15 @@ pub const DEFAULT_LIMIT: u64 = 50_000_000;
 impl MiningParams {
     /// Mining at `min_support`.
     pub fn new(min_support: MinSupport) -> Self {
-        Self { min_support, min_len: 1, max_len: None, limit: DEFAULT_LIMIT }
+        Self { min_support, min_len: 1, max_len: None, limit: DEFAULT_LIMIT, progress: None }
+    }
+
+    /// Reports FP-Growth's search to `progress`: the total is the FP-tree's nodes, and each
+    /// first-level item's conditional search advances it by the item's nodes once done (the
+    /// work of a branch grows with them). The caller names the phase. Apriori reports nothing.
+    pub fn progress(mut self, progress: Progress) -> Self {
+        self.progress = Some(progress);
+        self
     }
 
     /// Smallest itemset length reported (default 1; 0 also reports the empty itemset, whose
@@ -177,6 +187,11 @@ impl ValidMiningParams {
     /// The listing limit.
     pub fn limit(&self) -> u64 {
         self.0.limit
+    }
+
+    /// Where the search reports how far it has come, if anywhere.
+    pub fn progress_handle(&self) -> Option<&Progress> {
+        self.0.progress.as_ref()
     }
 
     /// The same parameters without length bounds (maximal and closed itemsets need the whole

@@ -222,3 +222,24 @@ fn public_types_are_send_and_sync() {
     send_sync::<txanon_mining::Rule>();
     send_sync::<MiningError>();
 }
+
+/// FP-Growth's progress counts the FP-tree's nodes: none done before, all of them after, on
+/// one thread and many, and the itemsets are those of a run nobody watches.
+#[test]
+fn fpgrowth_progress_ends_at_its_total() {
+    let db = han_pei_yin();
+    let unwatched = MiningParams::new(MinSupport::Count(3)).check().unwrap();
+    let expected = labelled(&db, &frequent_itemsets(&db, Algorithm::FpGrowth, &unwatched).unwrap());
+    for threads in [1, 2] {
+        let progress = txanon_data::progress::Progress::new();
+        let params =
+            MiningParams::new(MinSupport::Count(3)).progress(progress.clone()).check().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let found = pool.install(|| frequent_itemsets(&db, Algorithm::FpGrowth, &params).unwrap());
+        assert_eq!(labelled(&db, &found), expected);
+        // The tree of the frequent items f, c, a, b, m, p holds 11 nodes below its root
+        // (Han, Pei & Yin's Figure 1, ordered by support then by label).
+        assert_eq!(progress.total(), 11, "{threads} thread(s)");
+        assert_eq!(progress.done(), progress.total(), "{threads} thread(s)");
+    }
+}

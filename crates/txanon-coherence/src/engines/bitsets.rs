@@ -17,24 +17,98 @@ trait Pipe: Sized {
 
 impl<T> Pipe for T {}
 
-/// Each transaction's current public items as a bitset.
+/// For `p = 3`, each transaction's current public items as a bitset (or, when those do not fit,
+/// nothing: the items are read from the transactions); for `p = 2`, which items co-occur.
 #[derive(Debug)]
 pub(crate) struct Bitsets {
+    /// Words of one item set (`⌈P/64⌉`), 0 for `p ≤ 2`.
     words: usize,
-    bits: Vec<u64>,
+    /// Per transaction, its items (`words` words each), when they fit in [`BITSET_BYTES`].
+    bits: Option<Vec<u64>>,
+    /// For `p = 2` when it fits: per public item, the items it shares a transaction with
+    /// (`P × ⌈P/64⌉` words). Suppressing an item removes it from transactions but never
+    /// separates two others, so this stays true of the items still public.
+    pairs: Option<Pairs>,
+}
+
+/// The co-occurrence of public items, and which are still public.
+#[derive(Debug)]
+struct Pairs {
+    words: usize,
+    together: Vec<u64>,
+    alive: Vec<u64>,
+}
+
+impl Pairs {
+    /// One pass over the transactions (each worker sets the bits of its share into its own
+    /// matrix; the matrices are OR-ed), or `None` beyond [`BITSET_BYTES`].
+    fn new(w: &Working) -> Option<Self> {
+        let items = w.public_items();
+        let words = items.div_ceil(64).max(1);
+        if items.saturating_mul(words).saturating_mul(8) > BITSET_BYTES {
+            return None;
+        }
+        let set = |mut m: Vec<u64>, t: &Vec<u32>| {
+            for (j, &a) in t.iter().enumerate() {
+                for &b in &t[j + 1..] {
+                    m[a as usize * words + b as usize / 64] |= 1 << (b % 64);
+                    m[b as usize * words + a as usize / 64] |= 1 << (a % 64);
+                }
+            }
+            m
+        };
+        let together = w
+            .public
+            .par_iter()
+            .with_min_len(1 << 16)
+            .fold(|| vec![0u64; items * words], set)
+            .reduce_with(|mut a, b| {
+                a.iter_mut().zip(&b).for_each(|(x, y)| *x |= y);
+                a
+            })
+            .unwrap_or_else(|| vec![0u64; items * words]);
+        let mut alive = vec![u64::MAX; words];
+        for i in items..words * 64 {
+            alive[i / 64] &= !(1 << (i % 64));
+        }
+        Some(Self { words, together, alive })
+    }
+
+    /// The items still public that share a transaction with `u`, ascending.
+    fn neighbours(&self, u: u32) -> impl Iterator<Item = u32> + '_ {
+        let row = &self.together[u as usize * self.words..(u as usize + 1) * self.words];
+        row.iter().zip(&self.alive).enumerate().flat_map(|(j, (&r, &a))| {
+            let mut bits = r & a;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    j as u32 * 64 + b
+                })
+            })
+        })
+    }
 }
 
 impl Bitsets {
-    /// The bitsets of `w` for itemsets of at most `p` items, or `None` when they would take
-    /// more than [`BITSET_BYTES`]. For `p ≤ 2` no bitset is needed (an item's neighbours are
-    /// enough) and none is built.
+    /// The bitsets of `w` for itemsets of at most `p ≤ 3` items, or `None` when one item's
+    /// neighbourhood matrix (`P × ⌈P/64⌉` words, per worker) would take more than
+    /// [`BITSET_BYTES`]. For `p ≤ 2` no transaction bitset is needed (an item's neighbours are
+    /// enough): for `p = 2` the co-occurrence matrix is built when it fits, else each item's
+    /// neighbours are found from its transactions when asked. For `p = 3` the transactions'
+    /// bitsets are built when they fit (a million transactions of 2,000 items do not), else the
+    /// neighbourhoods are set item by item from the transactions.
     pub fn new(w: &Working, p: usize) -> Option<Self> {
         if p <= 2 {
-            return Some(Self { words: 0, bits: Vec::new() });
+            let pairs = if p == 2 { Pairs::new(w) } else { None };
+            return Some(Self { words: 0, bits: None, pairs });
         }
         let words = w.public_items().div_ceil(64).max(1);
-        if w.public.len().saturating_mul(words).saturating_mul(8) > BITSET_BYTES {
+        if w.public_items().saturating_mul(words).saturating_mul(8) > BITSET_BYTES {
             return None;
+        }
+        if w.public.len().saturating_mul(words).saturating_mul(8) > BITSET_BYTES {
+            return Some(Self { words, bits: None, pairs: None });
         }
         let mut bits = vec![0u64; w.public.len() * words];
         for (t, items) in w.public.iter().enumerate() {
@@ -42,20 +116,23 @@ impl Bitsets {
                 bits[t * words + i as usize / 64] |= 1 << (i % 64);
             }
         }
-        Some(Self { words, bits })
+        Some(Self { words, bits: Some(bits), pairs: None })
     }
 
-    fn row(&self, t: u32) -> &[u64] {
-        &self.bits[t as usize * self.words..(t as usize + 1) * self.words]
+    /// Transaction `t`'s items, when the transactions' bitsets were built.
+    fn row(&self, t: u32) -> Option<&[u64]> {
+        let bits = self.bits.as_ref()?;
+        Some(&bits[t as usize * self.words..(t as usize + 1) * self.words])
     }
 
     /// Clears item `v` from every transaction that held it.
     pub fn suppress(&mut self, w: &Working, v: u32) {
-        if self.words == 0 {
-            return;
+        if let Some(pairs) = &mut self.pairs {
+            pairs.alive[v as usize / 64] &= !(1 << (v % 64));
         }
+        let Some(bits) = &mut self.bits else { return };
         for &t in &w.tids[v as usize] {
-            self.bits[t as usize * self.words + v as usize / 64] &= !(1 << (v % 64));
+            bits[t as usize * self.words + v as usize / 64] &= !(1 << (v % 64));
         }
     }
 
@@ -78,8 +155,14 @@ impl Bitsets {
                 if slot.iter().all(|&b| b == 0) {
                     touched.push(x);
                 }
-                for (a, b) in slot.iter_mut().zip(row) {
-                    *a |= b;
+                match row {
+                    Some(row) => slot.iter_mut().zip(row).for_each(|(a, b)| *a |= b),
+                    // The same bits from the transaction's items (the anchor and x among them).
+                    None => {
+                        for &y in items {
+                            slot[y as usize / 64] |= 1 << (y % 64);
+                        }
+                    }
                 }
             }
         }
@@ -125,6 +208,10 @@ impl Bitsets {
                     |(mark, touched), u| {
                         if p < 2 {
                             return (1, 0);
+                        }
+                        if let Some(pairs) = &self.pairs {
+                            let together = pairs.neighbours(u).count() as u128;
+                            return (1 + together, together);
                         }
                         Self::neighbours(w, u, mark, touched);
                         (1 + touched.len() as u128, touched.len() as u128)
@@ -184,6 +271,12 @@ impl Bitsets {
         if p < 2 {
             return out;
         }
+        if let (2, Some(pairs)) = (p, &self.pairs) {
+            for u in pairs.neighbours(v) {
+                out[u as usize] = 1;
+            }
+            return out;
+        }
         if p == 2 {
             let mut touched = Vec::new();
             Self::neighbours(w, v, &mut vec![false; w.public_items()], &mut touched);
@@ -202,5 +295,50 @@ impl Bitsets {
             slot.iter_mut().for_each(|b| *b = 0);
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use txanon_data::TransactionDb;
+
+    use super::*;
+    use crate::working::Role;
+
+    proptest! {
+        /// Each way of counting finds the same itemsets, before and after suppressions: for
+        /// `p = 2` the co-occurrence matrix and the neighbours read from the transactions (its
+        /// fallback past `BITSET_BYTES`); for `p = 3` the transactions' bitsets and the
+        /// neighbourhoods set from the transactions' items (theirs).
+        #[test]
+        fn every_way_of_counting_agrees(
+            ts in prop::collection::vec(prop::collection::btree_set(0u32..70, 0..8), 1..40),
+            suppress in prop::collection::vec(0u32..70, 0..6),
+            p in 2usize..4,
+        ) {
+            let db = TransactionDb::from_int_transactions(
+                ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()),
+            );
+            let roles: Vec<Role> = (0..db.num_items() as u32).map(Role::Public).collect();
+            let mut w = Working::new(&db, &roles);
+            let mut fast = Bitsets::new(&w, p).unwrap();
+            let words = if p == 3 { fast.words } else { 0 };
+            prop_assert!(fast.pairs.is_some() || fast.bits.is_some());
+            let mut scan = Bitsets { words, bits: None, pairs: None };
+            prop_assert_eq!(fast.occurring(&w, p), scan.occurring(&w, p));
+            let items = w.public_items() as u32;
+            let mut gone = Vec::new();
+            for v in suppress.into_iter().filter(|&v| v < items) {
+                if gone.contains(&v) {
+                    continue;
+                }
+                prop_assert_eq!(fast.with(&w, v, p), scan.with(&w, v, p), "item {}", v);
+                fast.suppress(&w, v);
+                scan.suppress(&w, v);
+                w.suppress(v);
+                gone.push(v);
+            }
+        }
     }
 }

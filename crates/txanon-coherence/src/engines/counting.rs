@@ -2,6 +2,7 @@
 //! FP-Growth, never listed.
 
 use txanon_data::TransactionDb;
+use txanon_data::progress::Progress;
 use txanon_mining::{MinSupport, MiningParams, count_per_item, count_per_item_and_length};
 
 use crate::engines::Counter;
@@ -30,19 +31,42 @@ fn per_item(
 ///
 /// # Errors
 /// [`CoherenceError::Mining`] beyond 128 bits.
-pub(crate) fn occurring(w: &Working, p: usize) -> Result<(Vec<u128>, u128), CoherenceError> {
+pub(crate) fn occurring(
+    w: &Working,
+    p: usize,
+    progress: &Progress,
+) -> Result<Occurring, CoherenceError> {
     if p <= 3
         && let Some(bits) = Bitsets::new(w, p)
     {
-        return Ok(bits.occurring(w, p));
+        let (per_item, total) = bits.occurring(w, p);
+        return Ok(Occurring { per_item, total, bits: Some(bits) });
     }
     let db = w.public_db();
     if db.is_empty() {
-        return Ok((vec![0; w.public_items()], 0));
+        return Ok(Occurring { per_item: vec![0; w.public_items()], total: 0, bits: None });
     }
-    let params = MiningParams::new(MinSupport::Count(1)).max_len(Some(p)).check()?;
+    let params = MiningParams::new(MinSupport::Count(1))
+        .max_len(Some(p))
+        .progress(progress.clone())
+        .check()?;
     let (per_item, by_len) = count_per_item_and_length(&db, &params)?;
-    Ok((by_public_index(&db, &per_item, w.public_items()), by_len.iter().skip(1).sum()))
+    Ok(Occurring {
+        per_item: by_public_index(&db, &per_item, w.public_items()),
+        total: by_len.iter().skip(1).sum(),
+        bits: None,
+    })
+}
+
+/// The public itemsets of length `1..=p` that occur.
+#[derive(Debug)]
+pub(crate) struct Occurring {
+    /// Per public index, those holding it.
+    pub per_item: Vec<u128>,
+    /// Their number.
+    pub total: u128,
+    /// The bitsets that counted them, when they fit (`p ≤ 3`): the counting engine keeps them.
+    bits: Option<Bitsets>,
 }
 
 /// Moles of length at most `p` holding each public item: the itemsets that occur (support at
@@ -59,11 +83,10 @@ pub(crate) struct CountedMoles {
 
 impl CountedMoles {
     /// From the occurring itemsets holding each public index ([`occurring`]).
-    pub fn new(w: &Working, occurring: Vec<u128>, nonmoles: NonMoles, p: usize) -> Self {
-        let non = nonmoles.per_item(occurring.len());
-        let counts = occurring.iter().zip(&non).map(|(o, n)| o - n).collect();
-        let bits = if p <= 3 { Bitsets::new(w, p) } else { None };
-        Self { counts, nonmoles, p, bits }
+    pub fn new(occurring: Occurring, nonmoles: NonMoles, p: usize) -> Self {
+        let non = nonmoles.per_item(occurring.per_item.len());
+        let counts = occurring.per_item.iter().zip(&non).map(|(o, n)| o - n).collect();
+        Self { counts, nonmoles, p, bits: occurring.bits }
     }
 }
 
@@ -105,11 +128,22 @@ impl Counter for CountedMoles {
 pub(crate) struct MinedNuggets {
     counts: Vec<u128>,
     support: u32,
+    /// The nuggets of `w` when counted, in all.
+    pub total: u128,
 }
 
 impl MinedNuggets {
-    pub fn new(w: &Working, support: u32) -> Result<Self, CoherenceError> {
-        Ok(Self { counts: per_item(&w.full_db(), support, None, w.public_items())?, support })
+    /// Counted by FP-Growth, whose search advances `progress`.
+    pub fn new(w: &Working, support: u32, progress: &Progress) -> Result<Self, CoherenceError> {
+        let db = w.full_db();
+        if db.is_empty() {
+            return Ok(Self { counts: vec![0; w.public_items()], support, total: 0 });
+        }
+        let params =
+            MiningParams::new(MinSupport::Count(support)).progress(progress.clone()).check()?;
+        let (per_item, by_len) = count_per_item_and_length(&db, &params)?;
+        let counts = by_public_index(&db, &per_item, w.public_items());
+        Ok(Self { counts, support, total: by_len.iter().skip(1).sum() })
     }
 }
 

@@ -162,7 +162,7 @@ impl Counter for ListedMoles {
 /// Every nugget listed by FP-Growth, each as its public indices (private items dropped: only
 /// public ones are ever suppressed).
 #[derive(Debug)]
-pub(crate) struct ListedNuggets(Listing);
+pub(crate) struct ListedNuggets(Listing, u128);
 
 impl ListedNuggets {
     pub fn new(w: &Working, support: u32) -> Result<Self, CoherenceError> {
@@ -170,6 +170,7 @@ impl ListedNuggets {
         let params = MiningParams::new(MinSupport::Count(support)).check()?;
         let found = frequent_itemsets(&db, Algorithm::FpGrowth, &params)?;
         let public = w.public_items() as u32;
+        let total = found.len() as u128;
         let sets = found
             .iter()
             .map(|(items, _)| {
@@ -182,7 +183,12 @@ impl ListedNuggets {
                     .collect()
             })
             .collect();
-        Ok(Self(Listing::new(sets, w.public_items())))
+        Ok(Self(Listing::new(sets, w.public_items()), total))
+    }
+
+    /// The nuggets of `w` when listed, in all.
+    pub fn total(&self) -> u128 {
+        self.1
     }
 }
 
