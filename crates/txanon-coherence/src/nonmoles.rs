@@ -1,5 +1,7 @@
 //! Non-moles and minimal moles of length at most `p`, level by level.
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
@@ -60,7 +62,8 @@ impl NonMoles {
         let mut minimal = Vec::new();
         let mut minimal_count = 0;
         let mut known = Known::new(w.public_items());
-        let mut level: Vec<(Vec<u32>, Vec<u32>)> = Vec::new();
+        // Each non-mole of the level with its transactions (the single items' are `w`'s own).
+        let mut level: Vec<(Vec<u32>, Cow<'_, [u32]>)> = Vec::new();
         for (j, tids) in w.tids.iter().enumerate() {
             let itemset = vec![j as u32];
             if tids.len() < k as usize || breach(tids) {
@@ -70,7 +73,7 @@ impl NonMoles {
                 }
             } else {
                 known.insert(&itemset);
-                level.push((itemset, tids.clone()));
+                level.push((itemset, Cow::Borrowed(tids.as_slice())));
             }
         }
         for depth in 1..p {
@@ -79,6 +82,17 @@ impl NonMoles {
                 break;
             }
             let last_level = depth + 1 == p;
+            if depth + 2 == p {
+                // The last two levels, without holding the transactions of every non-mole of
+                // the next (at ten million transactions and p = 3, every pair's: 2 GB).
+                let (next, last) =
+                    last_two_levels(w, &level, &mut known, (h, k, p, list_minimal));
+                minimal_count += next.minimal_count + last.minimal_count;
+                minimal.extend(next.minimal.into_iter().chain(last.minimal));
+                sets.extend(level.drain(..).map(|(s, _)| s));
+                sets.extend(next.sets.into_iter().chain(last.sets));
+                break;
+            }
             // Each non-mole of the level extends independently (rayon); results are merged in
             // the level's order, so the outcome does not depend on scheduling.
             let found: Vec<Extended> = level
@@ -96,7 +110,7 @@ impl NonMoles {
             for (candidate, outcome) in found.into_iter().flat_map(|(f, _)| f) {
                 match outcome {
                     Outcome::Mole => minimal.push(candidate),
-                    Outcome::NonMole(within) => next.push((candidate, within)),
+                    Outcome::NonMole(within) => next.push((candidate, Cow::Owned(within))),
                 }
             }
             sets.extend(level.iter().map(|(s, _)| s.clone()));
@@ -141,6 +155,89 @@ impl NonMoles {
         }
         out
     }
+}
+
+/// One level's itemsets: the non-moles, and the minimal moles (listed when asked) and their
+/// number.
+#[derive(Default)]
+struct Level {
+    sets: Vec<Vec<u32>>,
+    minimal: Vec<Vec<u32>>,
+    minimal_count: usize,
+}
+
+impl Level {
+    /// Files the candidates one non-mole extended to.
+    fn add(&mut self, (found, moles): Extended) {
+        self.minimal_count += moles;
+        for (candidate, outcome) in found {
+            match outcome {
+                Outcome::Mole => self.minimal.push(candidate),
+                Outcome::NonMole(_) => self.sets.push(candidate),
+            }
+        }
+    }
+}
+
+/// The two levels after `level` (whose non-moles are in `known`; the first level's are added),
+/// found without holding the
+/// transactions of the first of them all at once: first its itemsets alone (the last level's
+/// subset tests need all of them), then each of `level`'s non-moles again, its extensions'
+/// transactions bucketed and each non-mole among them extended at once. The second pass
+/// repeats the first's scans (`Σ_{t ∈ T(γ)} |t|` per non-mole `γ` of `level`), which is less
+/// than the last level's own work; the memory is one worker's share.
+///
+/// The outcome is the level-wise search's, in its order: the first level in `level`'s order,
+/// the second in its parents' order.
+fn last_two_levels(
+    w: &Working,
+    level: &[(Vec<u32>, Cow<'_, [u32]>)],
+    known: &mut Known,
+    (h, k, p, list_minimal): (f64, u32, usize, bool),
+) -> (Level, Level) {
+    let scratch = || (Scratch::new(w), Vec::with_capacity(p));
+    let first: Vec<Extended> = level
+        .par_iter()
+        .map_init(scratch, |(scratch, subset), (gamma, tids)| {
+            extend(w, gamma, tids, known, (h, k, true, list_minimal), scratch, subset)
+        })
+        .collect();
+    let mut next = Level::default();
+    for found in first {
+        next.add(found);
+    }
+    for s in &next.sets {
+        known.insert(s);
+    }
+    let known = &*known;
+    let second: Vec<Vec<Extended>> = level
+        .par_iter()
+        .map_init(scratch, |(scratch, subset), (gamma, tids)| {
+            // The moles among the extensions were counted by the first pass.
+            let (children, _) =
+                extend(w, gamma, tids, known, (h, k, false, false), scratch, subset);
+            children
+                .into_iter()
+                .filter_map(|(child, outcome)| match outcome {
+                    Outcome::NonMole(within) => Some(extend(
+                        w,
+                        &child,
+                        &within,
+                        known,
+                        (h, k, true, list_minimal),
+                        scratch,
+                        subset,
+                    )),
+                    Outcome::Mole => None,
+                })
+                .collect()
+        })
+        .collect();
+    let mut last = Level::default();
+    for found in second.into_iter().flatten() {
+        last.add(found);
+    }
+    (next, last)
 }
 
 /// The non-moles found so far, for the subset test of a candidate: single items and pairs in

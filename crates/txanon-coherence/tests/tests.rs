@@ -206,6 +206,96 @@ proptest! {
     }
 }
 
+/// The minimal moles of `db` after the pre-step, by the definition: every public itemset of
+/// 1 to `p` items that occurs, tested on its own transactions, kept when it is a mole and each
+/// of its subsets one item shorter (all non-empty) is not.
+fn minimal_moles_by_definition(
+    db: &TransactionDb,
+    private: &[ItemId],
+    (h, k, p, k2): (f64, u32, usize, u32),
+) -> Vec<Vec<ItemId>> {
+    let kept: Vec<ItemId> = (0..db.num_items() as ItemId)
+        .filter(|i| !private.contains(i) && db.supports()[*i as usize] >= k.max(k2))
+        .collect();
+    let public_of = |t: &[ItemId]| -> Vec<ItemId> {
+        t.iter().copied().filter(|i| kept.contains(i)).collect()
+    };
+    let mut occurring: BTreeSet<Vec<ItemId>> = BTreeSet::new();
+    for t in db.iter() {
+        let items = public_of(t);
+        for mask in 1u32..1 << items.len() {
+            if mask.count_ones() as usize <= p {
+                occurring.insert(
+                    (0..items.len()).filter(|j| mask & (1 << j) != 0).map(|j| items[j]).collect(),
+                );
+            }
+        }
+    }
+    let holding = |set: &[ItemId]| -> Vec<&[ItemId]> {
+        db.iter().filter(|t| set.iter().all(|i| t.contains(i))).collect()
+    };
+    let breached = |set: &[ItemId]| {
+        let rows = holding(set);
+        private.iter().any(|s| {
+            rows.iter().filter(|t| t.contains(s)).count() as f64 / rows.len() as f64 > h
+        })
+    };
+    // A mole: too rare, or some subset of it (the empty one included) infers a private item.
+    let mole = |set: &[ItemId]| {
+        holding(set).len() < k as usize
+            || (0u32..1 << set.len()).any(|mask| {
+                let sub: Vec<ItemId> =
+                    (0..set.len()).filter(|j| mask & (1 << j) != 0).map(|j| set[j]).collect();
+                breached(&sub)
+            })
+    };
+    occurring
+        .into_iter()
+        .filter(|set| {
+            mole(set)
+                && (set.len() == 1
+                    || (0..set.len()).all(|drop| {
+                        let sub: Vec<ItemId> = set
+                            .iter()
+                            .enumerate()
+                            .filter(|&(j, _)| j != drop)
+                            .map(|(_, &i)| i)
+                            .collect();
+                        !mole(&sub)
+                    }))
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// The level-wise search (the last two levels found per grandparent) lists the minimal
+    /// moles the definition gives, shortest first.
+    #[test]
+    fn the_minimal_moles_are_those_of_the_definition(
+        ts in prop::collection::vec(prop::collection::btree_set(0u32..10, 1..7), 10..50),
+        h in prop::sample::select(vec![0.3, 0.6, 0.9]),
+        k in 2u32..4,
+        p in 1usize..5,
+        seed in any::<u64>(),
+    ) {
+        let db = db_of(&ts);
+        let private = random_items(&db, 2.min(db.num_items()), seed).unwrap();
+        let params = CoherenceParams::new(h, k, p, 1).check().unwrap();
+        // No cohesion (a private item above h in the whole data) has no border: drawn again.
+        let border = mole_border(&db, &private, &params);
+        prop_assume!(border.is_ok());
+        let border = border.unwrap();
+        let mut expected = minimal_moles_by_definition(&db, &private, (h, k, p, 1));
+        expected.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+        let mut found = border.minimal.clone();
+        prop_assert!(found.windows(2).all(|w| w[0].len() <= w[1].len()), "shortest first");
+        found.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+        prop_assert_eq!(found, expected);
+    }
+}
+
 /// BMS-WebView-1 with a random 10% of items private: the counting engine and the enumeration
 /// reference suppress the same items in the same order, and the result passes the audit.
 #[test]

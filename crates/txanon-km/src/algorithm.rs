@@ -315,31 +315,59 @@ impl<'a> Search<'a> {
                 },
             });
         }
-        progress.set_total(distinct.iter().map(|&(_, w)| u64::from(w)).sum());
-        let counts = distinct
-            .par_chunks(256)
-            .fold(FxHashMap::<u128, u32>::default, |mut counts, chunk| {
-                let mut rows = 0u64;
-                for &(row, w) in chunk {
+        // Each combination counted under its smallest rank (its count-tree branch), one
+        // branch at a time on each worker: a branch's counters stay small enough for the
+        // caches, where one table of every combination (a billion insertions at ten million
+        // baskets and m = 3) missed them at each insertion.
+        let ranks = self.node_of_rank.len();
+        let mut offsets = vec![0usize; ranks + 1];
+        for (row, _) in &distinct {
+            for &r in *row {
+                offsets[r as usize + 1] += 1;
+            }
+        }
+        for r in 0..ranks {
+            offsets[r + 1] += offsets[r];
+        }
+        let mut holding = vec![0u32; offsets[ranks]];
+        let mut cursor = offsets[..ranks].to_vec();
+        for (at, (row, _)) in distinct.iter().enumerate() {
+            for &r in *row {
+                holding[cursor[r as usize]] = at as u32;
+                cursor[r as usize] += 1;
+            }
+        }
+        drop(cursor);
+        progress.set_total(distinct.iter().map(|&(row, w)| u64::from(w) * row.len() as u64).sum());
+        let k = self.k;
+        let branches: Vec<Vec<u128>> = (0..ranks as u32)
+            .into_par_iter()
+            .filter(|&a| offsets[a as usize] < offsets[a as usize + 1])
+            .map(|a| {
+                // A table per branch: clearing a worker's would cost its largest capacity
+                // for every branch.
+                let mut counts = FxHashMap::<u128, u32>::default();
+                let mut occurrences = 0u64;
+                for &at in &holding[offsets[a as usize]..offsets[a as usize + 1]] {
+                    let (row, w) = distinct[at as usize];
+                    let from = row.partition_point(|&r| r < a);
                     for size in sizes.clone() {
-                        each_combination(row, size, |key| *counts.entry(key).or_insert(0) += w);
+                        each_combination_from(&row[from..], size, |key| {
+                            *counts.entry(key).or_insert(0) += w;
+                        });
                     }
-                    rows += u64::from(w);
+                    occurrences += u64::from(w);
                 }
-                progress.advance(rows);
-                counts
+                progress.advance(occurrences);
+                let mut rare: Vec<u128> =
+                    counts.iter().filter(|&(_, &c)| c < k).map(|(&key, _)| key).collect();
+                rare.sort_unstable();
+                rare
             })
-            .reduce(FxHashMap::default, |mut a, b| {
-                let (mut a, b) =
-                    if a.len() < b.len() { (b, a) } else { (std::mem::take(&mut a), b) };
-                for (key, w) in b {
-                    *a.entry(key).or_insert(0) += w;
-                }
-                a
-            });
-        let mut violations: Vec<u128> =
-            counts.into_iter().filter(|&(_, c)| c < self.k).map(|(key, _)| key).collect();
-        violations.sort_unstable();
+            .collect();
+        // Branches come in rank order and each is sorted: the concatenation is the preorder.
+        let violations: Vec<u128> = branches.concat();
+        debug_assert!(violations.windows(2).all(|w| w[0] < w[1]));
         Ok(violations)
     }
 
@@ -521,6 +549,19 @@ fn each_combination(row: &[u32], size: usize, mut f: impl FnMut(u128)) {
     }
 }
 
+/// Calls `f` with the key of every `size`-combination of `row` (ascending ranks) that holds its
+/// first rank: the combinations counted in that rank's count-tree branch.
+fn each_combination_from(row: &[u32], size: usize, mut f: impl FnMut(u128)) {
+    let Some((&first, rest)) = row.split_first() else { return };
+    let top = u128::from(first + 1) << 96;
+    if size == 1 {
+        f(top);
+        return;
+    }
+    // The rest's (size − 1)-combinations, one 32-bit place lower.
+    each_combination(rest, size - 1, |key| f(top | key >> 32));
+}
+
 /// `C(n, r)` saturated at `u64::MAX` (a count that only meets a limit).
 fn binomial(n: u64, r: u64) -> u64 {
     let (Ok(n), Ok(r)) = (usize::try_from(n), usize::try_from(r)) else { return u64::MAX };
@@ -627,6 +668,21 @@ mod tests {
         each_combination(&[2, 3], 1, |k| single = single.max(k));
         each_combination(&[2, 3], 2, |k| pair = k);
         assert!(unpack(pair).count() == 2 && pair < single);
+    }
+
+    #[test]
+    fn a_branch_holds_the_combinations_of_its_first_rank() {
+        let row = [1, 4, 7, 9];
+        for size in 1..=4 {
+            let mut all = Vec::new();
+            each_combination(&row, size, |k| all.push(k));
+            let mut branches = Vec::new();
+            for from in 0..row.len() {
+                each_combination_from(&row[from..], size, |k| branches.push(k));
+            }
+            assert_eq!(branches, all, "size {size}");
+        }
+        each_combination_from(&[], 1, |_| panic!("no first rank"));
     }
 
     #[test]
