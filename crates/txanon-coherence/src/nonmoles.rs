@@ -85,8 +85,7 @@ impl NonMoles {
             if depth + 2 == p {
                 // The last two levels, without holding the transactions of every non-mole of
                 // the next (at ten million transactions and p = 3, every pair's: 2 GB).
-                let (next, last) =
-                    last_two_levels(w, &level, &mut known, (h, k, p, list_minimal));
+                let (next, last) = last_two_levels(w, &level, &mut known, (h, k, p, list_minimal));
                 minimal_count += next.minimal_count + last.minimal_count;
                 minimal.extend(next.minimal.into_iter().chain(last.minimal));
                 sets.extend(level.drain(..).map(|(s, _)| s));

@@ -217,9 +217,8 @@ fn minimal_moles_by_definition(
     let kept: Vec<ItemId> = (0..db.num_items() as ItemId)
         .filter(|i| !private.contains(i) && db.supports()[*i as usize] >= k.max(k2))
         .collect();
-    let public_of = |t: &[ItemId]| -> Vec<ItemId> {
-        t.iter().copied().filter(|i| kept.contains(i)).collect()
-    };
+    let public_of =
+        |t: &[ItemId]| -> Vec<ItemId> { t.iter().copied().filter(|i| kept.contains(i)).collect() };
     let mut occurring: BTreeSet<Vec<ItemId>> = BTreeSet::new();
     for t in db.iter() {
         let items = public_of(t);
@@ -236,9 +235,9 @@ fn minimal_moles_by_definition(
     };
     let breached = |set: &[ItemId]| {
         let rows = holding(set);
-        private.iter().any(|s| {
-            rows.iter().filter(|t| t.contains(s)).count() as f64 / rows.len() as f64 > h
-        })
+        private
+            .iter()
+            .any(|s| rows.iter().filter(|t| t.contains(s)).count() as f64 / rows.len() as f64 > h)
     };
     // A mole: too rare, or some subset of it (the empty one included) infers a private item.
     let mole = |set: &[ItemId]| {
