@@ -110,7 +110,7 @@ const FAMILIES: &[Family] = &[
     // kᵐ-anonymity's guarantee is a support threshold over the whole publication, and the
     // shards would publish under different cuts: not sharded (docs/SCALE.md).
     Family {
-        name: "km (k 100 m 3, fanout 5)",
+        name: "km (k 100 m 3 fanout 5)",
         args: "anonymize km {in} --k 100 --m 3 --seed {seed} -o {out}",
         sharded: None,
     },
