@@ -33,10 +33,11 @@ pub use graph::{Envelope, Explicit, Pattern, SharedItems};
 pub use picture::{CELLS, sparsity_svg};
 pub use rcm::{
     CANDIDATES, ESTIMATED_CANDIDATES, EXACT_DEGREE_WORK, Permutation, Ranking, SEARCH_BUDGET,
-    Start, reverse_cuthill_mckee, reverse_cuthill_mckee_from,
+    Start, reverse_cuthill_mckee, reverse_cuthill_mckee_from, reverse_cuthill_mckee_reporting,
 };
 
 use txanon_data::TransactionDb;
+use txanon_data::progress::Progress;
 
 /// Which graph over the transactions to reorder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -68,22 +69,28 @@ pub struct Banded {
 /// The RCM ordering of the transactions of `db` over the items with `keep[i]` true, on the
 /// graph `kind`, and the bandwidth and profile of that graph before (input order) and after.
 /// For [`GraphKind::SymmetrizedPadded`] the padding vertices are dropped from the transaction
-/// order, and the envelopes are those of the padded matrix.
+/// order, and the envelopes are those of the padded matrix. RCM's searches report to
+/// `progress` ([`reverse_cuthill_mckee_reporting`]).
 ///
 /// # Panics
 /// When `keep` is not one flag per item of `db`.
-pub fn band_order(db: &TransactionDb, keep: &[bool], kind: GraphKind) -> Banded {
+pub fn band_order(
+    db: &TransactionDb,
+    keep: &[bool],
+    kind: GraphKind,
+    progress: Option<&Progress>,
+) -> Banded {
     match kind {
         GraphKind::SharedItems => {
             let graph = SharedItems::new(db, keep.to_vec());
-            let ordering = reverse_cuthill_mckee(&graph);
+            let ordering = reverse_cuthill_mckee_reporting(&graph, progress);
             let before = graph.envelope(Permutation::identity(db.len()).position());
             let after = graph.envelope(ordering.position());
             Banded { permutation: ordering, envelopes: BandEnvelopes { before, after } }
         }
         GraphKind::SymmetrizedPadded => {
             let graph = Explicit::symmetrized_padded(db, keep);
-            let ordering = reverse_cuthill_mckee(&graph);
+            let ordering = reverse_cuthill_mckee_reporting(&graph, progress);
             let before = graph.envelope(Permutation::identity(graph.order()).position());
             let after = graph.envelope(ordering.position());
             let n = db.len() as u32;

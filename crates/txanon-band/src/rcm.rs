@@ -1,6 +1,7 @@
 //! Reverse Cuthill-McKee with a pseudo-peripheral start per connected component.
 
 use rayon::prelude::*;
+use txanon_data::progress::Progress;
 
 use crate::graph::{Pattern, SearchState};
 
@@ -133,17 +134,26 @@ const PARALLEL_COMPONENT: usize = 4096;
 /// BMS-WebView-1's padded `A + Aᵀ`, where 32,699 vertices share the lowest degree, the profile
 /// varies sevenfold with the start (2.3·10⁷ to 1.7·10⁸).
 pub fn reverse_cuthill_mckee(graph: &impl Pattern) -> Permutation {
+    reverse_cuthill_mckee_reporting(graph, None)
+}
+
+/// [`reverse_cuthill_mckee`], reporting to `progress` the vertices its breadth-first searches
+/// visit: a count while George & Liu's search runs (it decides as it goes how many level
+/// structures to build), then, once a component's candidate starts are chosen, a total (the
+/// visits so far, one search of the component per candidate, one visit per vertex not yet
+/// reached), so that the rate gives an estimate of the time left. The caller names the phase.
+pub fn reverse_cuthill_mckee_reporting(
+    graph: &impl Pattern,
+    progress: Option<&Progress>,
+) -> Permutation {
     if graph.degree_work() <= EXACT_DEGREE_WORK {
-        reverse_cuthill_mckee_from(
-            graph,
-            Start::SmallestProfile { candidates: CANDIDATES },
-            Ranking::Exact,
-        )
+        ordering(graph, Start::SmallestProfile { candidates: CANDIDATES }, Ranking::Exact, progress)
     } else {
-        reverse_cuthill_mckee_from(
+        ordering(
             graph,
             Start::SmallestProfile { candidates: ESTIMATED_CANDIDATES },
             Ranking::Estimated,
+            progress,
         )
     }
 }
@@ -166,6 +176,16 @@ pub fn reverse_cuthill_mckee_from(
     start: Start,
     ranking: Ranking,
 ) -> Permutation {
+    ordering(graph, start, ranking, None)
+}
+
+/// [`reverse_cuthill_mckee_from`], reporting its searches' visits to `progress`.
+fn ordering(
+    graph: &impl Pattern,
+    start: Start,
+    ranking: Ranking,
+    progress: Option<&Progress>,
+) -> Permutation {
     let degrees: Vec<u64> = match ranking {
         Ranking::Exact => graph.degrees().into_iter().map(u64::from).collect(),
         Ranking::Estimated => graph.estimated_degrees(),
@@ -184,8 +204,15 @@ pub fn reverse_cuthill_mckee_from(
         if placed.is_marked(seed) {
             continue;
         }
-        let (candidates, size) = start_candidates(graph, seed, start, &key, &mut work);
-        best_sequence(graph, &candidates, size, &key, &mut work, &mut best);
+        let (candidates, size) = start_candidates(graph, seed, start, &key, &mut work, progress);
+        if let Some(progress) = progress {
+            // From here the work is known: a search of this component per candidate, and at
+            // least a visit per vertex of the components still to come.
+            let searched = size.max(1) as u64 * candidates.len() as u64;
+            let unreached = (n - order.len()).saturating_sub(size.max(1)) as u64;
+            progress.set_total(progress.done() + searched + unreached);
+        }
+        best_sequence(graph, &candidates, size, &key, &mut work, &mut best, progress);
         for &v in &best {
             placed.mark(v);
         }
@@ -219,16 +246,17 @@ fn start_candidates(
     start: Start,
     key: &impl Fn(u32) -> (u64, u32),
     work: &mut Work,
+    progress: Option<&Progress>,
 ) -> (Vec<u32>, usize) {
     let Work { search: scratch, component, .. } = work;
     match start {
         Start::LowestDegree => (vec![seed], 0),
         Start::PseudoPeripheral => {
-            let (root, _) = pseudo_peripheral(graph, seed, key, scratch, component);
+            let (root, _) = pseudo_peripheral(graph, seed, key, scratch, component, progress);
             (vec![root], component.len())
         }
         Start::SmallestProfile { candidates } => {
-            let (root, last) = pseudo_peripheral(graph, seed, key, scratch, component);
+            let (root, last) = pseudo_peripheral(graph, seed, key, scratch, component, progress);
             let mut c = vec![root, seed];
             let mut ends = last;
             ends.sort_unstable_by_key(|&v| key(v));
@@ -276,10 +304,17 @@ fn best_sequence(
     key: &(impl Fn(u32) -> (u64, u32) + Sync),
     work: &mut Work,
     best: &mut Vec<u32>,
+    progress: Option<&Progress>,
 ) {
     let Work { search: scratch, probe, component } = work;
+    let searched = |visited: usize| {
+        if let Some(progress) = progress {
+            progress.advance(visited as u64);
+        }
+    };
     if candidates.len() == 1 {
         cuthill_mckee(graph, candidates[0], key, scratch, best);
+        searched(best.len());
         best.reverse();
     } else if size >= PARALLEL_COMPONENT {
         *best = candidates
@@ -290,6 +325,7 @@ fn best_sequence(
                 |(search, probe), (k, &first)| {
                     let mut sequence = Vec::new();
                     cuthill_mckee(graph, first, key, search, &mut sequence);
+                    searched(sequence.len());
                     sequence.reverse();
                     let e = graph.envelope_of(&sequence, probe);
                     ((e.profile, e.bandwidth, k), sequence)
@@ -302,6 +338,7 @@ fn best_sequence(
         let mut best_rank = None;
         for (k, &first) in candidates.iter().enumerate() {
             cuthill_mckee(graph, first, key, scratch, component);
+            searched(component.len());
             component.reverse();
             let e = graph.envelope_of(component, probe);
             if best_rank.is_none_or(|r| (e.profile, e.bandwidth, k) < r) {
@@ -343,14 +380,22 @@ fn pseudo_peripheral(
     key: &impl Fn(u32) -> (u64, u32),
     state: &mut SearchState,
     component: &mut Vec<u32>,
+    progress: Option<&Progress>,
 ) -> (u32, Vec<u32>) {
     let mut root = seed;
     let (mut depth, mut last) = level_structure(graph, root, state, component);
+    let searched = |visited: usize| {
+        if let Some(progress) = progress {
+            progress.advance(visited as u64);
+        }
+    };
+    searched(component.len());
     let mut other = Vec::new();
     let steps = (SEARCH_BUDGET / component.len().max(1)).clamp(2, PERIPHERAL_STEPS);
     for _ in 1..steps {
         let candidate = last.iter().copied().min_by_key(|&v| key(v)).expect("a last level");
         let (d, l) = level_structure(graph, candidate, state, &mut other);
+        searched(other.len());
         if d <= depth {
             return (root, last);
         }

@@ -11,7 +11,7 @@ use petgraph::graphmap::UnGraphMap;
 use proptest::prelude::*;
 use txanon_band::{
     Envelope, Explicit, GraphKind, Pattern, Permutation, Ranking, SharedItems, Start, band_order,
-    reverse_cuthill_mckee, reverse_cuthill_mckee_from,
+    reverse_cuthill_mckee, reverse_cuthill_mckee_from, reverse_cuthill_mckee_reporting,
 };
 use txanon_data::{ReadOptions, TransactionDb, datasets, read_path};
 
@@ -232,7 +232,7 @@ fn padded_graph_is_a_plus_a_transposed() {
     assert_eq!(g.row(1), &[1]); // t1 = {1}; item 1 is in t1
     assert_eq!(g.row(2), &[2, 3]); // t2 = {2, 3}; item 2 is in t2
     assert_eq!(g.row(3), &[0, 2]); // no t3; item 3 is in t0 and t2
-    let banded = band_order(&db, &[true; 4], GraphKind::SymmetrizedPadded);
+    let banded = band_order(&db, &[true; 4], GraphKind::SymmetrizedPadded, None);
     assert_eq!(banded.permutation.len(), 3, "padding vertices are dropped");
     assert!(banded.envelopes.after.profile <= banded.envelopes.before.profile);
 }
@@ -384,5 +384,23 @@ fn estimated_ranking_costs_at_most_two_percent_of_the_profile() {
         let estimated = profile(txanon_band::ESTIMATED_CANDIDATES, Ranking::Estimated);
         eprintln!("{name}: profile exact {exact}, estimated {estimated}");
         assert!(estimated * 100 <= exact * 102, "{name}: {estimated} vs exact {exact}");
+    }
+}
+
+proptest! {
+    /// Watching RCM changes nothing it orders, and its searches' count ends at the total it
+    /// announced: every candidate search of a component visits the whole component.
+    #[test]
+    fn rcm_reports_its_searches_and_orders_the_same(
+        ts in prop::collection::vec(prop::collection::btree_set(0u32..30, 1..4), 1..60),
+    ) {
+        let db = db_of(&ts);
+        let graph = SharedItems::new(&db, vec![true; db.num_items()]);
+        let progress = txanon_data::progress::Progress::new();
+        let watched = reverse_cuthill_mckee_reporting(&graph, Some(&progress));
+        let unwatched = reverse_cuthill_mckee(&graph);
+        prop_assert_eq!(watched.order(), unwatched.order());
+        prop_assert!(progress.total() >= db.len() as u64);
+        prop_assert_eq!(progress.done(), progress.total());
     }
 }

@@ -94,9 +94,9 @@ pub fn anonymize(
     let progress = params.progress_handle().cloned().unwrap_or_default();
     let (ordering, band) = match params.order() {
         BandOrder::Rcm(kind) => {
-            progress.begin("cahd: band order (reverse Cuthill-McKee)", Unit::Items, 0);
+            progress.begin("cahd: band order (RCM: vertices searched)", Unit::Items, 0);
             let keep: Vec<bool> = is_sensitive.iter().map(|&s| !s).collect();
-            let banded = band_order(db, &keep, kind);
+            let banded = band_order(db, &keep, kind, Some(&progress));
             (banded.permutation, Some(banded.envelopes))
         }
         BandOrder::Input => (Permutation::identity(db.len()), None),

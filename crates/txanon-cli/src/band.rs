@@ -9,7 +9,8 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 use txanon_band::{
     CANDIDATES, CELLS, ESTIMATED_CANDIDATES, Envelope, Explicit, GraphKind, Pattern, Permutation,
-    Ranking, SharedItems, Start, reverse_cuthill_mckee, reverse_cuthill_mckee_from, sparsity_svg,
+    Ranking, SharedItems, Start, reverse_cuthill_mckee_from, reverse_cuthill_mckee_reporting,
+    sparsity_svg,
 };
 use txanon_data::write_atomic;
 
@@ -169,8 +170,11 @@ type Measured = ((Envelope, Envelope, usize, f64), Vec<(String, Vec<Vec<u64>>)>)
 
 fn measure(graph: &impl Pattern, ranking: RankingArg, plot: bool) -> Measured {
     let started = Instant::now();
+    let progress = txanon_data::progress::Progress::new();
+    progress.begin("band order (RCM: vertices searched)", txanon_data::progress::Unit::Items, 0);
+    let meter = crate::progress::Spinner::follow(&progress);
     let ordering = match ranking {
-        RankingArg::Auto => reverse_cuthill_mckee(graph),
+        RankingArg::Auto => reverse_cuthill_mckee_reporting(graph, Some(&progress)),
         RankingArg::Exact => reverse_cuthill_mckee_from(
             graph,
             Start::SmallestProfile { candidates: CANDIDATES },
@@ -183,6 +187,7 @@ fn measure(graph: &impl Pattern, ranking: RankingArg, plot: bool) -> Measured {
         ),
     };
     let seconds = started.elapsed().as_secs_f64();
+    drop(meter);
     let identity = Permutation::identity(graph.order());
     let before = graph.envelope(identity.position());
     let after = graph.envelope(ordering.position());
