@@ -259,9 +259,9 @@ impl<'a> Search<'a> {
         progress: &Progress,
     ) -> Result<Vec<u128>, KmError> {
         // Distinct generalized transactions (as ranks, ascending) with their multiplicity.
-        let mut rows: Vec<Vec<u32>> = self
-            .db
-            .iter()
+        let mut rows: Vec<Vec<u32>> = (0..self.db.len())
+            .into_par_iter()
+            .map(|r| self.db.transaction(r))
             .filter(|t| t.len() >= *sizes.start())
             .map(|t| {
                 let mut row: Vec<u32> = t
@@ -278,13 +278,28 @@ impl<'a> Search<'a> {
             .filter(|row| row.len() >= *sizes.start())
             .collect();
         rows.par_sort_unstable();
-        let mut distinct: Vec<(&[u32], u32)> = Vec::new();
-        for row in &rows {
-            match distinct.last_mut() {
-                Some((last, w)) if *last == row.as_slice() => *w += 1,
-                _ => distinct.push((row, 1)),
+        // The distinct rows copied into one buffer in sorted order: a branch reads its rows in
+        // ascending addresses, where the sorted `Vec`s point anywhere in the heap.
+        let (mut flat, mut ends, mut weights) = (Vec::new(), Vec::new(), Vec::<u32>::new());
+        for (j, row) in rows.iter().enumerate() {
+            if j > 0 && rows[j - 1] == *row {
+                *weights.last_mut().expect("a row before") += 1;
+            } else {
+                flat.extend_from_slice(row);
+                ends.push(flat.len());
+                weights.push(1);
             }
         }
+        drop(rows);
+        let distinct: Vec<(&[u32], u32)> = ends
+            .iter()
+            .zip(&weights)
+            .scan(0, |from, (&end, &w)| {
+                let row = &flat[*from..end];
+                *from = end;
+                Some((row, w))
+            })
+            .collect();
         // The counters hold at most one entry per distinct itemset: no more than the rows'
         // combinations, nor than the combinations of the nodes that occur.
         let mut present = vec![false; self.node_of_rank.len()];
