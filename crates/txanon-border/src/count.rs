@@ -2,8 +2,8 @@
 //! enumerating them.
 
 use rayon::prelude::*;
-use txanon_data::ItemId;
 use txanon_data::sets::share_an_element;
+use txanon_data::{ItemId, ItemIndex};
 
 use crate::edge::{Edge, Itemset, free_choices, intersection, is_subset, union, union_len};
 use crate::error::BorderError;
@@ -364,26 +364,10 @@ pub fn maximal_only(mut sets: Vec<Itemset>) -> Vec<Itemset> {
     let mut items: Vec<ItemId> = sets.iter().flatten().copied().collect();
     items.par_sort_unstable();
     items.dedup();
-    let index = |i: ItemId| items.binary_search(&i).expect("listed");
-    // Per dense item, the positions of the sets holding it, ascending (CSR).
-    let mut offsets = vec![0usize; items.len() + 1];
-    for s in &sets {
-        for &i in s {
-            offsets[index(i) + 1] += 1;
-        }
-    }
-    for j in 0..items.len() {
-        offsets[j + 1] += offsets[j];
-    }
-    let mut holding = vec![0u32; offsets[items.len()]];
-    let mut cursor = offsets[..items.len()].to_vec();
-    for (at, s) in sets.iter().enumerate() {
-        for &i in s {
-            let j = index(i);
-            holding[cursor[j]] = at as u32;
-            cursor[j] += 1;
-        }
-    }
+    let index = |i: ItemId| items.binary_search(&i).expect("listed") as ItemId;
+    // Per dense item, the positions of the sets holding it, ascending.
+    let holding =
+        ItemIndex::from_rows(items.len(), sets.iter().map(|s| s.iter().map(|&i| index(i))));
     // Per set, the position of the first set of its length: only those before it are longer.
     let mut longer_before = vec![0u32; sets.len()];
     for at in 1..sets.len() {
@@ -399,8 +383,7 @@ pub fn maximal_only(mut sets: Vec<Itemset>) -> Vec<Itemset> {
             }
             lists.clear();
             for &i in s {
-                let j = index(i);
-                let all = &holding[offsets[j]..offsets[j + 1]];
+                let all = holding.transactions(index(i));
                 lists.push(&all[..all.partition_point(|&at| at < bound)]);
             }
             // The empty set is below any longer set.

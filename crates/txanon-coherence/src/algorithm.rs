@@ -238,8 +238,9 @@ pub fn anonymize(
     progress.begin("coherence: non-moles and minimal moles", Unit::Items, 0);
     let nonmoles = NonMoles::find(&w, h, k, p, params.engine() == Engine::BorderEdges);
     let minimal_moles = nonmoles.minimal_count;
-    // Public itemsets of length 1..=p that occur, per item and in all (one FP-Growth search at
-    // support 1); the moles are those less the non-moles.
+    // Public itemsets of length 1..=p that occur, per item and in all (co-occurrence bitsets up
+    // to p = 3 when they fit, else one FP-Growth search at support 1); the moles are those
+    // less the non-moles.
     progress.begin("coherence: public itemsets that occur", Unit::Items, 0);
     let occurring = occurring(&w, p, &progress)?;
     let mole_total = occurring.total - nonmoles.sets.len() as u128;
@@ -250,7 +251,7 @@ pub fn anonymize(
         match params.engine() {
             Engine::Counting => {
                 let nuggets = MinedNuggets::new(&w, k2, &progress)?;
-                let held = nuggets.total;
+                let held = nuggets.total();
                 (Box::new(CountedMoles::new(occurring, nonmoles, p)), Box::new(nuggets), held)
             }
             Engine::BorderEdges => {
@@ -258,7 +259,7 @@ pub fn anonymize(
                 let maximal = w.maximal_public();
                 maximal_public = Some(maximal.len());
                 let nuggets = MinedNuggets::new(&w, k2, &progress)?;
-                let held = nuggets.total;
+                let held = nuggets.total();
                 (
                     Box::new(EdgeMoles::new(&w, maximal, &nonmoles.minimal, p)?),
                     Box::new(nuggets),
@@ -300,8 +301,10 @@ pub fn anonymize(
             item: w.public_ids[v],
             reason: Reason::Greedy { moles: m[v], nuggets: nu[v] },
         });
-        // Suppressing v loses exactly the nuggets holding it now.
-        nuggets_after -= nu[v];
+        // Suppressing v loses exactly the nuggets holding it now (the counts are the engine's:
+        // a count above the nuggets held is a bug, not an input).
+        nuggets_after =
+            nuggets_after.checked_sub(nu[v]).expect("a step loses at most the nuggets held");
         moles.suppress(&w, v as u32)?;
         nuggets.suppress(&w, v as u32)?;
         w.suppress(v as u32);

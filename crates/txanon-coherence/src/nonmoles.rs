@@ -37,7 +37,9 @@ impl NonMoles {
     /// # Complexity
     /// Per non-mole `γ` with transactions `T(γ)`: `Σ_{t ∈ T(γ)} |t|` to count its extensions
     /// and their private items, and as much again to bucket the extensions' transactions when
-    /// another level follows. Non-moles are frequent at support `k`, hence few.
+    /// another level follows; the non-moles two levels before the last are scanned twice (see
+    /// `last_two_levels`), so that only one worker's share of transaction lists is held at the
+    /// end. Non-moles are frequent at support `k`, hence few.
     pub fn find(w: &Working, h: f64, k: u32, p: usize, list_minimal: bool) -> Self {
         let private_count = w.private_ids.len();
         let mut private_counts = vec![0u32; private_count];
@@ -179,10 +181,10 @@ impl Level {
 }
 
 /// The two levels after `level` (whose non-moles are in `known`; the first level's are added),
-/// found without holding the
-/// transactions of the first of them all at once: first its itemsets alone (the last level's
-/// subset tests need all of them), then each of `level`'s non-moles again, its extensions'
-/// transactions bucketed and each non-mole among them extended at once. The second pass
+/// found without holding the transactions of the first of them all at once: first its
+/// itemsets alone (the last level's subset tests need all of them), then each of `level`'s
+/// non-moles again, its extensions' transactions bucketed and each non-mole among them
+/// extended at once. The second pass
 /// repeats the first's scans (`Σ_{t ∈ T(γ)} |t|` per non-mole `γ` of `level`), which is less
 /// than the last level's own work; the memory is one worker's share.
 ///

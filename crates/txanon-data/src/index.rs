@@ -31,11 +31,46 @@ impl ItemIndex {
             running += s as usize;
             offsets.push(running);
         }
+        Self::fill(offsets, db.iter().map(|t| t.iter().copied()))
+    }
+
+    /// The transpose of any rows of item indices below `num_items` (a database's distinct
+    /// rows, itemsets renumbered densely): for every item, the positions of the rows holding
+    /// it, ascending. Two passes over `rows` (a count, then the fill).
+    ///
+    /// # Panics
+    /// With `u32::MAX` rows or more, or an item not below `num_items`.
+    pub fn from_rows<R, I>(num_items: usize, rows: R) -> Self
+    where
+        R: Iterator<Item = I> + Clone,
+        I: IntoIterator<Item = ItemId>,
+    {
+        let mut offsets = vec![0usize; num_items + 1];
+        for row in rows.clone() {
+            for i in row {
+                offsets[i as usize + 1] += 1;
+            }
+        }
+        for i in 0..num_items {
+            offsets[i + 1] += offsets[i];
+        }
+        Self::fill(offsets, rows)
+    }
+
+    /// Fills the lists whose bounds `offsets` gives from `rows`.
+    fn fill<R, I>(offsets: Vec<usize>, rows: R) -> Self
+    where
+        R: Iterator<Item = I>,
+        I: IntoIterator<Item = ItemId>,
+    {
+        let m = offsets.len() - 1;
         let mut next = offsets[..m].to_vec();
-        let mut transactions = vec![0u32; running];
-        for (tid, t) in db.iter().enumerate() {
-            for &i in t {
-                transactions[next[i as usize]] = tid as u32;
+        let mut transactions = vec![0u32; offsets[m]];
+        for (tid, row) in rows.enumerate() {
+            let tid = u32::try_from(tid).ok().filter(|&t| t < u32::MAX);
+            let tid = tid.expect("row positions are stored in 32 bits");
+            for i in row {
+                transactions[next[i as usize]] = tid;
                 next[i as usize] += 1;
             }
         }
@@ -69,5 +104,8 @@ mod tests {
         assert_eq!(index.transactions(0), &[0, 3]);
         assert_eq!(index.transactions(1), &[0, 1]);
         assert_eq!(index.transactions(2), &[1, 3]);
+        let rows: [&[u32]; 4] = [&[0, 1], &[1, 2], &[], &[0, 2]];
+        let from_rows = ItemIndex::from_rows(3, rows.iter().map(|r| r.iter().copied()));
+        assert_eq!(from_rows, index, "the rows of the database, renumbered from 0");
     }
 }

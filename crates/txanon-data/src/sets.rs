@@ -89,23 +89,27 @@ pub fn galloping_intersection_len<T: Ord>(short: &[T], long: &[T]) -> usize {
 fn gallop<'a, T: Ord>(short: &'a [T], long: &[T], mut found: impl FnMut(&'a T)) {
     let mut rest = long;
     for x in short {
-        // The first step past x bounds the bisection.
-        let mut step = 1;
-        while step < rest.len() && rest[step] < *x {
-            step *= 2;
-        }
-        let window = &rest[..rest.len().min(step + 1)];
-        match window.binary_search(x) {
-            Ok(k) => {
-                found(x);
-                rest = &rest[k + 1..];
-            }
-            Err(k) => rest = &rest[k..],
+        let at = seek(rest, x);
+        if rest.get(at) == Some(x) {
+            found(x);
+            rest = &rest[at + 1..];
+        } else {
+            rest = &rest[at..];
         }
         if rest.is_empty() {
             break;
         }
     }
+}
+
+/// The position of the first element of the ascending `rest` not below `x`: steps 1, 2, 4, …
+/// until one overshoots, then bisection below it (`O(log d)` for `d` that position).
+fn seek<T: Ord>(rest: &[T], x: &T) -> usize {
+    let mut step = 1;
+    while step < rest.len() && rest[step] < *x {
+        step *= 2;
+    }
+    rest[..rest.len().min(step + 1)].partition_point(|y| y < x)
 }
 
 /// Whether the strictly ascending slices `lists` share an element (the intersection of all of
@@ -133,15 +137,7 @@ pub fn share_an_element<T: Ord + Copy>(lists: &mut [&[T]]) -> bool {
     let mut agreeing = 0;
     let mut j = 0;
     loop {
-        let rest = lists[j];
-        // Gallop to the first element not below `sought`.
-        let mut step = 1;
-        while step < rest.len() && rest[step] < sought {
-            step *= 2;
-        }
-        let window = &rest[..rest.len().min(step + 1)];
-        let at = window.partition_point(|x| *x < sought);
-        let rest = &rest[at..];
+        let rest = &lists[j][seek(lists[j], &sought)..];
         lists[j] = rest;
         let Some(&head) = rest.first() else { return false };
         if head == sought {

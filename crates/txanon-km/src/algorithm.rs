@@ -4,7 +4,7 @@ use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use txanon_data::progress::{Progress, Unit};
-use txanon_data::{ItemId, ItemLabels, TransactionDb, publication_rng};
+use txanon_data::{ItemId, ItemIndex, ItemLabels, TransactionDb, publication_rng};
 
 use crate::audit::{AuditReport, KmClaim, audit};
 use crate::cut::{Cut, InformationLoss, information_loss, weight};
@@ -335,35 +335,20 @@ impl<'a> Search<'a> {
         // caches, where one table of every combination (a billion insertions at ten million
         // baskets and m = 3) missed them at each insertion.
         let ranks = self.node_of_rank.len();
-        let mut offsets = vec![0usize; ranks + 1];
-        for (row, _) in &distinct {
-            for &r in *row {
-                offsets[r as usize + 1] += 1;
-            }
-        }
-        for r in 0..ranks {
-            offsets[r + 1] += offsets[r];
-        }
-        let mut holding = vec![0u32; offsets[ranks]];
-        let mut cursor = offsets[..ranks].to_vec();
-        for (at, (row, _)) in distinct.iter().enumerate() {
-            for &r in *row {
-                holding[cursor[r as usize]] = at as u32;
-                cursor[r as usize] += 1;
-            }
-        }
-        drop(cursor);
+        // Per rank, the distinct rows holding it.
+        let holding =
+            ItemIndex::from_rows(ranks, distinct.iter().map(|(row, _)| row.iter().copied()));
         progress.set_total(distinct.iter().map(|&(row, w)| u64::from(w) * row.len() as u64).sum());
         let k = self.k;
         let branches: Vec<Vec<u128>> = (0..ranks as u32)
             .into_par_iter()
-            .filter(|&a| offsets[a as usize] < offsets[a as usize + 1])
+            .filter(|&a| !holding.transactions(a).is_empty())
             .map(|a| {
                 // A table per branch: clearing a worker's would cost its largest capacity
                 // for every branch.
                 let mut counts = FxHashMap::<u128, u32>::default();
                 let mut occurrences = 0u64;
-                for &at in &holding[offsets[a as usize]..offsets[a as usize + 1]] {
+                for &at in holding.transactions(a) {
                     let (row, w) = distinct[at as usize];
                     let from = row.partition_point(|&r| r < a);
                     for size in sizes.clone() {

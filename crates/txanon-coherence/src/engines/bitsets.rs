@@ -40,28 +40,31 @@ struct Pairs {
 }
 
 impl Pairs {
-    /// One pass over the transactions (each worker sets the bits of its share into its own
-    /// matrix; the matrices are OR-ed), or `None` beyond [`BITSET_BYTES`].
+    /// One pass over the transactions (the transactions cut into one share per thread, each
+    /// share setting the bits into its own matrix, the matrices OR-ed: at most one matrix per
+    /// thread, where a `fold` made one per split), or `None` beyond [`BITSET_BYTES`].
     fn new(w: &Working) -> Option<Self> {
         let items = w.public_items();
         let words = items.div_ceil(64).max(1);
         if items.saturating_mul(words).saturating_mul(8) > BITSET_BYTES {
             return None;
         }
-        let set = |mut m: Vec<u64>, t: &Vec<u32>| {
-            for (j, &a) in t.iter().enumerate() {
-                for &b in &t[j + 1..] {
-                    m[a as usize * words + b as usize / 64] |= 1 << (b % 64);
-                    m[b as usize * words + a as usize / 64] |= 1 << (a % 64);
-                }
-            }
-            m
-        };
+        let share = w.public.len().div_ceil(rayon::current_num_threads()).max(1);
         let together = w
             .public
-            .par_iter()
-            .with_min_len(1 << 16)
-            .fold(|| vec![0u64; items * words], set)
+            .par_chunks(share)
+            .map(|transactions| {
+                let mut m = vec![0u64; items * words];
+                for t in transactions {
+                    for (j, &a) in t.iter().enumerate() {
+                        for &b in &t[j + 1..] {
+                            m[a as usize * words + b as usize / 64] |= 1 << (b % 64);
+                            m[b as usize * words + a as usize / 64] |= 1 << (a % 64);
+                        }
+                    }
+                }
+                m
+            })
             .reduce_with(|mut a, b| {
                 a.iter_mut().zip(&b).for_each(|(x, y)| *x |= y);
                 a

@@ -3,7 +3,7 @@
 
 use txanon_data::TransactionDb;
 use txanon_data::progress::Progress;
-use txanon_mining::{MinSupport, MiningParams, count_per_item, count_per_item_and_length};
+use txanon_mining::{MinSupport, MiningParams, count_per_item_and_length};
 
 use crate::engines::Counter;
 use crate::engines::bitsets::Bitsets;
@@ -11,19 +11,25 @@ use crate::error::CoherenceError;
 use crate::nonmoles::NonMoles;
 use crate::working::{Working, by_public_index};
 
-/// Per public index, the frequent itemsets of `db` (support at least `min`, length at most
-/// `max_len`) that hold it.
+/// The frequent itemsets of `db` (support at least `min`, length at most `max_len`): per
+/// public index those holding it, and their number. FP-Growth's search advances `progress`
+/// when given.
 fn per_item(
     db: &TransactionDb,
-    min: u32,
-    max_len: Option<usize>,
+    (min, max_len): (u32, Option<usize>),
     public_items: usize,
-) -> Result<Vec<u128>, CoherenceError> {
+    progress: Option<&Progress>,
+) -> Result<(Vec<u128>, u128), CoherenceError> {
     if db.is_empty() {
-        return Ok(vec![0; public_items]);
+        return Ok((vec![0; public_items], 0));
     }
-    let params = MiningParams::new(MinSupport::Count(min)).max_len(max_len).check()?;
-    Ok(by_public_index(db, &count_per_item(db, &params)?, public_items))
+    let mut params = MiningParams::new(MinSupport::Count(min)).max_len(max_len);
+    if let Some(progress) = progress {
+        params = params.progress(progress.clone());
+    }
+    let (per_item, by_len) = count_per_item_and_length(db, &params.check()?)?;
+    // `by_len[0]` is the empty itemset.
+    Ok((by_public_index(db, &per_item, public_items), by_len.iter().skip(1).sum()))
 }
 
 /// The public itemsets of length `1..=p` that occur (support at least 1): per public index,
@@ -42,20 +48,9 @@ pub(crate) fn occurring(
         let (per_item, total) = bits.occurring(w, p);
         return Ok(Occurring { per_item, total, bits: Some(bits) });
     }
-    let db = w.public_db();
-    if db.is_empty() {
-        return Ok(Occurring { per_item: vec![0; w.public_items()], total: 0, bits: None });
-    }
-    let params = MiningParams::new(MinSupport::Count(1))
-        .max_len(Some(p))
-        .progress(progress.clone())
-        .check()?;
-    let (per_item, by_len) = count_per_item_and_length(&db, &params)?;
-    Ok(Occurring {
-        per_item: by_public_index(&db, &per_item, w.public_items()),
-        total: by_len.iter().skip(1).sum(),
-        bits: None,
-    })
+    let (per_item, total) =
+        per_item(&w.public_db(), (1, Some(p)), w.public_items(), Some(progress))?;
+    Ok(Occurring { per_item, total, bits: None })
 }
 
 /// The public itemsets of length `1..=p` that occur.
@@ -106,7 +101,9 @@ impl Counter for CountedMoles {
                 bits.suppress(w, v);
                 with
             }
-            None if self.p >= 2 => per_item(&w.conditional(v, false), 1, Some(self.p - 1), items)?,
+            None if self.p >= 2 => {
+                per_item(&w.conditional(v, false), (1, Some(self.p - 1)), items, None)?.0
+            }
             None => vec![0; items],
         };
         let mut non = vec![0u128; items];
@@ -128,22 +125,20 @@ impl Counter for CountedMoles {
 pub(crate) struct MinedNuggets {
     counts: Vec<u128>,
     support: u32,
-    /// The nuggets of `w` when counted, in all.
-    pub total: u128,
+    total: u128,
 }
 
 impl MinedNuggets {
     /// Counted by FP-Growth, whose search advances `progress`.
     pub fn new(w: &Working, support: u32, progress: &Progress) -> Result<Self, CoherenceError> {
-        let db = w.full_db();
-        if db.is_empty() {
-            return Ok(Self { counts: vec![0; w.public_items()], support, total: 0 });
-        }
-        let params =
-            MiningParams::new(MinSupport::Count(support)).progress(progress.clone()).check()?;
-        let (per_item, by_len) = count_per_item_and_length(&db, &params)?;
-        let counts = by_public_index(&db, &per_item, w.public_items());
-        Ok(Self { counts, support, total: by_len.iter().skip(1).sum() })
+        let (counts, total) =
+            per_item(&w.full_db(), (support, None), w.public_items(), Some(progress))?;
+        Ok(Self { counts, support, total })
+    }
+
+    /// The nuggets of `w` when counted, in all.
+    pub fn total(&self) -> u128 {
+        self.total
     }
 }
 
@@ -157,7 +152,8 @@ impl Counter for MinedNuggets {
         if self.counts[v as usize] == 0 {
             return Ok(());
         }
-        let lost = per_item(&w.conditional(v, true), self.support, None, w.public_items())?;
+        let (lost, _) =
+            per_item(&w.conditional(v, true), (self.support, None), w.public_items(), None)?;
         for (u, l) in lost.iter().enumerate() {
             if u != v as usize {
                 self.counts[u] -= l;
