@@ -51,7 +51,7 @@ pub use annotations::{
 };
 pub use db::{
     CategoriesMismatch, Categorized, DbStats, ItemCategories, TransactionDb, TransactionDbBuilder,
-    Transactions,
+    Transactions, prefix_key, prefix_key_bits,
 };
 pub use error::{DataError, Location, ParamError, Result};
 pub use hash::mix64;

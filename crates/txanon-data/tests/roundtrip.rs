@@ -63,7 +63,7 @@ proptest! {
 
 proptest! {
     /// The lexicographic order is the stable sort of the rows themselves (the key on the first
-    /// two items only decides earlier), over small ids (many ties on the key) and the largest.
+    /// items only decides earlier), over small ids (many ties on the key) and the largest.
     #[test]
     fn lexicographic_order_is_the_stable_sort_of_the_rows(
         rows in proptest::collection::vec(
@@ -75,5 +75,25 @@ proptest! {
         let mut expected: Vec<u32> = (0..db.len() as u32).collect();
         expected.sort_by(|&a, &b| db.transaction(a as usize).cmp(db.transaction(b as usize)));
         prop_assert_eq!(db.lexicographic_order(), expected);
+    }
+
+    /// Prefix keys order rows as the rows order themselves, and tie only on rows that agree on
+    /// the items the keys hold, at every width.
+    #[test]
+    fn prefix_keys_keep_the_lexicographic_order(
+        a in proptest::collection::btree_set(0u32..70, 0..20),
+        b in proptest::collection::btree_set(0u32..70, 0..20),
+        num_items in prop_oneof![70usize..200, Just(u32::MAX as usize)],
+    ) {
+        let (a, b): (Vec<u32>, Vec<u32>) = (a.into_iter().collect(), b.into_iter().collect());
+        let bits = txanon_data::prefix_key_bits(num_items);
+        prop_assert!(u64::from(num_items as u32) < 1u64 << bits);
+        let (ka, kb) = (txanon_data::prefix_key(&a, bits), txanon_data::prefix_key(&b, bits));
+        let held = (128 / bits) as usize;
+        let (pa, pb) = (&a[..a.len().min(held)], &b[..b.len().min(held)]);
+        prop_assert_eq!(ka.cmp(&kb), pa.cmp(pb));
+        if ka != kb {
+            prop_assert_eq!(ka.cmp(&kb), a.cmp(&b));
+        }
     }
 }

@@ -4,7 +4,7 @@ use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use txanon_data::progress::{Progress, Unit};
-use txanon_data::{ItemId, ItemIndex, ItemLabels, TransactionDb, publication_rng};
+use txanon_data::{ItemId, ItemLabels, TransactionDb, publication_rng};
 
 use crate::audit::{AuditReport, KmClaim, audit};
 use crate::cut::{Cut, InformationLoss, information_loss, weight};
@@ -258,117 +258,118 @@ impl<'a> Search<'a> {
         max_combinations: u64,
         progress: &Progress,
     ) -> Result<Vec<u128>, KmError> {
-        // Distinct generalized transactions (as ranks, ascending) with their multiplicity.
-        let mut rows: Vec<Vec<u32>> = (0..self.db.len())
-            .into_par_iter()
-            .map(|r| self.db.transaction(r))
-            .filter(|t| t.len() >= *sizes.start())
-            .map(|t| {
-                let mut row: Vec<u32> = t
-                    .iter()
-                    .map(|&i| {
-                        let pos = self.hierarchy.leaf_range(self.leaf_of_item[i as usize]).start;
-                        self.rank[self.cut.node_of_leaf(pos) as usize]
-                    })
-                    .collect();
-                row.sort_unstable();
-                row.dedup();
-                row
-            })
-            .filter(|row| row.len() >= *sizes.start())
-            .collect();
-        rows.par_sort_unstable();
-        // The distinct rows copied into one buffer in sorted order: a branch reads its rows in
-        // ascending addresses, where the sorted `Vec`s point anywhere in the heap.
-        let (mut flat, mut ends, mut weights) = (Vec::new(), Vec::new(), Vec::<u32>::new());
-        for (j, row) in rows.iter().enumerate() {
-            if j > 0 && rows[j - 1] == *row {
-                *weights.last_mut().expect("a row before") += 1;
-            } else {
-                flat.extend_from_slice(row);
-                ends.push(flat.len());
-                weights.push(1);
-            }
-        }
-        drop(rows);
-        let distinct: Vec<(&[u32], u32)> = ends
-            .iter()
-            .zip(&weights)
-            .scan(0, |from, (&end, &w)| {
-                let row = &flat[*from..end];
-                *from = end;
-                Some((row, w))
-            })
-            .collect();
-        // The counters hold at most one entry per distinct itemset: no more than the rows'
-        // combinations, nor than the combinations of the nodes that occur.
-        let mut present = vec![false; self.node_of_rank.len()];
-        for (row, _) in &distinct {
-            for &r in *row {
-                present[r as usize] = true;
-            }
-        }
-        let nodes = present.iter().filter(|&&p| p).count() as u64;
-        let itemsets = sizes
-            .clone()
-            .map(|size| {
-                let listed = distinct
-                    .iter()
-                    .map(|(row, _)| binomial(row.len() as u64, size as u64))
-                    .fold(0u64, u64::saturating_add);
-                listed.min(binomial(nodes, size as u64))
-            })
-            .fold(0u64, u64::saturating_add);
-        if itemsets > max_combinations {
-            return Err(KmError::TooManyCombinations {
-                combinations: itemsets,
+        let too_many = |combinations| {
+            Err(KmError::TooManyCombinations {
+                combinations,
                 limit: max_combinations,
                 sizes: if sizes.start() == sizes.end() {
                     sizes.start().to_string()
                 } else {
                     format!("{} to {}", sizes.start(), sizes.end())
                 },
-            });
+            })
+        };
+        if sizes == (1..=1) {
+            // A cut node's support is its transaction list's length: nothing to count.
+            let occurring: Vec<u32> = (0..self.node_of_rank.len() as u32)
+                .filter(|&r| {
+                    let v = self.node_of_rank[r as usize];
+                    self.cut.contains(self.hierarchy, v)
+                        && !self.transactions[v as usize].is_empty()
+                })
+                .collect();
+            if occurring.len() as u64 > max_combinations {
+                return too_many(occurring.len() as u64);
+            }
+            return Ok(occurring
+                .into_iter()
+                .filter(|&r| {
+                    self.transactions[self.node_of_rank[r as usize] as usize].len()
+                        < self.k as usize
+                })
+                .map(|r| u128::from(r + 1) << 96)
+                .collect());
+        }
+        let rows = self.generalized_rows(*sizes.start());
+        // The counters hold at most one entry per distinct itemset: no more than the rows'
+        // combinations, nor than the combinations of the nodes that occur.
+        let ranks = self.node_of_rank.len();
+        let mut present = vec![false; ranks];
+        let mut listed = vec![0u64; *sizes.end() + 1];
+        let mut occurrences = 0u64;
+        for (row, w) in rows.iter() {
+            for &r in row {
+                present[r as usize] = true;
+            }
+            for size in sizes.clone() {
+                listed[size] = listed[size].saturating_add(binomial(row.len() as u64, size as u64));
+            }
+            occurrences += u64::from(w) * row.len() as u64;
+        }
+        let nodes = present.iter().filter(|&&p| p).count() as u64;
+        let itemsets = sizes
+            .clone()
+            .map(|size| listed[size].min(binomial(nodes, size as u64)))
+            .fold(0u64, u64::saturating_add);
+        if itemsets > max_combinations {
+            return too_many(itemsets);
         }
         // Each combination counted under its smallest rank (its count-tree branch), one
         // branch at a time on each worker: a branch's counters stay small enough for the
         // caches, where one table of every combination (a billion insertions at ten million
         // baskets and m = 3) missed them at each insertion.
-        let ranks = self.node_of_rank.len();
-        // Per rank, the distinct rows holding it.
-        let holding =
-            ItemIndex::from_rows(ranks, distinct.iter().map(|(row, _)| row.iter().copied()));
-        progress.set_total(distinct.iter().map(|&(row, w)| u64::from(w) * row.len() as u64).sum());
-        let k = self.k;
+        let holding = rows.places(ranks);
+        progress.set_total(occurrences);
         let branches: Vec<Vec<u128>> = (0..ranks as u32)
             .into_par_iter()
-            .filter(|&a| !holding.transactions(a).is_empty())
-            .map(|a| {
-                // A table per branch: clearing a worker's would cost its largest capacity
-                // for every branch.
-                let mut counts = FxHashMap::<u128, u32>::default();
-                let mut occurrences = 0u64;
-                for &at in holding.transactions(a) {
-                    let (row, w) = distinct[at as usize];
-                    let from = row.partition_point(|&r| r < a);
-                    for size in sizes.clone() {
-                        each_combination_from(&row[from..], size, |key| {
-                            *counts.entry(key).or_insert(0) += w;
-                        });
-                    }
-                    occurrences += u64::from(w);
-                }
-                progress.advance(occurrences);
-                let mut rare: Vec<u128> =
-                    counts.iter().filter(|&(_, &c)| c < k).map(|(&key, _)| key).collect();
-                rare.sort_unstable();
-                rare
-            })
+            .filter(|&a| !holding.of(a).is_empty())
+            .map_init(
+                || BranchCounter::new(ranks, TRIPLE_TABLE),
+                |counter, a| {
+                    let rare = counter.rare(a, holding.of(a), &rows, sizes.clone(), self.k);
+                    progress.advance(counter.occurrences);
+                    rare
+                },
+            )
             .collect();
         // Branches come in rank order and each is sorted: the concatenation is the preorder.
         let violations: Vec<u128> = branches.concat();
         debug_assert!(violations.windows(2).all(|w| w[0] < w[1]));
         Ok(violations)
+    }
+
+    /// The distinct transactions of at least `min_len` items generalized by the cut, as
+    /// ascending ranks, with their multiplicities, in lexicographic order.
+    fn generalized_rows(&self, min_len: usize) -> PackedRows {
+        let rank_of_item: Vec<u32> = self
+            .leaf_of_item
+            .iter()
+            .map(|&leaf| {
+                let pos = self.hierarchy.leaf_range(leaf).start;
+                self.rank[self.cut.node_of_leaf(pos) as usize]
+            })
+            .collect();
+        let all = generalize(self.db, &rank_of_item, min_len);
+        // Sorted by a key of their first ranks (ties, rare, compared in full): equal rows meet,
+        // and a branch then reads its rows in ascending addresses.
+        let bits = txanon_data::prefix_key_bits(self.node_of_rank.len());
+        let mut keyed: Vec<(u128, u32)> = (0..all.len())
+            .into_par_iter()
+            .map(|j| (txanon_data::prefix_key(all.row(j), bits), j as u32))
+            .collect();
+        keyed.par_sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0).then_with(|| all.row(a.1 as usize).cmp(all.row(b.1 as usize)))
+        });
+        let mut distinct = PackedRows::default();
+        for (j, &(key, r)) in keyed.iter().enumerate() {
+            let row = all.row(r as usize);
+            if j > 0 && keyed[j - 1].0 == key && all.row(keyed[j - 1].1 as usize) == row {
+                distinct.add_to_last(1);
+            } else {
+                distinct.push(row, 1);
+            }
+        }
+        distinct
     }
 
     /// Fixes the violation `key` by the cheapest raise that gives it `k` transactions, unless
@@ -515,6 +516,304 @@ impl<'a> Search<'a> {
     }
 }
 
+/// Rows of ranks or ids in one buffer.
+struct FlatRows {
+    flat: Vec<u32>,
+    /// Row `j` is `flat[ends[j]..ends[j + 1]]`.
+    ends: Vec<usize>,
+}
+
+impl FlatRows {
+    fn len(&self) -> usize {
+        self.ends.len() - 1
+    }
+
+    fn row(&self, j: usize) -> &[u32] {
+        &self.flat[self.ends[j]..self.ends[j + 1]]
+    }
+}
+
+/// Marks a row's end in [`PackedRows`]; no rank reaches it.
+const END: u32 = u32::MAX;
+
+/// Rows of ranks with their multiplicities, each stored as its ranks, [`END`] and the
+/// multiplicity: from any place in a row, its tail and weight are the next words, one fetch
+/// where separate row bounds and weights were three cache misses per row a branch read.
+#[derive(Default)]
+struct PackedRows {
+    words: Vec<u32>,
+}
+
+impl PackedRows {
+    fn push(&mut self, row: &[u32], weight: u32) {
+        debug_assert!(row.iter().all(|&r| r != END));
+        self.words.extend_from_slice(row);
+        self.words.push(END);
+        self.words.push(weight);
+    }
+
+    fn add_to_last(&mut self, weight: u32) {
+        *self.words.last_mut().expect("a row pushed") += weight;
+    }
+
+    /// The rows and their multiplicities, in order.
+    fn iter(&self) -> impl Iterator<Item = (&[u32], u32)> {
+        let mut from = 0;
+        std::iter::from_fn(move || {
+            let end = from + self.words[from..].iter().position(|&r| r == END)?;
+            let row = (&self.words[from..end], self.words[end + 1]);
+            from = end + 2;
+            Some(row)
+        })
+    }
+
+    /// The ranks after the one at `place`, and the row's multiplicity.
+    fn tail(&self, place: usize) -> (&[u32], u32) {
+        let from = place + 1;
+        let end =
+            from + self.words[from..].iter().position(|&r| r == END).expect("every row is ended");
+        (&self.words[from..end], self.words[end + 1])
+    }
+
+    /// Per rank, the places it holds in the rows, ascending.
+    fn places(&self, ranks: usize) -> Places {
+        let mut starts = vec![0usize; ranks + 1];
+        let mut weight_next = false;
+        for &r in &self.words {
+            if std::mem::take(&mut weight_next) {
+                continue;
+            }
+            if r == END {
+                weight_next = true;
+            } else {
+                starts[r as usize + 1] += 1;
+            }
+        }
+        for a in 0..ranks {
+            starts[a + 1] += starts[a];
+        }
+        let mut next = starts[..ranks].to_vec();
+        let mut at = vec![0usize; starts[ranks]];
+        let mut weight_next = false;
+        for (place, &r) in self.words.iter().enumerate() {
+            if std::mem::take(&mut weight_next) {
+                continue;
+            }
+            if r == END {
+                weight_next = true;
+            } else {
+                at[next[r as usize]] = place;
+                next[r as usize] += 1;
+            }
+        }
+        Places { starts, at }
+    }
+}
+
+/// Per rank, its places in [`PackedRows`].
+struct Places {
+    starts: Vec<usize>,
+    at: Vec<usize>,
+}
+
+impl Places {
+    fn of(&self, rank: u32) -> &[usize] {
+        &self.at[self.starts[rank as usize]..self.starts[rank as usize + 1]]
+    }
+}
+
+/// The transactions of `db` of at least `min_len` items after mapping each item `i` to
+/// `map[i]` (duplicates merged, ascending), in order, in one buffer.
+fn generalize(db: &TransactionDb, map: &[u32], min_len: usize) -> FlatRows {
+    // Chunks of transactions generalized on rayon into one flat buffer each: a `Vec` per row
+    // was ten million allocations, and sorting them chased a pointer per comparison.
+    const CHUNK: usize = 1 << 16;
+    let n = db.len();
+    let chunks: Vec<(Vec<u32>, Vec<usize>)> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let (mut flat, mut ends) = (Vec::new(), Vec::new());
+            for r in c * CHUNK..n.min((c + 1) * CHUNK) {
+                let t = db.transaction(r);
+                if t.len() < min_len {
+                    continue;
+                }
+                let from = flat.len();
+                flat.extend(t.iter().map(|&i| map[i as usize]));
+                flat[from..].sort_unstable();
+                let kept = dedup_sorted(&mut flat[from..]);
+                flat.truncate(from + kept);
+                if kept < min_len {
+                    flat.truncate(from);
+                } else {
+                    ends.push(flat.len());
+                }
+            }
+            (flat, ends)
+        })
+        .collect();
+    let mut all = FlatRows { flat: Vec::new(), ends: vec![0] };
+    for (flat, ends) in chunks {
+        let base = all.flat.len();
+        all.flat.extend_from_slice(&flat);
+        all.ends.extend(ends.iter().map(|&e| base + e));
+    }
+    all
+}
+
+/// Keeps the first of each run of equal values of `sorted` at its front; returns how many.
+fn dedup_sorted(sorted: &mut [u32]) -> usize {
+    let mut kept = 0;
+    for j in 0..sorted.len() {
+        if kept == 0 || sorted[j] != sorted[kept - 1] {
+            sorted[kept] = sorted[j];
+            kept += 1;
+        }
+    }
+    kept
+}
+
+/// When a branch counts its 3-itemsets in a dense table: at most 16 MiB of `u32` cells, and
+/// no more cells than four times the branch's pairs of ranks (zeroing and scanning a sparse
+/// table would cost more than hashing).
+const TRIPLE_TABLE: TripleTable = TripleTable { max_cells: 1 << 22, cells_per_pair: 4 };
+
+#[derive(Debug, Clone, Copy)]
+struct TripleTable {
+    max_cells: usize,
+    cells_per_pair: u64,
+}
+
+/// A worker's counters for one count-tree branch at a time: dense arrays over the ranks that
+/// occur after the branch's rank where they fit (an addition each, in the caches), a hash
+/// table for the rest.
+struct BranchCounter {
+    /// Per rank, its column in this branch (`u32::MAX` when absent); reset after each branch.
+    column: Vec<u32>,
+    /// The ranks of the columns.
+    ranks: Vec<u32>,
+    pairs: Vec<u32>,
+    triples: Vec<u32>,
+    /// The branch's rows from its rank on.
+    local: PackedRows,
+    /// Transactions (with multiplicity) the last branch read.
+    occurrences: u64,
+    triple_table: TripleTable,
+}
+
+impl BranchCounter {
+    fn new(ranks: usize, triple_table: TripleTable) -> Self {
+        Self {
+            triple_table,
+            column: vec![u32::MAX; ranks],
+            ranks: Vec::new(),
+            pairs: Vec::new(),
+            triples: Vec::new(),
+            local: PackedRows::default(),
+            occurrences: 0,
+        }
+    }
+
+    /// The keys of the itemsets of `sizes` items with smallest rank `a`, held by `holding`
+    /// (rows of `rows` holding `a`) in fewer than `k` transactions, ascending.
+    fn rare(
+        &mut self,
+        a: u32,
+        holding: &[usize],
+        rows: &PackedRows,
+        sizes: std::ops::RangeInclusive<usize>,
+        k: u32,
+    ) -> Vec<u128> {
+        // The branch's rows from `a` on, copied out in one pass (a fetch each): the counting
+        // below reads them twice more.
+        self.ranks.clear();
+        self.local.words.clear();
+        let mut pair_work = 0u64;
+        for &place in holding {
+            let (after, w) = rows.tail(place);
+            pair_work += (after.len() * after.len()) as u64;
+            for &r in after {
+                if self.column[r as usize] == u32::MAX {
+                    self.column[r as usize] = self.ranks.len() as u32;
+                    self.ranks.push(r);
+                }
+            }
+            self.local.words.push(a);
+            self.local.push(after, w);
+        }
+        let width = self.ranks.len();
+        let cells = width.saturating_mul(width);
+        let dense_triples = sizes.contains(&3)
+            && cells <= self.triple_table.max_cells
+            && cells as u64 <= pair_work.saturating_mul(self.triple_table.cells_per_pair);
+        let single = u128::from(a + 1) << 96;
+        let mut alone = 0u32;
+        self.pairs.clear();
+        self.pairs.resize(width, 0);
+        self.triples.clear();
+        if dense_triples {
+            self.triples.resize(width * width, 0);
+        }
+        // A hash table per branch: clearing a worker's would cost its largest capacity for
+        // every branch.
+        let mut hashed = FxHashMap::<u128, u32>::default();
+        let hashed_sizes: Vec<usize> =
+            sizes.clone().filter(|&s| s == 4 || (s == 3 && !dense_triples)).collect();
+        let mut occurrences = 0u64;
+        let local = std::mem::take(&mut self.local);
+        for (from_a, w) in local.iter() {
+            let after = &from_a[1..];
+            alone += w;
+            for (x, &b) in after.iter().enumerate() {
+                let cb = self.column[b as usize] as usize;
+                self.pairs[cb] += w;
+                if dense_triples {
+                    let line = &mut self.triples[cb * width..(cb + 1) * width];
+                    for &c in &after[x + 1..] {
+                        line[self.column[c as usize] as usize] += w;
+                    }
+                }
+            }
+            for &size in &hashed_sizes {
+                each_combination_from(from_a, size, |key| {
+                    *hashed.entry(key).or_insert(0) += w;
+                });
+            }
+            occurrences += u64::from(w);
+        }
+        self.local = local;
+        self.occurrences = occurrences;
+        let rare = |count: u32| count > 0 && count < k;
+        let key = |b: u32, c: Option<u32>| {
+            single | u128::from(b + 1) << 64 | c.map_or(0, |c| u128::from(c + 1) << 32)
+        };
+        let mut found: Vec<u128> = Vec::new();
+        if sizes.contains(&1) && rare(alone) {
+            found.push(single);
+        }
+        if sizes.contains(&2) {
+            for (cb, &count) in self.pairs.iter().enumerate() {
+                if rare(count) {
+                    found.push(key(self.ranks[cb], None));
+                }
+            }
+        }
+        if dense_triples {
+            for (cell, &count) in self.triples.iter().enumerate() {
+                if rare(count) {
+                    found.push(key(self.ranks[cell / width], Some(self.ranks[cell % width])));
+                }
+            }
+        }
+        found.extend(hashed.iter().filter(|&(_, &c)| rare(c)).map(|(&key, _)| key));
+        found.sort_unstable();
+        for &r in &self.ranks {
+            self.column[r as usize] = u32::MAX;
+        }
+        found
+    }
+}
+
 /// Calls `f` with the key of every `size`-combination of `row` (ascending ranks): the ranks
 /// plus one packed from the most significant 32 bits down, so that keys sort in the count
 /// tree's preorder (a prefix before its extensions).
@@ -631,17 +930,9 @@ pub(crate) fn publish(
     for (&v, &id) in used.iter().zip(&id_of_used) {
         id_of_node[v as usize] = id;
     }
-    let rows: Vec<Vec<ItemId>> = db
-        .iter()
-        .map(|t| {
-            let mut row: Vec<ItemId> =
-                t.iter().map(|&i| id_of_node[node_of_item[i as usize] as usize]).collect();
-            row.sort_unstable();
-            row.dedup();
-            row
-        })
-        .collect();
-    let generalized = TransactionDb::from_rows(&rows, labels);
+    let id_of_item: Vec<ItemId> = node_of_item.iter().map(|&v| id_of_node[v as usize]).collect();
+    let rows = generalize(db, &id_of_item, 0);
+    let generalized = TransactionDb::from_parts(rows.ends, rows.flat, labels);
     let mut order = generalized.lexicographic_order();
     order.shuffle(&mut publication_rng(seed));
     generalized.select(order.into_iter().map(|r| r as usize))
@@ -683,6 +974,55 @@ mod tests {
             assert_eq!(branches, all, "size {size}");
         }
         each_combination_from(&[], 1, |_| panic!("no first rank"));
+    }
+
+    proptest::proptest! {
+        /// A branch's counters find, dense or hashed, the rare itemsets that counting every
+        /// combination of every row finds under that branch's rank.
+        #[test]
+        fn branches_find_what_counting_every_combination_finds(
+            rows in proptest::collection::vec(
+                (proptest::collection::btree_set(0u32..12, 1..8), 1u32..4), 1..40),
+            k in 2u32..8,
+            sizes in proptest::prop_oneof![
+                proptest::strategy::Just(1..=1usize), proptest::strategy::Just(2..=2),
+                proptest::strategy::Just(3..=3), proptest::strategy::Just(4..=4),
+                proptest::strategy::Just(1..=3), proptest::strategy::Just(1..=4),
+            ],
+        ) {
+            let mut distinct = PackedRows::default();
+            let mut counts: FxHashMap<u128, u32> = FxHashMap::default();
+            for (row, w) in &rows {
+                let row: Vec<u32> = row.iter().copied().collect();
+                distinct.push(&row, *w);
+                for size in sizes.clone() {
+                    each_combination(&row, size, |key| *counts.entry(key).or_insert(0) += w);
+                }
+            }
+            let holding = distinct.places(12);
+            proptest::prop_assert_eq!(
+                distinct.iter().map(|(r, w)| (r.to_vec(), w)).collect::<Vec<_>>(),
+                rows.iter().map(|(r, w)| (r.iter().copied().collect::<Vec<_>>(), *w)).collect::<Vec<_>>()
+            );
+            for table in [
+                TripleTable { max_cells: usize::MAX, cells_per_pair: u64::MAX },
+                TripleTable { max_cells: 0, cells_per_pair: 0 },
+                TRIPLE_TABLE,
+            ] {
+                let mut counter = BranchCounter::new(12, table);
+                for a in 0..12u32 {
+                    let mut expected: Vec<u128> = counts
+                        .iter()
+                        .filter(|&(&key, &c)| c < k && unpack(key).next() == Some(a))
+                        .map(|(&key, _)| key)
+                        .collect();
+                    expected.sort_unstable();
+                    let found = counter.rare(a, holding.of(a), &distinct, sizes.clone(), k);
+                    proptest::prop_assert_eq!(found, expected, "rank {} table {:?}", a, table);
+                    proptest::prop_assert!(counter.column.iter().all(|&c| c == u32::MAX));
+                }
+            }
+        }
     }
 
     #[test]

@@ -304,6 +304,16 @@ fn check_itemsets(
     claim: &KmClaim,
     log: &mut ViolationLog<KmViolation>,
 ) -> (u64, Option<u64>) {
+    check_itemsets_with(published, claim, PAIR_TABLE_CELLS, log)
+}
+
+/// [`check_itemsets`] with pair tables of at most `table_limit` cells (0: none).
+fn check_itemsets_with(
+    published: &TransactionDb,
+    claim: &KmClaim,
+    table_limit: usize,
+    log: &mut ViolationLog<KmViolation>,
+) -> (u64, Option<u64>) {
     let mut weight_of: FxHashMap<&[ItemId], u64> = FxHashMap::default();
     let mut rows: Vec<&[ItemId]> = Vec::new();
     for t in published.iter().filter(|t| !t.is_empty()) {
@@ -321,8 +331,14 @@ fn check_itemsets(
             postings[i as usize].push(r as u32);
         }
     }
-    let search =
-        ItemsetSearch { published, rows: &rows, weights: &weights, postings: &postings, claim };
+    let search = ItemsetSearch {
+        published,
+        rows: &rows,
+        weights: &weights,
+        postings: &postings,
+        claim,
+        table_limit,
+    };
     // The single items, then each one's subtree on its own thread; their findings are joined
     // in item order, as one depth-first search would list them.
     let mut counts = vec![0u64; published.num_items()];
@@ -336,8 +352,8 @@ fn check_itemsets(
             if support < claim.k {
                 branch.violations.push(search.rare(&[i], support));
             } else if claim.m > 1 {
-                let mut counts = vec![0u64; published.num_items()];
-                search.extend(&postings[i as usize], &mut vec![i], &mut counts, &mut branch);
+                let mut scratch = Scratch::new(published.num_items());
+                search.extend(&postings[i as usize], &mut vec![i], &mut scratch, &mut branch);
             }
             branch
         })
@@ -364,25 +380,35 @@ struct ItemsetSearch<'a> {
     weights: &'a [u64],
     postings: &'a [Vec<u32>],
     claim: &'a KmClaim,
+    /// The most cells of a pair table (see [`ItemsetSearch::pair_table`]).
+    table_limit: usize,
 }
+
+/// 32 MiB of `u64` supports per thread.
+const PAIR_TABLE_CELLS: usize = 1 << 22;
 
 impl ItemsetSearch<'_> {
     /// The supports of the items after `after` in the rows `holding`, in item order
     /// (`counts`, zero on entry, is left zero).
     fn extensions(&self, holding: &[u32], after: ItemId, counts: &mut [u64]) -> Vec<(ItemId, u64)> {
-        let mut touched: Vec<ItemId> = Vec::new();
+        supports_after(
+            holding.iter().map(|&r| (self.rows[r as usize], self.weights[r as usize])),
+            after,
+            counts,
+        )
+    }
+
+    /// The rows `holding` from their first item after `after` on, copied out (a fetch each,
+    /// where the rows of a large publication are a cache miss each).
+    fn tails(&self, holding: &[u32], after: ItemId) -> Tails {
+        let mut tails = Tails { items: Vec::new(), ends: vec![0], weights: Vec::new() };
         for &r in holding {
             let row = self.rows[r as usize];
-            let start = row.partition_point(|&i| i < after);
-            for &i in &row[start..] {
-                if counts[i as usize] == 0 {
-                    touched.push(i);
-                }
-                counts[i as usize] += self.weights[r as usize];
-            }
+            tails.items.extend_from_slice(&row[row.partition_point(|&i| i < after)..]);
+            tails.ends.push(tails.items.len());
+            tails.weights.push(self.weights[r as usize]);
         }
-        touched.sort_unstable();
-        touched.iter().map(|&i| (i, std::mem::take(&mut counts[i as usize]))).collect()
+        tails
     }
 
     fn rare(&self, itemset: &[ItemId], support: u64) -> KmViolation {
@@ -396,31 +422,193 @@ impl ItemsetSearch<'_> {
         &self,
         holding: &[u32],
         prefix: &mut Vec<ItemId>,
-        counts: &mut [u64],
+        scratch: &mut Scratch,
         branch: &mut Branch,
     ) {
         if branch.violations.is_full() {
             return;
         }
         let after = prefix.last().map_or(0, |&i| i + 1);
+        // When the extensions' own extensions are the last level, one more scan of the rows
+        // (copied out) counts them all: without it, each frequent extension intersects its
+        // rows and scans them again, which at millions of rows is most of the audit.
+        let last_two = prefix.len() as u64 + 2 == self.claim.m;
+        let (extensions, table) = if last_two {
+            let tails = self.tails(holding, after);
+            let extensions = supports_after(tails.iter(), after, &mut scratch.counts);
+            let table = self.pair_table(&tails, &extensions, scratch);
+            (extensions, table)
+        } else {
+            (self.extensions(holding, after, &mut scratch.counts), None)
+        };
         let mut next = Vec::new();
-        for (i, support) in self.extensions(holding, after, counts) {
+        for &(i, support) in &extensions {
             branch.checked += 1;
             branch.smallest = branch.smallest.min(support);
             prefix.push(i);
             if support < self.claim.k {
                 if !branch.violations.push(self.rare(prefix, support)) {
                     prefix.pop();
-                    return;
+                    break;
                 }
             } else if (prefix.len() as u64) < self.claim.m {
-                next.clear();
-                txanon_data::sets::intersection(holding, &self.postings[i as usize], &mut next);
-                let rows = std::mem::take(&mut next);
-                self.extend(&rows, prefix, counts, branch);
-                next = rows;
+                if let Some(table) = &table {
+                    table.check_extensions(self, i, prefix, branch);
+                } else {
+                    next.clear();
+                    txanon_data::sets::intersection(holding, &self.postings[i as usize], &mut next);
+                    let rows = std::mem::take(&mut next);
+                    self.extend(&rows, prefix, scratch, branch);
+                    next = rows;
+                }
             }
             prefix.pop();
+        }
+        if let Some(table) = table {
+            table.release(scratch);
+        }
+    }
+
+    /// The supports of every pair `{b, c}` of `extensions` with `b < c` and `b` frequent, in
+    /// the rows `holding`: `None` when the table would cost more than scanning each frequent
+    /// extension's rows again.
+    fn pair_table(
+        &self,
+        tails: &Tails,
+        extensions: &[(ItemId, u64)],
+        scratch: &mut Scratch,
+    ) -> Option<PairTable> {
+        let frequent = extensions.iter().filter(|&&(_, s)| s >= self.claim.k).count();
+        let width = extensions.len();
+        let cells = frequent.checked_mul(width)?;
+        if frequent == 0 || cells > self.table_limit.min(tails.weights.len().saturating_mul(16)) {
+            return None;
+        }
+        let mut items = Vec::with_capacity(width);
+        let mut f = 0u32;
+        for (column, &(i, support)) in extensions.iter().enumerate() {
+            scratch.column[i as usize] = column as u32;
+            if support >= self.claim.k {
+                scratch.line[i as usize] = f;
+                f += 1;
+            }
+            items.push(i);
+        }
+        let mut supports = vec![0u64; cells];
+        let mut at: Vec<(u32, u32)> = Vec::new();
+        for (tail, w) in tails.iter() {
+            at.clear();
+            at.extend(tail.iter().map(|&i| (scratch.line[i as usize], scratch.column[i as usize])));
+            for (j, &(line, _)) in at.iter().enumerate() {
+                if line == u32::MAX {
+                    continue;
+                }
+                let base = line as usize * width;
+                for &(_, column) in &at[j + 1..] {
+                    supports[base + column as usize] += w;
+                }
+            }
+        }
+        let lines = items.iter().map(|&i| scratch.line[i as usize]).collect();
+        Some(PairTable { items, lines, width, supports })
+    }
+}
+
+/// The supports of the items after `after` in `rows` (with their weights), in item order
+/// (`counts`, zero on entry, is left zero).
+fn supports_after<'r>(
+    rows: impl Iterator<Item = (&'r [ItemId], u64)>,
+    after: ItemId,
+    counts: &mut [u64],
+) -> Vec<(ItemId, u64)> {
+    let mut touched: Vec<ItemId> = Vec::new();
+    for (row, w) in rows {
+        let start = row.partition_point(|&i| i < after);
+        for &i in &row[start..] {
+            if counts[i as usize] == 0 {
+                touched.push(i);
+            }
+            counts[i as usize] += w;
+        }
+    }
+    touched.sort_unstable();
+    touched.iter().map(|&i| (i, std::mem::take(&mut counts[i as usize]))).collect()
+}
+
+/// Rows from some item on, with their weights, in one buffer.
+struct Tails {
+    items: Vec<ItemId>,
+    /// Tail `j` is `items[ends[j]..ends[j + 1]]`.
+    ends: Vec<usize>,
+    weights: Vec<u64>,
+}
+
+impl Tails {
+    fn iter(&self) -> impl Iterator<Item = (&[ItemId], u64)> {
+        self.ends.windows(2).zip(&self.weights).map(|(e, &w)| (&self.items[e[0]..e[1]], w))
+    }
+}
+
+/// Per-thread buffers of the search, each left as it was found.
+struct Scratch {
+    /// Supports by item, zero.
+    counts: Vec<u64>,
+    /// A pair table's line by item, `u32::MAX`.
+    line: Vec<u32>,
+    /// A pair table's column by item, `u32::MAX`.
+    column: Vec<u32>,
+}
+
+impl Scratch {
+    fn new(items: usize) -> Self {
+        Self { counts: vec![0; items], line: vec![u32::MAX; items], column: vec![u32::MAX; items] }
+    }
+}
+
+/// The supports of a prefix's two-item extensions: a line per frequent extension `b`, a
+/// column per extension `c`, in item order.
+struct PairTable {
+    items: Vec<ItemId>,
+    /// Per column, the item's line (`u32::MAX` for a rare one).
+    lines: Vec<u32>,
+    width: usize,
+    supports: Vec<u64>,
+}
+
+impl PairTable {
+    /// Checks the extensions of `prefix` (ending in `b`, a frequent extension) by items after
+    /// `b`, as [`ItemsetSearch::extend`] would at the last level.
+    fn check_extensions(
+        &self,
+        search: &ItemsetSearch<'_>,
+        b: ItemId,
+        prefix: &mut Vec<ItemId>,
+        branch: &mut Branch,
+    ) {
+        let column_of_b = self.items.binary_search(&b).expect("b is an extension");
+        let line = self.lines[column_of_b] as usize;
+        let supports = &self.supports[line * self.width..(line + 1) * self.width];
+        for (&c, &support) in self.items.iter().zip(supports).skip(column_of_b + 1) {
+            if support == 0 {
+                continue;
+            }
+            branch.checked += 1;
+            branch.smallest = branch.smallest.min(support);
+            if support < search.claim.k {
+                prefix.push(c);
+                let recorded = branch.violations.push(search.rare(prefix, support));
+                prefix.pop();
+                if !recorded {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn release(self, scratch: &mut Scratch) {
+        for &i in &self.items {
+            scratch.line[i as usize] = u32::MAX;
+            scratch.column[i as usize] = u32::MAX;
         }
     }
 }
@@ -518,6 +706,77 @@ fn check_original(
             original: off.right,
         }) {
             break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// What the depth-first search must find, by brute force: every occurring itemset of at
+    /// most `m` items whose proper prefixes (in id order) all reach `k`, in lexicographic order
+    /// (the search's preorder), with its support.
+    fn checked_by_definition(db: &TransactionDb, k: u64, m: usize) -> Vec<(Vec<ItemId>, u64)> {
+        let mut supports: BTreeMap<Vec<ItemId>, u64> = BTreeMap::new();
+        for t in db.iter() {
+            for mask in 1u32..(1 << t.len()) {
+                if mask.count_ones() as usize <= m {
+                    let set = (0..t.len()).filter(|b| mask >> b & 1 == 1).map(|b| t[b]).collect();
+                    *supports.entry(set).or_insert(0) += 1;
+                }
+            }
+        }
+        supports
+            .iter()
+            .filter(|(set, _)| (1..set.len()).all(|l| supports[&set[..l]] >= k))
+            .map(|(set, &s)| (set.clone(), s))
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// With pair tables and without, the search checks exactly the itemsets the definition
+        /// names and reports the rare ones in preorder.
+        #[test]
+        fn the_search_checks_what_the_definition_names(
+            rows in prop::collection::vec(prop::collection::btree_set(0u32..9, 0..7), 1..40),
+            k in 2u64..6,
+            m in 1u64..5,
+        ) {
+            let db = TransactionDb::from_str_transactions(
+                rows.iter().map(|r| r.iter().map(|i| format!("i{i}")).collect::<Vec<_>>()),
+            );
+            let claim = KmClaim::new(k, m).unwrap();
+            let expected = checked_by_definition(&db, k, m as usize);
+            let rare: Vec<KmViolation> = expected
+                .iter()
+                .filter(|&&(_, s)| s < k)
+                .take(MAX_VIOLATIONS)
+                .map(|(set, s)| KmViolation::RareItemset {
+                    itemset: set.iter().map(|&i| db.label(i).to_string()).collect(),
+                    support: *s,
+                    k,
+                })
+                .collect();
+            for table_limit in [0, PAIR_TABLE_CELLS] {
+                let mut log = ViolationLog::new();
+                let (checked, smallest) = check_itemsets_with(&db, &claim, table_limit, &mut log);
+                let found = match log.finish(()) {
+                    Ok(()) => Vec::new(),
+                    Err(v) => v.list().to_vec(),
+                };
+                prop_assert_eq!(&found, &rare);
+                if rare.len() < MAX_VIOLATIONS {
+                    prop_assert_eq!(checked, expected.len() as u64);
+                    prop_assert_eq!(smallest, expected.iter().map(|&(_, s)| s).min());
+                }
+            }
         }
     }
 }
