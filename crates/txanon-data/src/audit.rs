@@ -220,21 +220,51 @@ impl RowMultiset {
     /// hash only spreads the order (whole rows are compared when hashes tie), so it cannot make
     /// two different rows equal.
     fn sorted(&self) -> Vec<(u64, u32)> {
-        let mut keys: Vec<(u64, u32)> = (0..self.len())
-            .into_par_iter()
-            .map(|r| {
-                let hash = self
-                    .row(r)
-                    .iter()
-                    .fold(0x9e37_79b9_7f4a_7c15, |h: u64, &i| crate::mix64(h ^ u64::from(i)));
-                (hash, r as u32)
-            })
-            .collect();
-        keys.par_sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0).then_with(|| self.row(a.1 as usize).cmp(self.row(b.1 as usize)))
-        });
-        keys
+        sorted_by_hash(self.len(), |r| self.row(r))
     }
+}
+
+/// Rows `0..len` (each sorted) in [`RowMultiset`]'s total order: a 64-bit hash of the row, then
+/// the row itself; with the hashes. Equal rows are adjacent.
+fn sorted_by_hash<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> Vec<(u64, u32)> {
+    assert!(u32::try_from(len).is_ok(), "more than 2³² − 1 rows");
+    let mut keys: Vec<(u64, u32)> = (0..len)
+        .into_par_iter()
+        .map(|r| {
+            let hash = row(r)
+                .iter()
+                .fold(0x9e37_79b9_7f4a_7c15, |h: u64, &i| crate::mix64(h ^ u64::from(i)));
+            (hash, r as u32)
+        })
+        .collect();
+    keys.par_sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0).then_with(|| row(a.1 as usize).cmp(row(b.1 as usize)))
+    });
+    keys
+}
+
+/// The distinct rows among rows `0..len` (each sorted): the index of each one's first
+/// occurrence, with how many of the rows equal it, in order of first occurrence (rows stored in
+/// that order are then read in ascending addresses). Sorted by hash on rayon, with no map of
+/// rows.
+///
+/// # Panics
+/// With more than 2³² − 1 rows.
+pub fn distinct_rows<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> Vec<(u32, u64)> {
+    let sorted = sorted_by_hash(len, &row);
+    let mut out: Vec<(u32, u64)> = Vec::new();
+    for (j, &(hash, r)) in sorted.iter().enumerate() {
+        let (previous_hash, previous) = if j > 0 { sorted[j - 1] } else { (!hash, 0) };
+        if j > 0 && previous_hash == hash && row(previous as usize) == row(r as usize) {
+            let group = out.last_mut().expect("a row before");
+            group.0 = group.0.min(r);
+            group.1 += 1;
+        } else {
+            out.push((r, 1));
+        }
+    }
+    out.par_sort_unstable();
+    out
 }
 
 /// A distinct row held a different number of times by the two multisets compared.
@@ -371,6 +401,26 @@ mod tests {
             proptest::prop_assert!(found.iter().all(|u| expected.contains(u)));
             proptest::prop_assert_eq!(found.len(), expected.len().min(limit));
             proptest::prop_assert_eq!(unmatched_rows(&a, &a, limit), Vec::new());
+        }
+
+        /// Distinct rows are the rows a count per row finds, each once, with its count.
+        #[test]
+        fn distinct_rows_are_counted_rows(
+            rows in proptest::collection::vec(proptest::collection::btree_set(0u32..4, 0..3), 0..40),
+        ) {
+            let rows: Vec<Vec<u32>> = rows.into_iter().map(|r| r.into_iter().collect()).collect();
+            let mut expected: std::collections::BTreeMap<&[u32], u64> = Default::default();
+            for row in &rows {
+                *expected.entry(row).or_default() += 1;
+            }
+            let found: std::collections::BTreeMap<&[u32], u64> =
+                distinct_rows(rows.len(), |r| &rows[r]).into_iter().map(|(r, w)| (rows[r as usize].as_slice(), w)).collect();
+            let firsts: Vec<u32> = distinct_rows(rows.len(), |r| &rows[r]).into_iter().map(|(r, _)| r).collect();
+            let expected_firsts: Vec<u32> = (0..rows.len() as u32)
+                .filter(|&r| !rows[..r as usize].contains(&rows[r as usize]))
+                .collect();
+            proptest::prop_assert_eq!(firsts, expected_firsts);
+            proptest::prop_assert_eq!(found, expected);
         }
     }
 }

@@ -78,6 +78,14 @@ pub fn anonymize(
             "{n} transactions, more than the 2³² − 1 this implementation numbers"
         )));
     }
+    // A pass packs every generalized transaction with two more words, and numbers the words
+    // in 32 bits.
+    if (db.occurrences() as u64).saturating_add(2 * n as u64) > u64::from(u32::MAX) {
+        return Err(KmError::Unreachable(format!(
+            "{} item occurrences in {n} transactions, more than the 2³² − 1 words this implementation numbers",
+            db.occurrences()
+        )));
+    }
     if (n as u64) < u64::from(k) {
         return Err(KmError::Unreachable(format!(
             "{n} transactions, fewer than k = {k}: an adversary who knows nothing already finds fewer than k"
@@ -360,14 +368,39 @@ impl<'a> Search<'a> {
         keyed.par_sort_unstable_by(|a, b| {
             a.0.cmp(&b.0).then_with(|| all.row(a.1 as usize).cmp(all.row(b.1 as usize)))
         });
-        let mut distinct = PackedRows::default();
-        for (j, &(key, r)) in keyed.iter().enumerate() {
-            let row = all.row(r as usize);
-            if j > 0 && keyed[j - 1].0 == key && all.row(keyed[j - 1].1 as usize) == row {
-                distinct.add_to_last(1);
-            } else {
-                distinct.push(row, 1);
+        // Packed in pieces on rayon (a gather of every row), each piece starting at a row
+        // unlike the one before it.
+        let same = |j: usize| {
+            j > 0
+                && keyed[j - 1].0 == keyed[j].0
+                && all.row(keyed[j - 1].1 as usize) == all.row(keyed[j].1 as usize)
+        };
+        let pieces = 4 * rayon::current_num_threads();
+        let mut starts: Vec<usize> = (0..pieces).map(|p| p * keyed.len() / pieces).collect();
+        for start in &mut starts {
+            while *start < keyed.len() && same(*start) {
+                *start += 1;
             }
+        }
+        starts.push(keyed.len());
+        starts.dedup();
+        let packed: Vec<PackedRows> = starts
+            .par_windows(2)
+            .map(|piece| {
+                let mut rows = PackedRows::default();
+                for (j, &(_, r)) in keyed.iter().enumerate().take(piece[1]).skip(piece[0]) {
+                    if j > piece[0] && same(j) {
+                        rows.add_to_last(1);
+                    } else {
+                        rows.push(all.row(r as usize), 1);
+                    }
+                }
+                rows
+            })
+            .collect();
+        let mut distinct = PackedRows::default();
+        for piece in packed {
+            distinct.words.extend_from_slice(&piece.words);
         }
         distinct
     }
@@ -593,7 +626,7 @@ impl PackedRows {
             starts[a + 1] += starts[a];
         }
         let mut next = starts[..ranks].to_vec();
-        let mut at = vec![0usize; starts[ranks]];
+        let mut at = vec![0u32; starts[ranks]];
         let mut weight_next = false;
         for (place, &r) in self.words.iter().enumerate() {
             if std::mem::take(&mut weight_next) {
@@ -602,7 +635,8 @@ impl PackedRows {
             if r == END {
                 weight_next = true;
             } else {
-                at[next[r as usize]] = place;
+                // Below 2³²: checked before the search.
+                at[next[r as usize]] = place as u32;
                 next[r as usize] += 1;
             }
         }
@@ -613,11 +647,11 @@ impl PackedRows {
 /// Per rank, its places in [`PackedRows`].
 struct Places {
     starts: Vec<usize>,
-    at: Vec<usize>,
+    at: Vec<u32>,
 }
 
 impl Places {
-    fn of(&self, rank: u32) -> &[usize] {
+    fn of(&self, rank: u32) -> &[u32] {
         &self.at[self.starts[rank as usize]..self.starts[rank as usize + 1]]
     }
 }
@@ -719,7 +753,7 @@ impl BranchCounter {
     fn rare(
         &mut self,
         a: u32,
-        holding: &[usize],
+        holding: &[u32],
         rows: &PackedRows,
         sizes: std::ops::RangeInclusive<usize>,
         k: u32,
@@ -730,7 +764,7 @@ impl BranchCounter {
         self.local.words.clear();
         let mut pair_work = 0u64;
         for &place in holding {
-            let (after, w) = rows.tail(place);
+            let (after, w) = rows.tail(place as usize);
             pair_work += (after.len() * after.len()) as u64;
             for &r in after {
                 if self.column[r as usize] == u32::MAX {

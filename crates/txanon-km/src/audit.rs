@@ -15,10 +15,11 @@ use std::collections::HashMap;
 use std::fmt;
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 
 use serde::Serialize;
-use txanon_data::audit::{MAX_VIOLATIONS, RowMultiset, ViolationLog, Violations, unmatched_rows};
+use txanon_data::audit::{
+    MAX_VIOLATIONS, RowMultiset, ViolationLog, Violations, distinct_rows, unmatched_rows,
+};
 use txanon_data::{ItemId, ParamError, TransactionDb};
 
 use crate::error::KmError;
@@ -314,16 +315,12 @@ fn check_itemsets_with(
     table_limit: usize,
     log: &mut ViolationLog<KmViolation>,
 ) -> (u64, Option<u64>) {
-    let mut weight_of: FxHashMap<&[ItemId], u64> = FxHashMap::default();
-    let mut rows: Vec<&[ItemId]> = Vec::new();
-    for t in published.iter().filter(|t| !t.is_empty()) {
-        let w = weight_of.entry(t).or_insert_with(|| {
-            rows.push(t);
-            0
-        });
-        *w += 1;
-    }
-    let weights: Vec<u64> = rows.iter().map(|r| weight_of[r]).collect();
+    let (rows, weights): (Vec<&[ItemId]>, Vec<u64>) =
+        distinct_rows(published.len(), |r| published.transaction(r))
+            .into_iter()
+            .map(|(r, w)| (published.transaction(r as usize), w))
+            .filter(|(row, _)| !row.is_empty())
+            .unzip();
     // Each item's rows, ascending: an itemset's rows are its prefix's intersected with them.
     let mut postings: Vec<Vec<u32>> = vec![Vec::new(); published.num_items()];
     for (r, row) in rows.iter().enumerate() {
@@ -398,17 +395,19 @@ impl ItemsetSearch<'_> {
         )
     }
 
-    /// The rows `holding` from their first item after `after` on, copied out (a fetch each,
-    /// where the rows of a large publication are a cache miss each).
-    fn tails(&self, holding: &[u32], after: ItemId) -> Tails {
-        let mut tails = Tails { items: Vec::new(), ends: vec![0], weights: Vec::new() };
+    /// The rows `holding` from their first item after `after` on, copied out into `tails`
+    /// (a fetch each, where the rows of a large publication are a cache miss each).
+    fn copy_tails(&self, holding: &[u32], after: ItemId, tails: &mut Tails) {
+        tails.items.clear();
+        tails.ends.clear();
+        tails.ends.push(0);
+        tails.weights.clear();
         for &r in holding {
             let row = self.rows[r as usize];
             tails.items.extend_from_slice(&row[row.partition_point(|&i| i < after)..]);
             tails.ends.push(tails.items.len());
             tails.weights.push(self.weights[r as usize]);
         }
-        tails
     }
 
     fn rare(&self, itemset: &[ItemId], support: u64) -> KmViolation {
@@ -434,9 +433,11 @@ impl ItemsetSearch<'_> {
         // rows and scans them again, which at millions of rows is most of the audit.
         let last_two = prefix.len() as u64 + 2 == self.claim.m;
         let (extensions, table) = if last_two {
-            let tails = self.tails(holding, after);
+            let mut tails = std::mem::take(&mut scratch.tails);
+            self.copy_tails(holding, after, &mut tails);
             let extensions = supports_after(tails.iter(), after, &mut scratch.counts);
             let table = self.pair_table(&tails, &extensions, scratch);
+            scratch.tails = tails;
             (extensions, table)
         } else {
             (self.extensions(holding, after, &mut scratch.counts), None)
@@ -536,6 +537,7 @@ fn supports_after<'r>(
 }
 
 /// Rows from some item on, with their weights, in one buffer.
+#[derive(Default)]
 struct Tails {
     items: Vec<ItemId>,
     /// Tail `j` is `items[ends[j]..ends[j + 1]]`.
@@ -557,11 +559,18 @@ struct Scratch {
     line: Vec<u32>,
     /// A pair table's column by item, `u32::MAX`.
     column: Vec<u32>,
+    /// The rows a pair table is counted from (any content).
+    tails: Tails,
 }
 
 impl Scratch {
     fn new(items: usize) -> Self {
-        Self { counts: vec![0; items], line: vec![u32::MAX; items], column: vec![u32::MAX; items] }
+        Self {
+            counts: vec![0; items],
+            line: vec![u32::MAX; items],
+            column: vec![u32::MAX; items],
+            tails: Tails::default(),
+        }
     }
 }
 
