@@ -55,10 +55,11 @@ pub struct KmAnonymized {
 /// # Errors
 /// [`KmError::Hierarchy`] when an item of `db` is not a leaf of `hierarchy`;
 /// [`KmError::Unreachable`] for fewer than `k` transactions, or fewer than `k` non-empty
-/// ones (even the root alone is then too rare); [`KmError::TooManyCuts`] for the optimal
-/// search over a large hierarchy; [`KmError::TooManyCombinations`] for a counting pass over
-/// the limit; [`KmError::Audit`] if the publication failed its audit (a
-/// bug).
+/// ones (even the root alone is then too rare), or data too large to number (2³² − 1
+/// transactions, or item occurrences and two words per transaction);
+/// [`KmError::TooManyCuts`] for the optimal search over a large hierarchy;
+/// [`KmError::TooManyCombinations`] for a counting pass over the limit; [`KmError::Audit`] if
+/// the publication failed its audit (a bug).
 ///
 /// # Complexity
 /// AA: per pass at level `i`, `Σ_t C(|g(t)|, i)` counter updates over the distinct

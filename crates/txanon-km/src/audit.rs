@@ -9,7 +9,10 @@
 //! not extended (its supersets add nothing an auditor needs); one at or above `k` is extended
 //! up to `m` items. So the work is that of listing the itemsets of at most `m` items with
 //! support at least `k`, plus one scan per violation found; each single item's subtree is
-//! searched on its own thread (rayon), the findings joined in item order.
+//! searched on its own thread (rayon), the findings joined in item order. The last two levels
+//! below a prefix are counted together where the table fits: one scan of the prefix's rows
+//! counts every pair of its extensions (the first one frequent), where each frequent
+//! extension would intersect its rows and scan them again.
 
 use std::collections::HashMap;
 use std::fmt;

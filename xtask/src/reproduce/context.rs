@@ -18,6 +18,8 @@ pub struct Context {
     pub slow_references: bool,
     /// The transaction counts of the `scaling` experiment, ascending.
     pub scaling_sizes: Vec<usize>,
+    /// The data shapes of the `scaling` experiment.
+    pub scaling_shapes: Vec<super::ScalingShape>,
     cache_dir: PathBuf,
     missing: RefCell<Vec<String>>,
     quest_t40: OnceCell<TransactionDb>,
@@ -32,6 +34,7 @@ impl Context {
             seed,
             slow_references,
             scaling_sizes: vec![100_000, 1_000_000, 10_000_000],
+            scaling_shapes: vec![super::ScalingShape::Quest, super::ScalingShape::Kosarak],
             cache_dir,
             missing: RefCell::new(Vec::new()),
             quest_t40: OnceCell::new(),

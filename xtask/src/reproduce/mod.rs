@@ -158,9 +158,31 @@ pub struct ReproduceArgs {
         value_parser = clap::value_parser!(u64).range(1_000..=100_000_000)
     )]
     scaling_sizes: Vec<u64>,
+    /// The data shapes of the `scaling` experiment: Quest baskets (whose largest file is also
+    /// cut into shards) and kosarak's shape (when the kosarak sample is found).
+    #[arg(long, value_delimiter = ',', default_values_t = [ScalingShape::Quest, ScalingShape::Kosarak])]
+    scaling_shapes: Vec<ScalingShape>,
     /// Write the tables of this run as the new references.
     #[arg(long, conflicts_with = "check")]
     bless: bool,
+}
+
+/// A data shape of the `scaling` experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScalingShape {
+    /// Quest basket data (T10 I4 N5000), and the shards of its largest file.
+    Quest,
+    /// The kosarak sample's item distribution, scaled up.
+    Kosarak,
+}
+
+impl std::fmt::Display for ScalingShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Quest => "quest",
+            Self::Kosarak => "kosarak",
+        })
+    }
 }
 
 /// Runs the selected experiments and writes their outputs and the report.
@@ -182,6 +204,7 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
     }
     let mut ctx = Context::new(args.quick, args.seed, args.slow_references);
     ctx.scaling_sizes = args.scaling_sizes.iter().map(|&n| n as usize).collect();
+    ctx.scaling_shapes = args.scaling_shapes.clone();
     let mut done = Vec::new();
     for exp in EXPERIMENTS.iter().filter(|e| {
         if args.only.is_empty() { !e.on_request } else { args.only.iter().any(|o| o == e.name) }

@@ -3,7 +3,8 @@
 //! transactions and on data in kosarak's shape; time, peak memory and the fitted exponent of
 //! time against n; then the families whose guarantee survives sharding on 2, 4 and 8 random
 //! shards of the largest Quest file, beside the unsharded run. Full mode only, and only when
-//! named (`--only scaling`): it writes gigabytes and takes about an hour.
+//! named (`--only scaling`): it writes gigabytes and takes about an hour (`--scaling-sizes`
+//! and `--scaling-shapes` run part of it).
 //!
 //! Each run is a child process (through `cargo xtask measure`) with its address space capped at
 //! [`MEMORY_CAP`] and killed after [`TIME_CAP`]: a family that needs more is a row saying so,
@@ -21,7 +22,7 @@ use serde::Serialize;
 use txanon_data::{ItemId, TransactionDb};
 
 use super::rows::{table, volatile};
-use super::{Context, Output};
+use super::{Context, Output, ScalingShape};
 use crate::measure::Measured;
 
 /// Shard counts of the sharding comparison.
@@ -202,9 +203,14 @@ pub fn run(ctx: &Context) -> Result<Output> {
             .collect::<Result<Vec<(usize, PathBuf)>>>()
     };
     let mut data: Vec<(String, Vec<(usize, PathBuf)>)> = Vec::new();
-    let quest = files("quest-basket", &|n, path| generate_quest(&binary, n, ctx.seed, path))?;
-    data.push(("Quest basket (T10 I4 N5000)".into(), quest.clone()));
-    if let Some((_, sample)) = ctx.real("kosarak-sample")? {
+    let mut quest = Vec::new();
+    if ctx.scaling_shapes.contains(&ScalingShape::Quest) {
+        quest = files("quest-basket", &|n, path| generate_quest(&binary, n, ctx.seed, path))?;
+        data.push(("Quest basket (T10 I4 N5000)".into(), quest.clone()));
+    }
+    if !ctx.scaling_shapes.contains(&ScalingShape::Kosarak) {
+        out.notes.push("kosarak-shaped data not run (`--scaling-shapes`).".into());
+    } else if let Some((_, sample)) = ctx.real("kosarak-sample")? {
         let kosarak =
             files("kosarak-shaped", &|n, path| kosarak_shaped(&sample, n, ctx.seed, path))?;
         data.push(("kosarak-shaped".into(), kosarak));
@@ -232,13 +238,18 @@ pub fn run(ctx: &Context) -> Result<Output> {
             exponents.extend(exponent_rows(name, family.name, &runs));
             // The shards are cut from the largest Quest file: its runs are the comparison.
             if d == 0
+                && !quest.is_empty()
                 && let Some((_, r)) = runs.last()
             {
                 unsharded.push((family.name, r.clone()));
             }
         }
     }
-    let shards = sharding(&binary, ctx.seed, &dir, &quest, &unsharded)?;
+    let shards = if quest.is_empty() {
+        Vec::new()
+    } else {
+        sharding(&binary, ctx.seed, &dir, &quest, &unsharded)?
+    };
     out.parameters = vec![
         ("Quest basket".into(), "generate quest --avg-len 10 --pattern-len 4 --items 5000".into()),
         ("memory cap".into(), format!("{} GiB of address space per run", MEMORY_CAP >> 30)),
