@@ -180,7 +180,16 @@ pub fn reconstruction_error(
     let mut holding: Vec<Vec<(GroupRows, usize, usize)>> = vec![Vec::new(); sensitive.len()];
     let (mut qid_items, mut qid_ends) = (Vec::<ItemId>::new(), vec![0usize]);
     let mut indexed: Vec<ItemIndex> = Vec::new();
-    let mut row: Vec<ItemId> = Vec::new();
+    // A group's QID transactions over the original's ids, appended to one buffer.
+    let list = |g: &crate::PublishedGroup, items: &mut Vec<ItemId>, ends: &mut Vec<usize>| {
+        for t in &g.qid {
+            for &k in t {
+                items.push(find(k)?);
+            }
+            ends.push(items.len());
+        }
+        Ok::<(), CahdError>(())
+    };
     for g in &published.groups {
         let mut listed = None;
         for &(k, b) in &g.sensitive {
@@ -195,27 +204,16 @@ pub fn reconstruction_error(
                 Some(rows) => GroupRows::clone(rows),
                 None => {
                     let rows = if g.qid.len() > LISTED_GROUP {
-                        let mut ids: Vec<Vec<ItemId>> = Vec::with_capacity(g.qid.len());
-                        for t in &g.qid {
-                            row.clear();
-                            for &k in t {
-                                row.push(find(k)?);
-                            }
-                            ids.push(row.clone());
-                        }
+                        let (mut items, mut ends) = (Vec::new(), vec![0]);
+                        list(g, &mut items, &mut ends)?;
                         indexed.push(ItemIndex::from_rows(
                             original.num_items(),
-                            ids.iter().map(|t| t.iter().copied()),
+                            ends.windows(2).map(|e| items[e[0]..e[1]].iter().copied()),
                         ));
                         GroupRows::Indexed(indexed.len() - 1)
                     } else {
                         let from = qid_ends.len() - 1;
-                        for t in &g.qid {
-                            for &k in t {
-                                qid_items.push(find(k)?);
-                            }
-                            qid_ends.push(qid_items.len());
-                        }
+                        list(g, &mut qid_items, &mut qid_ends)?;
                         GroupRows::Listed(from..qid_ends.len() - 1)
                     };
                     listed = Some(rows.clone());

@@ -56,7 +56,7 @@ pub struct KmAnonymized {
 /// [`KmError::Hierarchy`] when an item of `db` is not a leaf of `hierarchy`;
 /// [`KmError::Unreachable`] for fewer than `k` transactions, or fewer than `k` non-empty
 /// ones (even the root alone is then too rare), or data too large to number (2³² − 1
-/// transactions, or item occurrences and two words per transaction);
+/// transactions; for AA and DA, item occurrences and two words per transaction);
 /// [`KmError::TooManyCuts`] for the optimal search over a large hierarchy;
 /// [`KmError::TooManyCombinations`] for a counting pass over the limit; [`KmError::Audit`] if
 /// the publication failed its audit (a bug).
@@ -77,14 +77,6 @@ pub fn anonymize(
     if u32::try_from(n).is_err() {
         return Err(KmError::Unreachable(format!(
             "{n} transactions, more than the 2³² − 1 this implementation numbers"
-        )));
-    }
-    // A pass packs every generalized transaction with two more words, and numbers the words
-    // in 32 bits.
-    if (db.occurrences() as u64).saturating_add(2 * n as u64) > u64::from(u32::MAX) {
-        return Err(KmError::Unreachable(format!(
-            "{} item occurrences in {n} transactions, more than the 2³² − 1 words this implementation numbers",
-            db.occurrences()
         )));
     }
     if (n as u64) < u64::from(k) {
@@ -146,6 +138,15 @@ pub(crate) fn greedy(
     max_combinations: u64,
     progress: &Progress,
 ) -> Result<(Cut, Vec<Vec<NodeId>>), KmError> {
+    // A pass packs every generalized transaction with two more words, and numbers the words
+    // in 32 bits.
+    let n = db.len();
+    if (db.occurrences() as u64).saturating_add(2 * n as u64) > u64::from(u32::MAX) {
+        return Err(KmError::Unreachable(format!(
+            "{} item occurrences in {n} transactions, more than the 2³² − 1 words AA and DA number",
+            db.occurrences()
+        )));
+    }
     progress.begin("km: transaction lists of the hierarchy's nodes", Unit::Items, 0);
     let mut search = Search::new(db, hierarchy, leaf_of_item, k);
     let levels: Vec<std::ops::RangeInclusive<usize>> =
