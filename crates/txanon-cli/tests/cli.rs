@@ -871,6 +871,53 @@ fn anonymize_swap_writes_a_verified_publication_and_a_key() {
         ["categories.txt", "manifest.json", "published.dat", "summary.json"]
     );
 
+    // A bounded search (`--window`) is named in the summary and audited like the paper's; a
+    // window of 0, or one given to a method that does not search, is refused.
+    let window_out = dir.path().join("window");
+    let window_key = dir.path().join("window-key.txt");
+    let o = txanon(&[
+        "anonymize",
+        "swap",
+        &data,
+        "--categories",
+        &categories,
+        "--window",
+        "1",
+        "--seed",
+        "1",
+        "--key-out",
+        window_key.to_str().unwrap(),
+        "-o",
+        window_out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let windowed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(windowed["window"], 1);
+    assert!(summary.get("window").is_none(), "the paper's search names no window");
+    assert_eq!(windowed["audit"]["exposed"], 0);
+    let o = audit(
+        window_out.join("published.dat").to_str().unwrap(),
+        window_key.to_str().unwrap(),
+        "partswap",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let refused = dir.path().join("refused");
+    for args in
+        [["--window", "0", "--method", "partswap"], ["--window", "5", "--method", "randswap"]]
+    {
+        let o = txanon(
+            &[
+                &["anonymize", "swap", &data, "--categories", &categories][..],
+                &args,
+                &["-o", refused.to_str().unwrap()],
+            ]
+            .concat(),
+        );
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("--window"), "{}", stderr(&o));
+        assert!(!refused.exists());
+    }
+
     // Categories that miss items, or none at all: exit 2, nothing written.
     let partial = fixture(dir.path(), "partial.txt", "1 a\n2 b\n");
     let nothing = dir.path().join("nothing");

@@ -179,6 +179,7 @@ pub(crate) fn partial_pairs(records: &Records<'_>, search: Search) -> Vec<(u32, 
     match search {
         Search::Exhaustive => partial_exhaustive(records),
         Search::Indexed => partial_indexed(records),
+        Search::Window(w) => partial_windowed(records, w.get()),
     }
 }
 
@@ -365,6 +366,133 @@ fn partial_indexed(r: &Records<'_>) -> Vec<(u32, u32)> {
     pairs
 }
 
+/// The records of the seeded order still available, each found from any position in amortized
+/// near-constant time: `next[p]` leads to the first live position at or after `p` (path
+/// halving), so a walk does not step over the records already taken one by one.
+struct LiveOrder {
+    next: Vec<u32>,
+}
+
+impl LiveOrder {
+    /// Live: the positions `p` for which `live(p)`; position `len` is the end.
+    fn new(len: usize, live: impl Fn(usize) -> bool) -> Self {
+        let next = (0..=len).map(|p| if p == len || live(p) { p } else { p + 1 } as u32).collect();
+        Self { next }
+    }
+
+    /// The first live position at or after `p` (the length when none).
+    fn first_from(&mut self, mut p: usize) -> usize {
+        while self.next[p] as usize != p {
+            let up = self.next[p] as usize;
+            self.next[p] = self.next[up];
+            p = up;
+        }
+        p
+    }
+
+    /// Position `p` is taken.
+    fn remove(&mut self, p: usize) {
+        self.next[p] = p as u32 + 1;
+    }
+}
+
+/// Flags of the source's items in [`partial_windowed`]'s scratch array.
+const IN_SOURCE: u8 = 1;
+const MOVING: u8 = 2;
+
+/// The bounded search ([`Search::Window`]): for each source, the least similar eligible record
+/// among the first `window` records of another tendency after it in the seeded order (ties by
+/// that order); if none of them is eligible, the next `window`, and so on, so a destination is
+/// found whenever the exact searches find one. A record sharing no item is the minimum and
+/// ends the search at once. With a window as large as the candidates it is the exhaustive
+/// search's answer. A source reads at most `window` records of another tendency (and the
+/// records of its own met among them) when one of them is eligible, however many candidates
+/// share an item with it: the exact searches read all of those.
+fn partial_windowed(r: &Records<'_>, window: usize) -> Vec<(u32, u32)> {
+    let n = r.db.len();
+    let categories = r.category_of.iter().copied().max().map_or(0, |m| m as usize + 1);
+    let mut in_category = vec![0usize; categories];
+    for rec in (0..n).filter_map(|rec| r.category(rec)) {
+        in_category[rec as usize] += 1;
+    }
+    let mut live_count: usize = in_category.iter().sum();
+    let mut live = LiveOrder::new(n, |p| r.category(r.order[p] as usize).is_some());
+    let mut leave = |rec: usize, live: &mut LiveOrder| {
+        live.remove(r.rank[rec] as usize);
+        in_category[r.category(rec).expect("has a tendency") as usize] -= 1;
+        live_count -= 1;
+        // Records of another tendency still live.
+        live_count - in_category[r.category(rec).expect("has a tendency") as usize]
+    };
+    let mut flags = vec![0u8; r.db.num_items()];
+    let mut pairs = Vec::new();
+    let mut position = 0;
+    let mut reported = 0;
+    loop {
+        position = live.first_from(position);
+        if position == n {
+            break;
+        }
+        while reported + 65_536 <= position {
+            r.progress.advance(65_536);
+            reported += 65_536;
+        }
+        let t = r.order[position] as usize;
+        // The source leaves the candidates whether or not it finds a destination (see
+        // `partial_indexed`).
+        let others = leave(t, &mut live);
+        if others == 0 {
+            continue;
+        }
+        let tt = r.db.transaction(t);
+        let mine = r.categories(t);
+        for &i in tt {
+            let moving = mine.contains(&r.category_of[i as usize]);
+            flags[i as usize] = IN_SOURCE | if moving { MOVING } else { 0 };
+        }
+        let mut best: Option<(Jaccard, usize)> = None;
+        let mut read = 0;
+        let mut p = live.first_from(position + 1);
+        while p < n {
+            let c = r.order[p] as usize;
+            p = live.first_from(p + 1);
+            if !r.apart(t, c) {
+                continue;
+            }
+            let tc = r.db.transaction(c);
+            let theirs = r.categories(c);
+            let (mut shared, mut collides) = (0usize, false);
+            for &i in tc {
+                let f = flags[i as usize];
+                if f != 0 {
+                    shared += 1;
+                    collides |= f & MOVING != 0 || theirs.contains(&r.category_of[i as usize]);
+                }
+            }
+            if shared == 0 {
+                best = Some((Jaccard::of(0, tt.len(), tc.len()), c));
+                break;
+            }
+            let j = Jaccard::of(shared, tt.len(), tc.len());
+            if !collides && best.is_none_or(|(b, _)| j.less_than(b)) {
+                best = Some((j, c));
+            }
+            read += 1;
+            if read % window == 0 && best.is_some() {
+                break;
+            }
+        }
+        for &i in tt {
+            flags[i as usize] = 0;
+        }
+        if let Some((_, c)) = best {
+            pairs.push((t as u32, c as u32));
+            leave(c, &mut live);
+        }
+    }
+    pairs
+}
+
 /// Full swapping's pairs: each record of one category (and several items), in the seeded
 /// order, with the first unpaired such record of another category. Records of different
 /// single categories share no item, so every candidate has Jaccard 0: the minimum is the
@@ -428,4 +556,148 @@ pub(crate) fn random_pairs(r: &Records<'_>, rng: &mut ChaCha20Rng) -> Vec<(u32, 
         pairs.push((t as u32, c as u32));
     }
     pairs
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::tendency::{tendency_of, tied_categories};
+
+    /// The window's definition, written plainly: sources in the order; for each, the records
+    /// after it still unpaired whose tendency shares no category with its own, cut into runs
+    /// of `window`; in the first run holding an eligible record (no item of either side's
+    /// tendency already on the other side), the least similar by exact Jaccard, the first in
+    /// the order among equals.
+    fn by_definition(
+        rows: &[BTreeSet<u32>],
+        category_of: &[u32],
+        tendencies: &[BTreeSet<u32>],
+        order: &[usize],
+        window: usize,
+    ) -> Vec<(u32, u32)> {
+        let mut taken = vec![false; rows.len()];
+        let mut pairs = Vec::new();
+        let moving = |r: usize| -> BTreeSet<u32> {
+            rows[r]
+                .iter()
+                .copied()
+                .filter(|&i| tendencies[r].contains(&category_of[i as usize]))
+                .collect()
+        };
+        for (p, &t) in order.iter().enumerate() {
+            if tendencies[t].is_empty() || taken[t] {
+                continue;
+            }
+            taken[t] = true;
+            let candidates: Vec<usize> = order[p + 1..]
+                .iter()
+                .copied()
+                .filter(|&c| !taken[c] && !tendencies[c].is_empty())
+                .filter(|&c| tendencies[c].is_disjoint(&tendencies[t]))
+                .collect();
+            let jaccard = |c: usize| {
+                let shared = rows[t].intersection(&rows[c]).count() as u64;
+                let union = rows[t].union(&rows[c]).count().max(1) as u64;
+                (shared, union)
+            };
+            let eligible =
+                |c: usize| moving(t).is_disjoint(&rows[c]) && moving(c).is_disjoint(&rows[t]);
+            // A candidate sharing nothing is the minimum wherever it stands in its run.
+            let zero = candidates.iter().position(|&c| jaccard(c).0 == 0);
+            let mut found = None;
+            for (k, run) in candidates.chunks(window).enumerate() {
+                if zero.is_some_and(|z| z / window == k) {
+                    found = Some(candidates[zero.unwrap()]);
+                    break;
+                }
+                let mut best: Option<((u64, u64), usize)> = None;
+                for &c in run.iter().filter(|&&c| eligible(c)) {
+                    let j = jaccard(c);
+                    if best.is_none_or(|(b, _)| {
+                        (j.0 as u128) * (b.1 as u128) < (b.0 as u128) * (j.1 as u128)
+                    }) {
+                        best = Some((j, c));
+                    }
+                }
+                if let Some((_, c)) = best {
+                    found = Some(c);
+                    break;
+                }
+            }
+            if let Some(c) = found {
+                taken[c] = true;
+                pairs.push((t as u32, c as u32));
+            }
+        }
+        pairs
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// The bounded search makes the definition's pairs for windows from one record to more
+        /// than the candidates, under both tie rules.
+        #[test]
+        fn window_is_its_definition(
+            rows in prop::collection::vec(prop::collection::btree_set(0u32..16, 0..7), 2..50),
+            category_of in prop::collection::vec(0u32..4, 16),
+            shuffle in prop::collection::vec(any::<u32>(), 50),
+            window in 1usize..6,
+            all_ties in any::<bool>(),
+        ) {
+            let db = TransactionDb::from_int_transactions(
+                rows.iter().map(|t| t.iter().copied().collect::<Vec<_>>()));
+            // Item ids are ranks of the labels 0..16 present; categories by label.
+            let category_of: Vec<u32> =
+                (0..db.num_items()).map(|i| category_of[db.label(i as u32).to_string().parse::<usize>().unwrap()]).collect();
+            let rows: Vec<BTreeSet<u32>> = db.iter().map(|t| t.iter().copied().collect()).collect();
+            let n = rows.len();
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by_key(|&r| (shuffle[r], r));
+            let mut rank = vec![0u32; n];
+            for (p, &r) in order.iter().enumerate() {
+                rank[r] = p as u32;
+            }
+            let mut scratch = Vec::new();
+            let tendency: Vec<Tendency> =
+                db.iter().map(|t| tendency_of(t, &category_of, &mut scratch)).collect();
+            let tied: HashMap<u32, Vec<u32>> = if all_ties {
+                (0..n)
+                    .filter(|&r| matches!(tendency[r], Tendency::Category(_)))
+                    .filter_map(|r| {
+                        let tied = tied_categories(db.transaction(r), &category_of, &mut scratch);
+                        (!tied.is_empty()).then_some((r as u32, tied))
+                    })
+                    .collect()
+            } else {
+                HashMap::new()
+            };
+            let tendencies: Vec<BTreeSet<u32>> = (0..n)
+                .map(|r| match (&tendency[r], tied.get(&(r as u32))) {
+                    (Tendency::Category(_), Some(all)) => all.iter().copied().collect(),
+                    (Tendency::Category(g), None) => BTreeSet::from([*g]),
+                    _ => BTreeSet::new(),
+                })
+                .collect();
+            let order32: Vec<u32> = order.iter().map(|&r| r as u32).collect();
+            let progress = Progress::default();
+            let records = Records {
+                db: &db,
+                category_of: &category_of,
+                tendency: &tendency,
+                tied: &tied,
+                rank: &rank,
+                order: &order32,
+                progress: &progress,
+            };
+            let got = partial_windowed(&records, window);
+            prop_assert_eq!(&got, &by_definition(&rows, &category_of, &tendencies, &order, window));
+            let all = partial_windowed(&records, n);
+            prop_assert_eq!(&all, &partial_exhaustive(&records));
+        }
+    }
 }

@@ -76,6 +76,11 @@ pub enum Search {
     Indexed,
     /// The paper's: Jaccard against every candidate. O(n²); the test reference.
     Exhaustive,
+    /// Bounded: the least similar eligible record among the next `w` records of another
+    /// tendency in the seeded order (the next `w` after them if none is eligible). A sample of
+    /// the paper's candidate bucket C_t instead of all of it: the exact searches cost
+    /// quadratic time once every candidate shares an item with the source (skewed data).
+    Window(std::num::NonZeroUsize),
 }
 
 /// Parameters of [`anonymize`](crate::anonymize); build with [`SwapParams::new`], validate

@@ -20,6 +20,8 @@ pub struct Context {
     pub scaling_sizes: Vec<usize>,
     /// The data shapes of the `scaling` experiment.
     pub scaling_shapes: Vec<super::ScalingShape>,
+    /// The families of the `scaling` experiment by the first word of their names; empty: all.
+    pub scaling_families: Vec<String>,
     cache_dir: PathBuf,
     missing: RefCell<Vec<String>>,
     quest_t40: OnceCell<TransactionDb>,
@@ -35,6 +37,7 @@ impl Context {
             slow_references,
             scaling_sizes: vec![100_000, 1_000_000, 10_000_000],
             scaling_shapes: vec![super::ScalingShape::Quest, super::ScalingShape::Kosarak],
+            scaling_families: Vec::new(),
             cache_dir,
             missing: RefCell::new(Vec::new()),
             quest_t40: OnceCell::new(),

@@ -162,6 +162,11 @@ pub struct ReproduceArgs {
     /// cut into shards) and kosarak's shape (when the kosarak sample is found).
     #[arg(long, value_delimiter = ',', default_values_t = [ScalingShape::Quest, ScalingShape::Kosarak])]
     scaling_shapes: Vec<ScalingShape>,
+    /// The families of the `scaling` experiment, by the first word of their names (read, mine,
+    /// anatomy, cahd, coherence, km, swap); all by default. Shards are cut only when every
+    /// family runs.
+    #[arg(long, value_delimiter = ',')]
+    scaling_families: Vec<String>,
     /// Write the tables of this run as the new references.
     #[arg(long, conflicts_with = "check")]
     bless: bool,
@@ -205,6 +210,15 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
     let mut ctx = Context::new(args.quick, args.seed, args.slow_references);
     ctx.scaling_sizes = args.scaling_sizes.iter().map(|&n| n as usize).collect();
     ctx.scaling_shapes = args.scaling_shapes.clone();
+    for family in &args.scaling_families {
+        if !scaling::FAMILY_WORDS.contains(&family.as_str()) {
+            bail!(
+                "--scaling-families: unknown family {family:?}; known: {}",
+                scaling::FAMILY_WORDS.join(", ")
+            );
+        }
+    }
+    ctx.scaling_families = args.scaling_families.clone();
     let mut done = Vec::new();
     for exp in EXPERIMENTS.iter().filter(|e| {
         if args.only.is_empty() { !e.on_request } else { args.only.iter().any(|o| o == e.name) }
