@@ -5,6 +5,8 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
+use txanon_data::ItemIndex;
+
 use crate::working::{Working, breaches};
 
 /// The public itemsets of length `1..=p` that are not moles (support at least `k`, breach
@@ -18,13 +20,13 @@ use crate::working::{Working, breaches};
 #[derive(Debug, Clone)]
 pub(crate) struct NonMoles {
     /// The non-moles, each ascending, shortest first.
-    pub sets: Vec<Vec<u32>>,
+    pub sets: FlatSets,
     /// The minimal moles, each ascending, shortest first, when listed (else empty).
     pub minimal: Vec<Vec<u32>>,
     /// How many minimal moles there are, listed or not.
     pub minimal_count: usize,
     /// Per public index, the non-moles holding it (ids into `sets`).
-    pub by_item: Vec<Vec<u32>>,
+    pub by_item: ItemIndex,
     /// False once a non-mole holds a suppressed item.
     pub alive: Vec<bool>,
 }
@@ -60,7 +62,7 @@ impl NonMoles {
             }
             breaches(worst, tids.len() as u32, h)
         };
-        let mut sets = Vec::new();
+        let mut sets = FlatSets::default();
         let mut minimal = Vec::new();
         let mut minimal_count = 0;
         let mut known = Known::new(w.public_items());
@@ -90,8 +92,12 @@ impl NonMoles {
                 let (next, last) = last_two_levels(w, &level, &mut known, (h, k, p, list_minimal));
                 minimal_count += next.minimal_count + last.minimal_count;
                 minimal.extend(next.minimal.into_iter().chain(last.minimal));
-                sets.extend(level.drain(..).map(|(s, _)| s));
-                sets.extend(next.sets.into_iter().chain(last.sets));
+                for (s, _) in level.drain(..) {
+                    sets.push(&s);
+                }
+                sets.append(depth + 1, &next.sets);
+                drop(next.sets);
+                sets.append(depth + 2, &last.sets);
                 break;
             }
             // Each non-mole of the level extends independently (rayon); results are merged in
@@ -107,26 +113,27 @@ impl NonMoles {
                 )
                 .collect();
             let mut next = Vec::new();
-            minimal_count += found.iter().map(|(_, moles)| moles).sum::<usize>();
-            for (candidate, outcome) in found.into_iter().flat_map(|(f, _)| f) {
-                match outcome {
-                    Outcome::Mole => minimal.push(candidate),
-                    Outcome::NonMole(within) => next.push((candidate, Cow::Owned(within))),
-                }
+            for found in found {
+                minimal_count += found.moles;
+                minimal.extend(found.minimal);
+                let sets = found.nonmoles.chunks_exact(depth + 1);
+                // The last level's non-moles come without transactions: none is extended.
+                let within = found.within.into_iter().chain(std::iter::repeat_with(Vec::new));
+                next.extend(sets.zip(within).map(|(s, t)| (s.to_vec(), Cow::Owned(t))));
             }
-            sets.extend(level.iter().map(|(s, _)| s.clone()));
+            for (s, _) in &level {
+                sets.push(s);
+            }
             for (s, _) in &next {
                 known.insert(s);
             }
             level = next;
         }
-        sets.extend(level.into_iter().map(|(s, _)| s));
-        let mut by_item = vec![Vec::new(); w.public_items()];
-        for (id, s) in sets.iter().enumerate() {
-            for &i in s {
-                by_item[i as usize].push(id as u32);
-            }
+        for (s, _) in &level {
+            sets.push(s);
         }
+        let by_item =
+            ItemIndex::from_rows(w.public_items(), sets.iter().map(|s| s.iter().copied()));
         let alive = vec![true; sets.len()];
         Self { sets, minimal, minimal_count, by_item, alive }
     }
@@ -134,11 +141,11 @@ impl NonMoles {
     /// For every public index, the live non-moles holding it and `v` (for `u = v`: holding
     /// `v`); then marks those holding `v` dead.
     pub fn remove(&mut self, v: u32, out: &mut [u128]) {
-        for &id in &self.by_item[v as usize] {
+        for &id in self.by_item.transactions(v) {
             if !std::mem::replace(&mut self.alive[id as usize], false) {
                 continue;
             }
-            for &u in &self.sets[id as usize] {
+            for &u in self.sets.get(id as usize) {
                 out[u as usize] += 1;
             }
         }
@@ -158,25 +165,68 @@ impl NonMoles {
     }
 }
 
-/// One level's itemsets: the non-moles, and the minimal moles (listed when asked) and their
-/// number.
+/// Itemsets of lengths `1..`, flat: those of one length in one buffer, in the order pushed,
+/// ids counted shortest first. A non-mole costs its items' words, where a `Vec` each cost
+/// three words and an allocation (at p = 3 on kosarak-shaped data, tens of millions of them).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FlatSets {
+    /// `by_len[l - 1]`: the itemsets of length `l`, concatenated.
+    by_len: Vec<Vec<u32>>,
+}
+
+impl FlatSets {
+    /// Appends `set` (not empty).
+    pub fn push(&mut self, set: &[u32]) {
+        self.append(set.len(), set);
+    }
+
+    /// Appends the itemsets of length `len` concatenated in `flat`.
+    fn append(&mut self, len: usize, flat: &[u32]) {
+        debug_assert!(len > 0 && flat.len().is_multiple_of(len));
+        if self.by_len.len() < len {
+            self.by_len.resize_with(len, Vec::new);
+        }
+        self.by_len[len - 1].extend_from_slice(flat);
+    }
+
+    /// How many itemsets.
+    pub fn len(&self) -> usize {
+        self.by_len.iter().enumerate().map(|(l, flat)| flat.len() / (l + 1)).sum()
+    }
+
+    /// The itemset of id `id`: ids count the shorter itemsets first.
+    pub fn get(&self, mut id: usize) -> &[u32] {
+        for (l, flat) in self.by_len.iter().enumerate() {
+            let count = flat.len() / (l + 1);
+            if id < count {
+                return &flat[id * (l + 1)..(id + 1) * (l + 1)];
+            }
+            id -= count;
+        }
+        panic!("itemset id out of range")
+    }
+
+    /// Every itemset in id order.
+    pub fn iter(&self) -> impl Iterator<Item = &[u32]> + Clone {
+        self.by_len.iter().enumerate().flat_map(|(l, flat)| flat.chunks_exact(l + 1))
+    }
+}
+
+/// One level's itemsets: the non-moles (flat, each of the level's length), and the minimal
+/// moles (listed when asked) and their number.
 #[derive(Default)]
 struct Level {
-    sets: Vec<Vec<u32>>,
+    sets: Vec<u32>,
     minimal: Vec<Vec<u32>>,
     minimal_count: usize,
 }
 
 impl Level {
     /// Files the candidates one non-mole extended to.
-    fn add(&mut self, (found, moles): Extended) {
-        self.minimal_count += moles;
-        for (candidate, outcome) in found {
-            match outcome {
-                Outcome::Mole => self.minimal.push(candidate),
-                Outcome::NonMole(_) => self.sets.push(candidate),
-            }
-        }
+    fn add(&mut self, found: Extended) {
+        self.minimal_count += found.moles;
+        self.minimal.extend(found.minimal);
+        self.sets.extend_from_slice(&found.nonmoles);
     }
 }
 
@@ -207,36 +257,31 @@ fn last_two_levels(
     for found in first {
         next.add(found);
     }
-    for s in &next.sets {
+    for s in next.sets.chunks_exact(level.first().map_or(1, |(g, _)| g.len() + 1)) {
         known.insert(s);
     }
     let known = &*known;
-    let second: Vec<Vec<Extended>> = level
+    let second: Vec<Level> = level
         .par_iter()
         .map_init(scratch, |(scratch, subset), (gamma, tids)| {
             // The moles among the extensions were counted by the first pass.
-            let (children, _) =
-                extend(w, gamma, tids, known, (h, k, false, false), scratch, subset);
-            children
-                .into_iter()
-                .filter_map(|(child, outcome)| match outcome {
-                    Outcome::NonMole(within) => Some(extend(
-                        w,
-                        &child,
-                        &within,
-                        known,
-                        (h, k, true, list_minimal),
-                        scratch,
-                        subset,
-                    )),
-                    Outcome::Mole => None,
-                })
-                .collect()
+            let children = extend(w, gamma, tids, known, (h, k, false, false), scratch, subset);
+            // One `Extended` per non-mole of `level`: its children's, merged.
+            let mut grandchildren = Level::default();
+            for (child, within) in
+                children.nonmoles.chunks_exact(gamma.len() + 1).zip(&children.within)
+            {
+                let settings = (h, k, true, list_minimal);
+                grandchildren.add(extend(w, child, within, known, settings, scratch, subset));
+            }
+            grandchildren
         })
         .collect();
     let mut last = Level::default();
-    for found in second.into_iter().flatten() {
-        last.add(found);
+    for found in second {
+        last.minimal_count += found.minimal_count;
+        last.minimal.extend(found.minimal);
+        last.sets.extend_from_slice(&found.sets);
     }
     (next, last)
 }
@@ -311,16 +356,17 @@ impl Scratch {
     }
 }
 
-/// The candidates one non-mole extends to, and how many of them were minimal moles (listed
-/// among them only when asked).
-type Extended = (Vec<(Vec<u32>, Outcome)>, usize);
-
-/// What a candidate turned out to be.
-enum Outcome {
-    /// A minimal mole.
-    Mole,
-    /// A non-mole, with its transactions when another level follows.
-    NonMole(Vec<u32>),
+/// The candidates one non-mole `γ` extends to.
+#[derive(Default)]
+struct Extended {
+    /// The non-moles, concatenated (each `|γ| + 1` items).
+    nonmoles: Vec<u32>,
+    /// Their transactions, in the same order, when another level follows (else empty).
+    within: Vec<Vec<u32>>,
+    /// The minimal moles, when listed.
+    minimal: Vec<Vec<u32>>,
+    /// How many minimal moles, listed or not.
+    moles: usize,
 }
 
 /// The candidates extending non-mole `gamma` (transactions `tids`) by a larger co-occurring
@@ -416,7 +462,7 @@ fn extend(
         }
         worst.push(most);
     }
-    let (mut out, mut moles) = (Vec::new(), 0);
+    let mut out = Extended::default();
     for (j, (x, worst_private)) in touched.into_iter().zip(worst).enumerate() {
         let support = std::mem::take(&mut extensions[x as usize]);
         // Every subset but the prefix itself must be a non-mole.
@@ -429,23 +475,41 @@ fn extend(
         if !all_non_moles {
             continue;
         }
-        let mole = support < k || breaches(worst_private, support, h);
-        if mole {
-            moles += 1;
-            if !list_minimal {
-                continue;
+        if support < k || breaches(worst_private, support, h) {
+            out.moles += 1;
+            if list_minimal {
+                out.minimal.push(gamma.iter().copied().chain([x]).collect());
             }
+            continue;
         }
-        let mut candidate = gamma.to_vec();
-        candidate.push(x);
-        let outcome = if mole {
-            Outcome::Mole
-        } else if last_level {
-            Outcome::NonMole(Vec::new())
-        } else {
-            Outcome::NonMole(within[tid_start[j]..tid_start[j + 1]].to_vec())
-        };
-        out.push((candidate, outcome));
+        out.nonmoles.extend(gamma.iter().copied().chain([x]));
+        if !last_level {
+            out.within.push(within[tid_start[j]..tid_start[j + 1]].to_vec());
+        }
     }
-    (out, moles)
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FlatSets;
+
+    /// Ids count the shorter itemsets first, whatever order the lengths were pushed in, and
+    /// each id gives back the itemset pushed.
+    #[test]
+    fn flat_sets_number_shortest_first() {
+        let pushed: Vec<Vec<u32>> =
+            vec![vec![1, 2], vec![0], vec![3, 4, 5], vec![2, 3], vec![7], vec![0, 1, 9]];
+        let mut sets = FlatSets::default();
+        for s in &pushed {
+            sets.push(s);
+        }
+        let mut expected = pushed.clone();
+        expected.sort_by_key(Vec::len);
+        assert_eq!(sets.len(), expected.len());
+        for (id, s) in expected.iter().enumerate() {
+            assert_eq!(sets.get(id), s.as_slice(), "id {id}");
+        }
+        assert_eq!(sets.iter().map(<[u32]>::to_vec).collect::<Vec<_>>(), expected);
+    }
 }
