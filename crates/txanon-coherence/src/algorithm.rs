@@ -312,6 +312,9 @@ pub fn anonymize(
         progress.advance(1);
     }
     progress.begin("coherence: publishing and auditing", Unit::Items, 0);
+    // The counters and the working data are done with: their memory (the non-moles, a `Vec`
+    // per transaction) goes back before the publication and its audit are built.
+    drop((moles, nuggets, w));
     let mut gone = vec![false; db.num_items()];
     for s in &suppressed {
         gone[s.item as usize] = true;
