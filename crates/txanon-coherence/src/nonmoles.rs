@@ -161,10 +161,16 @@ impl NonMoles {
     }
 }
 
-/// Non-moles of the level before the last searched at once in [`last_two_levels`]: a few, so
-/// that one slice's share of the last level is small beside all of it, and enough for both
-/// workers (a heavy item's share is most of a slice's work).
-const GRANDPARENTS_PER_SLICE: usize = 32;
+/// Slices of the level before the last in [`last_two_levels`], of about equal work (the
+/// length of their transaction lists): enough that one slice's share of the last level is
+/// small beside all of it, few enough that each slice has work for both workers. Slices of 32
+/// grandparents made BMS-WebView-2 at p = 3 a third slower, and 16 slices 17% slower: a heavy
+/// item's share leaves the other worker idle at the end of a slice.
+const SLICES: usize = 16;
+
+/// Least work of a slice (transaction ids read): below it the slices' barriers cost more than
+/// the memory they save (BMS-WebView-2, 0.36 million ids at p = 3, is one slice).
+const MIN_SLICE_WORK: usize = 1 << 22;
 
 /// Itemsets of lengths `1..`, flat: those of one length in one buffer, in the order pushed,
 /// ids counted shortest first. A non-mole costs its items' words, where a `Vec` each cost
@@ -211,6 +217,23 @@ impl FlatSets {
     pub fn iter(&self) -> impl Iterator<Item = &[u32]> + Clone {
         self.by_len.iter().enumerate().flat_map(|(l, flat)| flat.chunks_exact(l + 1))
     }
+}
+
+/// `items` cut in order into about [`SLICES`] runs of equal `work`, none under `least` but
+/// the last.
+fn slices<T>(items: &[T], work: impl Fn(&T) -> usize, least: usize) -> Vec<&[T]> {
+    let total: usize = items.iter().map(&work).sum();
+    let per_slice = (total / SLICES).max(least).max(1);
+    let mut out = Vec::new();
+    let (mut start, mut held) = (0, 0);
+    for (end, item) in items.iter().enumerate() {
+        held += work(item);
+        if held >= per_slice || end + 1 == items.len() {
+            out.push(&items[start..=end]);
+            (start, held) = (end + 1, 0);
+        }
+    }
+    out
 }
 
 /// Per item, the ascending ids of the itemsets of a [`FlatSets`] holding it, each list stored
@@ -340,9 +363,9 @@ fn last_two_levels(
     let known = &*known;
     // The grandparents (at p = 3 the single items) in slices, each slice's last level filed
     // into `sets` before the next is searched: the last level is held once, beside one
-    // slice's share. Collecting every grandparent's share first held it twice (1.76 → 1.34 GB
-    // at 10⁶ kosarak-shaped transactions and p = 3, the same time).
-    for slice in level.chunks(GRANDPARENTS_PER_SLICE) {
+    // slice's share. Collecting every grandparent's share first held it twice (at 10⁶
+    // kosarak-shaped transactions and p = 3, 1.76 GB against 1.34 GB in slices).
+    for slice in slices(level, |(_, tids)| tids.len(), MIN_SLICE_WORK) {
         let second: Vec<Level> = slice
             .par_iter()
             .map_init(scratch, |(scratch, subset), (gamma, tids)| {
@@ -593,6 +616,25 @@ mod tests {
             assert_eq!(sets.get(id), s.as_slice(), "id {id}");
         }
         assert_eq!(sets.iter().map(<[u32]>::to_vec).collect::<Vec<_>>(), expected);
+    }
+
+    /// The slices cover the items in order, each but the last holds at least its share of
+    /// the work (and `least`), and there are at most `SLICES` + 1 of them.
+    #[test]
+    fn slices_cut_in_order_by_work() {
+        let works: Vec<usize> =
+            (0..500).map(|i| (i * 7919) % 97 + usize::from(i % 50 == 0) * 5000).collect();
+        let total: usize = works.iter().sum();
+        for least in [0, 1, 300, total / 3, total * 2] {
+            let cut = super::slices(&works, |&w| w, least);
+            assert_eq!(cut.concat(), works, "least {least}");
+            let share = (total / super::SLICES).max(least).max(1);
+            for s in &cut[..cut.len() - 1] {
+                assert!(s.iter().sum::<usize>() >= share, "least {least}");
+            }
+            assert!(cut.len() <= super::SLICES + 1, "least {least}: {}", cut.len());
+        }
+        assert!(super::slices(&[] as &[usize], |&w| w, 1).is_empty());
     }
 
     /// Each item's list gives back, in order, the ids of the itemsets holding it, across gaps
