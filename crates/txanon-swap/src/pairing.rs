@@ -412,17 +412,19 @@ fn partial_windowed(r: &Records<'_>, window: usize) -> Vec<(u32, u32)> {
     let n = r.db.len();
     let categories = r.category_of.iter().copied().max().map_or(0, |m| m as usize + 1);
     let mut in_category = vec![0usize; categories];
-    for rec in (0..n).filter_map(|rec| r.category(rec)) {
-        in_category[rec as usize] += 1;
+    for g in (0..n).filter_map(|rec| r.category(rec)) {
+        in_category[g as usize] += 1;
     }
     let mut live_count: usize = in_category.iter().sum();
     let mut live = LiveOrder::new(n, |p| r.category(r.order[p] as usize).is_some());
+    // Takes `rec` out of the candidates; returns how many of another category than its own
+    // are left.
     let mut leave = |rec: usize, live: &mut LiveOrder| {
+        let g = r.category(rec).expect("has a tendency") as usize;
         live.remove(r.rank[rec] as usize);
-        in_category[r.category(rec).expect("has a tendency") as usize] -= 1;
+        in_category[g] -= 1;
         live_count -= 1;
-        // Records of another tendency still live.
-        live_count - in_category[r.category(rec).expect("has a tendency") as usize]
+        live_count - in_category[g]
     };
     let mut flags = vec![0u8; r.db.num_items()];
     let mut pairs = Vec::new();
