@@ -95,6 +95,87 @@ enum GroupRows {
     Indexed(usize),
 }
 
+/// The items a workload draws from, over the original's ids.
+struct QueryItems {
+    /// Each item of the publication's table as an item of the original.
+    at: Vec<ItemId>,
+    /// The published sensitive items that occur in the original, by label (as text), so the
+    /// workload is the same whatever order a publication lists them in.
+    sensitive: Vec<ItemId>,
+    /// The other items that occur in the original.
+    qid_pool: Vec<ItemId>,
+}
+
+impl QueryItems {
+    /// The items of `published` over `original`'s ids, for queries of `r` QID items.
+    fn of(
+        original: &TransactionDb,
+        published: &PublishedGroups,
+        r: usize,
+    ) -> Result<Self, CahdError> {
+        let at = published.ids_in(original).map_err(|label| {
+            CahdError::Mismatch(format!("{label:?} is not an item of the original"))
+        })?;
+        let mut is_sensitive = vec![false; original.num_items()];
+        let mut sensitive = Vec::new();
+        for &k in &published.sensitive {
+            let s = find_in(&at, k)?;
+            is_sensitive[s as usize] = true;
+            if original.supports()[s as usize] > 0 {
+                sensitive.push(s);
+            }
+        }
+        sensitive.sort_by_cached_key(|&s| original.label(s).to_string());
+        if sensitive.is_empty() {
+            return Err(CahdError::Mismatch(
+                "no published sensitive item occurs in the original".into(),
+            ));
+        }
+        let qid_pool: Vec<ItemId> = (0..original.num_items() as ItemId)
+            .filter(|&i| !is_sensitive[i as usize] && original.supports()[i as usize] > 0)
+            .collect();
+        if qid_pool.len() < r {
+            return Err(CahdError::Mismatch(format!(
+                "{} QID items, fewer than r = {r}",
+                qid_pool.len()
+            )));
+        }
+        Ok(Self { at, sensitive, qid_pool })
+    }
+}
+
+/// Item `k` of the publication's table as an item of the original.
+fn find_in(at: &[ItemId], k: u32) -> Result<ItemId, CahdError> {
+    at.get(k as usize).copied().ok_or_else(|| {
+        CahdError::Mismatch(format!("item index {k} is outside the publication's table"))
+    })
+}
+
+/// The next query of a workload: its sensitive item, and its `r` QID items as positions in
+/// `qid_pool`.
+fn draw_query(
+    rng: &mut ChaCha8Rng,
+    draw: QidDraw,
+    original: &TransactionDb,
+    sensitive: &[ItemId],
+    qid_pool: &[ItemId],
+    r: usize,
+) -> (ItemId, Vec<usize>) {
+    let s = *sensitive.choose(rng).expect("non-empty");
+    let chosen = match draw {
+        QidDraw::Uniform => rand::seq::index::sample(rng, qid_pool.len(), r).into_vec(),
+        QidDraw::BySupport => rand::seq::index::sample_weighted(
+            rng,
+            qid_pool.len(),
+            |k| original.supports()[qid_pool[k] as usize] as f64,
+            r,
+        )
+        .expect("positive supports, at least r items")
+        .into_vec(),
+    };
+    (s, chosen)
+}
+
 /// The mean reconstruction error of a workload, and its spread.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct ReconstructionError {
@@ -135,41 +216,8 @@ pub fn reconstruction_error(
     workload: &ValidWorkload,
 ) -> Result<ReconstructionError, CahdError> {
     let Workload { r, queries, seed, draw } = workload.0.clone();
-    // Each item of the publication's table as an item of the original, looked up once.
-    let at = published.ids_in(original).map_err(|label| {
-        CahdError::Mismatch(format!("{label:?} is not an item of the original"))
-    })?;
-    let find = |k: u32| {
-        at.get(k as usize).copied().ok_or_else(|| {
-            CahdError::Mismatch(format!("item index {k} is outside the publication's table"))
-        })
-    };
-    let mut is_sensitive = vec![false; original.num_items()];
-    let mut sensitive = Vec::new();
-    for &k in &published.sensitive {
-        let s = find(k)?;
-        is_sensitive[s as usize] = true;
-        if original.supports()[s as usize] > 0 {
-            sensitive.push(s);
-        }
-    }
-    // The queries draw from the sensitive items in the order of their labels (as text), so
-    // the workload is the same whatever order a publication lists them in.
-    sensitive.sort_by_cached_key(|&s| original.label(s).to_string());
-    if sensitive.is_empty() {
-        return Err(CahdError::Mismatch(
-            "no published sensitive item occurs in the original".into(),
-        ));
-    }
-    let qid_pool: Vec<ItemId> = (0..original.num_items() as ItemId)
-        .filter(|&i| !is_sensitive[i as usize] && original.supports()[i as usize] > 0)
-        .collect();
-    if qid_pool.len() < r {
-        return Err(CahdError::Mismatch(format!(
-            "{} QID items, fewer than r = {r}",
-            qid_pool.len()
-        )));
-    }
+    let QueryItems { at, sensitive, qid_pool } = QueryItems::of(original, published, r)?;
+    let find = |k: u32| find_in(&at, k);
     // The QID transactions of the groups holding each sensitive item, over the original's
     // ids, in one buffer, with the item's count in the group: a query then reads only the
     // groups that hold its item.
@@ -248,22 +296,8 @@ pub fn reconstruction_error(
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let drawn: Vec<(usize, Vec<usize>)> = (0..queries)
         .map(|_| {
-            let s = *sensitive.choose(&mut rng).expect("non-empty");
-            let slot = slot_of[s as usize];
-            let chosen: Vec<usize> = match draw {
-                QidDraw::Uniform => {
-                    rand::seq::index::sample(&mut rng, qid_pool.len(), r).into_vec()
-                }
-                QidDraw::BySupport => rand::seq::index::sample_weighted(
-                    &mut rng,
-                    qid_pool.len(),
-                    |k| original.supports()[qid_pool[k] as usize] as f64,
-                    r,
-                )
-                .expect("positive supports, at least r items")
-                .into_vec(),
-            };
-            (slot, chosen)
+            let (s, chosen) = draw_query(&mut rng, draw, original, &sensitive, &qid_pool, r);
+            (slot_of[s as usize], chosen)
         })
         .collect();
     let divergences: Vec<Result<f64, CahdError>> = drawn
@@ -345,48 +379,17 @@ mod tests {
     /// A published group over the original's item ids: its QID itemsets and its counts.
     type GroupOverIds = (Vec<Vec<ItemId>>, Vec<(ItemId, usize)>);
 
-    /// The reconstruction error as first written: every group scanned for every query.
+    /// The reconstruction error as first written: every group scanned for every query (the
+    /// items and the draw of the queries are the function's own, [`QueryItems`] and
+    /// [`draw_query`]: what is compared is how the queries are answered).
     fn by_scanning(
         original: &TransactionDb,
         published: &PublishedGroups,
         workload: &ValidWorkload,
     ) -> Result<ReconstructionError, CahdError> {
         let Workload { r, queries, seed, draw } = workload.0.clone();
-        // Each item of the publication's table as an item of the original, looked up once.
-        let at = published.ids_in(original).map_err(|label| {
-            CahdError::Mismatch(format!("{label:?} is not an item of the original"))
-        })?;
-        let find = |k: u32| {
-            at.get(k as usize).copied().ok_or_else(|| {
-                CahdError::Mismatch(format!("item index {k} is outside the publication's table"))
-            })
-        };
-        let mut is_sensitive = vec![false; original.num_items()];
-        let mut sensitive = Vec::new();
-        for &k in &published.sensitive {
-            let s = find(k)?;
-            is_sensitive[s as usize] = true;
-            if original.supports()[s as usize] > 0 {
-                sensitive.push(s);
-            }
-        }
-        // The queries draw from the sensitive items in the order of their labels (as text), so
-        // the workload is the same whatever order a publication lists them in.
-        sensitive.sort_by_cached_key(|&s| original.label(s).to_string());
-        if sensitive.is_empty() {
-            return Err(CahdError::Mismatch(
-                "no published sensitive item occurs in the original".into(),
-            ));
-        }
-        let qid_pool: Vec<ItemId> = (0..original.num_items() as ItemId)
-            .filter(|&i| !is_sensitive[i as usize] && original.supports()[i as usize] > 0)
-            .collect();
-        if qid_pool.len() < r {
-            return Err(CahdError::Mismatch(format!(
-                "{} QID items, fewer than r = {r}",
-                qid_pool.len()
-            )));
-        }
+        let QueryItems { at, sensitive, qid_pool } = QueryItems::of(original, published, r)?;
+        let find = |k: u32| find_in(&at, k);
         // The publication over the original's ids: per group, its QID itemsets and its counts.
         let mut groups: Vec<GroupOverIds> = Vec::new();
         for g in &published.groups {
@@ -407,20 +410,7 @@ mod tests {
         let mut bit = vec![0u32; original.num_items()];
         let (mut total, mut max) = (0.0, 0.0f64);
         for _ in 0..queries {
-            let s = *sensitive.choose(&mut rng).expect("non-empty");
-            let chosen: Vec<usize> = match draw {
-                QidDraw::Uniform => {
-                    rand::seq::index::sample(&mut rng, qid_pool.len(), r).into_vec()
-                }
-                QidDraw::BySupport => rand::seq::index::sample_weighted(
-                    &mut rng,
-                    qid_pool.len(),
-                    |k| original.supports()[qid_pool[k] as usize] as f64,
-                    r,
-                )
-                .expect("positive supports, at least r items")
-                .into_vec(),
-            };
+            let (s, chosen) = draw_query(&mut rng, draw, original, &sensitive, &qid_pool, r);
             for (k, &at) in chosen.iter().enumerate() {
                 bit[qid_pool[at] as usize] = 1 << k;
             }

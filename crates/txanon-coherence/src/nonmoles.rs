@@ -113,10 +113,16 @@ impl NonMoles {
             for found in found {
                 minimal_count += found.moles;
                 minimal.extend(found.minimal);
-                let sets = found.nonmoles.chunks_exact(depth + 1);
-                // The last level's non-moles come without transactions: none is extended.
-                let within = found.within.into_iter().chain(std::iter::repeat_with(Vec::new));
-                next.extend(sets.zip(within).map(|(s, t)| (s.to_vec(), Cow::Owned(t))));
+                if last_level {
+                    // Filed flat as found: the last level is neither extended nor a subset
+                    // tested.
+                    sets.append(depth + 1, &found.nonmoles);
+                } else {
+                    let children = found.nonmoles.chunks_exact(depth + 1);
+                    next.extend(
+                        children.zip(found.within).map(|(s, t)| (s.to_vec(), Cow::Owned(t))),
+                    );
+                }
             }
             for (s, _) in &level {
                 sets.push(s);

@@ -67,8 +67,9 @@ pub enum Ties {
     All,
 }
 
-/// How partial swapping finds each record's least similar destination. Both return the same
-/// destination (a test says so); they differ in cost.
+/// How partial swapping finds each record's least similar destination. The two exact searches
+/// return the same destination (a test says so) and differ in cost; the window bounds the
+/// search, and returns theirs when it is as wide as the candidates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Search {
     /// Candidates sharing no item (Jaccard 0) first, in the seeded order, and only if none is
