@@ -41,7 +41,7 @@ pub fn item_partition(
     db: &TransactionDb,
     params: &ValidAnatomyParams,
 ) -> Result<ItemPartition, AnatomyError> {
-    Ok(partition_items(db, params, &mut rng_of(params))?.columns)
+    Ok(partition_items(db, params, &mut rng_of(params), &Progress::default())?.columns)
 }
 
 /// The run's random source: ChaCha20 from the seed, or from the operating system.
@@ -59,6 +59,7 @@ fn partition_items(
     db: &TransactionDb,
     params: &ValidAnatomyParams,
     rng: &mut ChaCha20Rng,
+    progress: &Progress,
 ) -> Result<Partitioned, AnatomyError> {
     let m = db.num_items();
     let p = params.columns();
@@ -68,16 +69,20 @@ fn partition_items(
     if params.partitioning() == ItemPartitioning::Diverse {
         // Shares of values are proportions: searched on a sample, as the repair's, and checked
         // exactly below.
+        progress.begin("anatomy: item columns by diversity, on a sample", Unit::Items, 0);
         let sample = sample_records(db, REPAIR_SAMPLE, rng);
         let columns = crate::reach::diverse_partition(&sample, p);
         if columns.len() < p {
             return Err(AnatomyError::TooManyColumns { columns: p, items: columns.len() });
         }
+        progress.begin("anatomy: the records' column values", Unit::Items, 0);
         let values = ColumnValues::new(db, &columns);
         let feasible = check_feasible(db, &columns, &values, params.diversity(), params.l());
         return Ok(Partitioned { columns, moved: Vec::new(), values, feasible });
     }
+    progress.begin("anatomy: item pairs and distances (1 − φ²)", Unit::Items, 0);
     let distances = item_distances(db)?;
+    progress.begin("anatomy: item columns (k-medoids)", Unit::Items, 0);
     let clustering =
         KMedoids::new(KMedoidsParams::new(p).medoid_search(params.medoid_search()).check()?)
             .fit(&distances)?;
@@ -98,6 +103,7 @@ fn partition_items(
         && !db.is_empty();
     let (mut moved, mut reached) = (Vec::new(), false);
     if repairing {
+        progress.begin("anatomy: column repair, on a sample", Unit::Items, 0);
         // Search towards the headroom target on a sample; the exact check on every record
         // follows, and only if the sample misled it does the repair go on over all records.
         let sample = sample_records(db, REPAIR_SAMPLE, rng);
@@ -106,15 +112,18 @@ fn partition_items(
         moved = searched.moves;
         reached = searched.reached;
     }
+    progress.begin("anatomy: the records' column values", Unit::Items, 0);
     let mut values = ColumnValues::new(db, &columns);
     let mut feasible = check_feasible(db, &columns, &values, diversity, l);
     // Only a sampling error is worth a search over every record: a repair that could not reach
     // its target on the sample will not reach the bound on the whole.
     if repairing && reached && feasible.is_err() {
+        progress.begin("anatomy: column repair, on every record", Unit::Items, 0);
         let cap = (db.len() / l) as u32;
         let more = repair(db, &mut columns, &distances, &medoids, cap).moves;
         if !more.is_empty() {
             moved.extend(more);
+            progress.begin("anatomy: the records' column values", Unit::Items, 0);
             values = ColumnValues::new(db, &columns);
             feasible = check_feasible(db, &columns, &values, diversity, l);
         }
@@ -533,8 +542,8 @@ pub fn anonymize(
             columns: params.columns(),
         });
     }
-    progress.begin("anatomy: item columns and the records' values", Unit::Items, 0);
-    let Partitioned { columns, moved, values, feasible } = partition_items(db, params, &mut rng)?;
+    let Partitioned { columns, moved, values, feasible } =
+        partition_items(db, params, &mut rng, &progress)?;
     feasible?;
     let mut order: Vec<u32> = (0..db.len() as u32).collect();
     order.shuffle(&mut rng);

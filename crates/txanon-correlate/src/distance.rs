@@ -1,10 +1,11 @@
 //! Symmetric distance matrices stored as their upper triangle.
 
 use rayon::prelude::*;
-use txanon_data::TransactionDb;
+use txanon_data::{ItemId, TransactionDb};
 
 use crate::error::CorrelateError;
 use crate::pairs::PairCounts;
+use crate::phi::phi2_transaction;
 
 /// Items beyond which [`item_distances`] refuses: the condensed matrix would exceed 4 GiB.
 pub const MAX_ITEMS: usize = 32_768;
@@ -20,6 +21,16 @@ pub struct CondensedMatrix {
 impl CondensedMatrix {
     /// The matrix with `d(i, j) = f(i, j)` for `i < j`, filled row by row in parallel.
     pub fn from_fn(n: usize, f: impl Fn(usize, usize) -> f64 + Sync) -> Self {
+        Self::from_rows(n, |i, row| {
+            for (k, slot) in row.iter_mut().enumerate() {
+                *slot = f(i, i + 1 + k);
+            }
+        })
+    }
+
+    /// The matrix whose row `i` above the diagonal (`d(i, i + 1..n)`) `fill(i, row)` writes,
+    /// rows in parallel.
+    pub(crate) fn from_rows(n: usize, fill: impl Fn(usize, &mut [f64]) + Sync) -> Self {
         let mut entries = vec![0.0; n * n.saturating_sub(1) / 2];
         let mut rows: Vec<(usize, &mut [f64])> = Vec::with_capacity(n);
         let mut rest = entries.as_mut_slice();
@@ -28,11 +39,7 @@ impl CondensedMatrix {
             rows.push((i, row));
             rest = tail;
         }
-        rows.into_par_iter().for_each(|(i, row)| {
-            for (k, slot) in row.iter_mut().enumerate() {
-                *slot = f(i, i + 1 + k);
-            }
-        });
+        rows.into_par_iter().for_each(|(i, row)| fill(i, row));
         Self { n, entries }
     }
 
@@ -107,6 +114,59 @@ pub fn item_distances(db: &TransactionDb) -> Result<CondensedMatrix, CorrelateEr
             max: MAX_ITEMS,
         });
     }
-    let counts = PairCounts::new(db);
-    Ok(CondensedMatrix::from_fn(m, |i, j| 1.0 - counts.phi2(i as u32, j as u32)))
+    Ok(distances_of(&PairCounts::new(db)))
+}
+
+/// `1 − φ²` between every pair of the items `counts` counted.
+fn distances_of(counts: &PairCounts) -> CondensedMatrix {
+    let (m, n) = (counts.items(), counts.transactions().max(1) as f64);
+    let share = |i: usize| f64::from(counts.support(i as ItemId)) / n;
+    CondensedMatrix::from_rows(m, |i, row| {
+        let fi = share(i);
+        if counts.is_dense() {
+            for (k, slot) in row.iter_mut().enumerate() {
+                let (j, both) = (i + 1 + k, counts.pair(i as ItemId, (i + 1 + k) as ItemId));
+                *slot = 1.0 - phi2_transaction(fi, share(j), f64::from(both) / n);
+            }
+            return;
+        }
+        // Every pair's φ² as if it never occurred, then the pairs that do.
+        for (k, slot) in row.iter_mut().enumerate() {
+            *slot = 1.0 - phi2_transaction(fi, share(i + 1 + k), 0.0);
+        }
+        counts.for_partners(i as ItemId, |j, both| {
+            let fij = f64::from(both) / n;
+            row[j as usize - i - 1] = 1.0 - phi2_transaction(fi, share(j as usize), fij);
+        });
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::{prop, prop_assert_eq, proptest};
+
+    use super::*;
+    use crate::pairs::Counting;
+
+    proptest! {
+        /// Filled a row at a time from the pairs that occur, the distances are each pair's
+        /// `1 − φ²` to the bit, pairs that never occur included, however the pairs were counted.
+        #[test]
+        fn rows_from_partners_are_every_pairs_distance(
+            ts in prop::collection::vec(prop::collection::btree_set(0u32..30, 0..10), 1..50),
+        ) {
+            let rows: Vec<Vec<u32>> = ts.iter().map(|t| t.iter().copied().collect()).collect();
+            let db = TransactionDb::from_int_transactions(rows);
+            for counting in [Counting::PerThread, Counting::Blocks, Counting::Partners] {
+                let counts = PairCounts::counted(&db, counting);
+                let d = distances_of(&counts);
+                for i in 0..db.num_items() {
+                    for j in i + 1..db.num_items() {
+                        let expected = 1.0 - counts.phi2(i as ItemId, j as ItemId);
+                        prop_assert_eq!(d.get(i, j).to_bits(), expected.to_bits());
+                    }
+                }
+            }
+        }
+    }
 }

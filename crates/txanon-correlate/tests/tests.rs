@@ -56,7 +56,7 @@ proptest! {
         spread in any::<bool>(),
     ) {
         // With `spread` the ids are far apart and single-item transactions take the universe
-        // beyond 4096 distinct items, so the sparse (hash map) counter is used.
+        // beyond 4096 distinct items, so the partner rows are used.
         let scale = if spread { 700 } else { 1 };
         let mut rows: Vec<Vec<u32>> = ts.iter().map(|t| t.iter().map(|&i| i * scale).collect()).collect();
         if spread {
@@ -82,6 +82,17 @@ proptest! {
                 let expected = phi2_transaction(support[&x] as f64 / n, support[&y] as f64 / n, both as f64 / n);
                 prop_assert!((counts.phi2(ix, iy) - expected).abs() < 1e-12);
             }
+        }
+        // The distances, filled a row at a time from the pairs that occur, are the per-pair
+        // φ² to the bit, pairs that never occur included (both layouts: the crate's unit
+        // tests; the spread universe's matrix is too large to check here at each case).
+        if !spread {
+        let d = item_distances(&db).unwrap();
+        for i in 0..db.num_items() {
+            for j in i + 1..db.num_items() {
+                prop_assert_eq!(d.get(i, j).to_bits(), (1.0 - counts.phi2(i as u32, j as u32)).to_bits());
+            }
+        }
         }
     }
 

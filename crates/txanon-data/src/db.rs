@@ -207,6 +207,7 @@ impl TransactionDb {
     ///
     /// # Panics
     /// When `i >= self.len()`.
+    #[inline]
     pub fn transaction(&self, i: usize) -> &[ItemId] {
         &self.items[self.offsets[i]..self.offsets[i + 1]]
     }
