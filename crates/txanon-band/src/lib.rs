@@ -70,7 +70,8 @@ pub struct Banded {
 /// graph `kind`, and the bandwidth and profile of that graph before (input order) and after.
 /// For [`GraphKind::SymmetrizedPadded`] the padding vertices are dropped from the transaction
 /// order, and the envelopes are those of the padded matrix. RCM's searches report to
-/// `progress` ([`reverse_cuthill_mckee_reporting`]).
+/// `progress` ([`reverse_cuthill_mckee_reporting`]) under the caller's phase; the envelopes,
+/// a scan of the graph each (both at once), are the phase [`ENVELOPES_PHASE`].
 ///
 /// # Panics
 /// When `keep` is not one flag per item of `db`.
@@ -84,15 +85,13 @@ pub fn band_order(
         GraphKind::SharedItems => {
             let graph = SharedItems::new(db, keep.to_vec());
             let ordering = reverse_cuthill_mckee_reporting(&graph, progress);
-            let before = graph.envelope(Permutation::identity(db.len()).position());
-            let after = graph.envelope(ordering.position());
+            let (before, after) = envelopes(&graph, &ordering, progress);
             Banded { permutation: ordering, envelopes: BandEnvelopes { before, after } }
         }
         GraphKind::SymmetrizedPadded => {
             let graph = Explicit::symmetrized_padded(db, keep);
             let ordering = reverse_cuthill_mckee_reporting(&graph, progress);
-            let before = graph.envelope(Permutation::identity(graph.order()).position());
-            let after = graph.envelope(ordering.position());
+            let (before, after) = envelopes(&graph, &ordering, progress);
             let n = db.len() as u32;
             let transactions = ordering.order().iter().copied().filter(|&v| v < n).collect();
             Banded {
@@ -101,6 +100,24 @@ pub fn band_order(
             }
         }
     }
+}
+
+/// The phase [`band_order`] reports while it measures the envelopes.
+pub const ENVELOPES_PHASE: &str = "band: bandwidth and profile, input order and band order";
+
+/// The envelope of `graph` in the input order and in `ordering`, measured at once.
+fn envelopes(
+    graph: &impl Pattern,
+    ordering: &Permutation,
+    progress: Option<&Progress>,
+) -> (Envelope, Envelope) {
+    if let Some(progress) = progress {
+        progress.begin(ENVELOPES_PHASE, txanon_data::progress::Unit::Items, 0);
+    }
+    rayon::join(
+        || graph.envelope(Permutation::identity(graph.order()).position()),
+        || graph.envelope(ordering.position()),
+    )
 }
 
 #[cfg(test)]

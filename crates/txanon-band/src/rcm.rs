@@ -204,6 +204,10 @@ fn ordering(
         if placed.is_marked(seed) {
             continue;
         }
+        if let Some(progress) = progress {
+            // Until the component is searched, the vertices left bound its size.
+            progress.set_total(progress.done() + (n - order.len()) as u64);
+        }
         let (candidates, size) = start_candidates(graph, seed, start, &key, &mut work, progress);
         if let Some(progress) = progress {
             // From here the work is known: a search of this component per candidate, and at
@@ -383,19 +387,19 @@ fn pseudo_peripheral(
     progress: Option<&Progress>,
 ) -> (u32, Vec<u32>) {
     let mut root = seed;
-    let (mut depth, mut last) = level_structure(graph, root, state, component);
-    let searched = |visited: usize| {
-        if let Some(progress) = progress {
-            progress.advance(visited as u64);
-        }
-    };
-    searched(component.len());
+    let (mut depth, mut last) = level_structure(graph, root, state, component, progress);
     let mut other = Vec::new();
     let steps = (SEARCH_BUDGET / component.len().max(1)).clamp(2, PERIPHERAL_STEPS);
+    if let Some(progress) = progress {
+        // The caller's total bounded this first search by the vertices left; the others are
+        // searches of this component, as many as `steps` allows (fewer if the eccentricity
+        // stops growing: the caller sets the total again once the starts are chosen).
+        let more = (steps - 1) as u64 * component.len() as u64;
+        progress.set_total(progress.total().saturating_add(more));
+    }
     for _ in 1..steps {
         let candidate = last.iter().copied().min_by_key(|&v| key(v)).expect("a last level");
-        let (d, l) = level_structure(graph, candidate, state, &mut other);
-        searched(other.len());
+        let (d, l) = level_structure(graph, candidate, state, &mut other, progress);
         if d <= depth {
             return (root, last);
         }
@@ -404,13 +408,15 @@ fn pseudo_peripheral(
     (root, last)
 }
 
-/// The number of levels of the breadth-first level structure rooted at `root`, its last level,
-/// and the number of vertices it reaches (the component's size).
+/// The number of levels of the breadth-first level structure rooted at `root` and its last
+/// level; `reached` gets the vertices it reaches (the component), and `progress` their count
+/// as each level is found.
 fn level_structure(
     graph: &impl Pattern,
     root: u32,
     state: &mut SearchState,
     reached: &mut Vec<u32>,
+    progress: Option<&Progress>,
 ) -> (usize, Vec<u32>) {
     state.restart();
     state.mark(root);
@@ -419,6 +425,9 @@ fn level_structure(
     let mut level = vec![root];
     let mut depth = 1;
     loop {
+        if let Some(progress) = progress {
+            progress.advance(level.len() as u64);
+        }
         let mut next = Vec::new();
         for &v in &level {
             graph.expand(v, state, &mut next);
