@@ -833,6 +833,9 @@ impl BranchCounter {
         sizes: std::ops::RangeInclusive<usize>,
         k: u32,
     ) -> Vec<u128> {
+        if *sizes.end() <= 2 {
+            return self.rare_pairs(a, holding, rows, sizes, k);
+        }
         // The branch's rows from `a` on, copied out in one pass (a fetch each): the counting
         // below reads them twice more.
         self.ranks.clear();
@@ -870,16 +873,20 @@ impl BranchCounter {
             sizes.clone().filter(|&s| s == 4 || (s == 3 && !dense_triples)).collect();
         let mut occurrences = 0u64;
         let local = std::mem::take(&mut self.local);
+        // A row's columns, looked up once: the triples' loop is quadratic in the row.
+        let mut columns: Vec<u32> = Vec::new();
         for (from_a, w) in local.iter() {
             let after = &from_a[1..];
             alone += w;
-            for (x, &b) in after.iter().enumerate() {
-                let cb = self.column[b as usize] as usize;
+            columns.clear();
+            columns.extend(after.iter().map(|&r| self.column[r as usize]));
+            for (x, &cb) in columns.iter().enumerate() {
+                let cb = cb as usize;
                 self.pairs[cb] += w;
                 if dense_triples {
                     let line = &mut self.triples[cb * width..(cb + 1) * width];
-                    for &c in &after[x + 1..] {
-                        line[self.column[c as usize] as usize] += w;
+                    for &cc in &columns[x + 1..] {
+                        line[cc as usize] += w;
                     }
                 }
             }
@@ -915,6 +922,54 @@ impl BranchCounter {
             }
         }
         found.extend(hashed.iter().filter(|&(_, &c)| rare(c)).map(|(&key, _)| key));
+        found.sort_unstable();
+        for &r in &self.ranks {
+            self.column[r as usize] = u32::MAX;
+        }
+        found
+    }
+
+    /// [`BranchCounter::rare`] for itemsets of at most two items: the rows are read once, so
+    /// they are counted where they lie, not copied out first.
+    fn rare_pairs(
+        &mut self,
+        a: u32,
+        holding: &[u32],
+        rows: &PackedRows,
+        sizes: std::ops::RangeInclusive<usize>,
+        k: u32,
+    ) -> Vec<u128> {
+        self.ranks.clear();
+        self.pairs.clear();
+        let (mut alone, mut occurrences) = (0u32, 0u64);
+        for &place in holding {
+            let (after, w) = rows.tail(place as usize);
+            for &r in after {
+                let column = &mut self.column[r as usize];
+                if *column == u32::MAX {
+                    *column = self.ranks.len() as u32;
+                    self.ranks.push(r);
+                    self.pairs.push(0);
+                }
+                self.pairs[*column as usize] += w;
+            }
+            alone += w;
+            occurrences += u64::from(w);
+        }
+        self.occurrences = occurrences;
+        let rare = |count: u32| count > 0 && count < k;
+        let single = u128::from(a + 1) << 96;
+        let mut found: Vec<u128> = Vec::new();
+        if sizes.contains(&1) && rare(alone) {
+            found.push(single);
+        }
+        if sizes.contains(&2) {
+            for (&b, &count) in self.ranks.iter().zip(&self.pairs) {
+                if rare(count) {
+                    found.push(single | u128::from(b + 1) << 64);
+                }
+            }
+        }
         found.sort_unstable();
         for &r in &self.ranks {
             self.column[r as usize] = u32::MAX;
