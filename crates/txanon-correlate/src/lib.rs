@@ -1,8 +1,11 @@
 //! Correlation and clustering: how strongly items (or attributes) go together, and how to group
 //! them into columns.
 //!
-//! - [`PairCounts`]: item and item-pair supports from one pass over the transactions,
-//!   `O(Σ|t|²)`, rayon over chunks of transactions, never an `n × m` matrix.
+//! - [`PairCounts`]: item and item-pair supports, `O(Σ|t|²)` on the rayon pool, never an
+//!   `n × m` matrix: a dense triangle (per-thread triangles up to 4,096 items; blocks of rows
+//!   of equal work, one streaming pass each, up to 32,768 items when the data has at least as
+//!   many pair occurrences as the triangle has cells), else each item's partners counted from
+//!   its transactions.
 //! - [`phi2_transaction`] (the anatomy paper's eq. 4, one cell of the 2 × 2 table) and
 //!   [`phi2_contingency`] (its eq. 3, the full mean-square contingency coefficient of two
 //!   categorical attributes, which the slicing family uses).
