@@ -11,9 +11,12 @@ const PER_THREAD_MAX_ITEMS: usize = 4096;
 const DENSE_MAX_ITEMS: usize = 32_768;
 
 /// Supports of every item and every pair of items that occur together, from the transactions
-/// (`O(Σ|t|²)`), counted in one of three ways ([`Counting`]) into one of two layouts: a dense
-/// triangle of counters, or each item's row of the partners it occurs with (ascending) and
-/// their counts, only the pairs that occur kept (8 bytes each).
+/// (`O(Σ|t|²)`, on the rayon pool), in one of two layouts: a dense triangle of counters, or
+/// each item's row of the partners it occurs with (ascending) and their counts, only the pairs
+/// that occur kept (8 bytes each). Up to 4,096 items each thread counts chunks of transactions
+/// into a triangle of its own; up to 32,768, when the data has at least as many pair
+/// occurrences as the triangle has cells, one triangle is counted by blocks of rows, a
+/// streaming pass each; otherwise the partner rows are counted item by item.
 #[derive(Debug, Clone)]
 pub struct PairCounts {
     transactions: usize,
