@@ -94,12 +94,16 @@ pub fn anonymize(
     // Nobody watching costs an atomic addition per block.
     let progress = params.progress_handle().cloned().unwrap_or_default();
     let (cut, generalizations) = match params.algorithm() {
-        Algorithm::Apriori => {
-            greedy(db, hierarchy, &leaf_of_item, (k, params.m()), true, limit, &progress)?
-        }
-        Algorithm::Direct => {
-            greedy(db, hierarchy, &leaf_of_item, (k, params.m()), false, limit, &progress)?
-        }
+        algorithm @ (Algorithm::Apriori | Algorithm::Direct) => greedy(
+            db,
+            hierarchy,
+            &leaf_of_item,
+            (k, params.m()),
+            algorithm == Algorithm::Apriori,
+            limit,
+            &progress,
+            Recount::Fresh,
+        )?,
         Algorithm::Optimal => {
             (optimal_cut(db, hierarchy, &leaf_of_item, k, params.m(), params.max_cuts())?, vec![])
         }
@@ -128,31 +132,11 @@ pub fn anonymize(
     })
 }
 
-/// The cut AA (`level_wise`) or DA finds, and the raises it made.
-pub(crate) fn greedy(
-    db: &TransactionDb,
-    hierarchy: &Hierarchy,
-    leaf_of_item: &[NodeId],
-    (k, m): (u32, usize),
-    level_wise: bool,
-    max_combinations: u64,
-    progress: &Progress,
-) -> Result<(Cut, Vec<Vec<NodeId>>), KmError> {
-    greedy_recounting(
-        db,
-        hierarchy,
-        leaf_of_item,
-        (k, m),
-        level_wise,
-        max_combinations,
-        progress,
-        Recount::Fresh,
-    )
-}
-
-/// [`greedy`], with passes after a level's first counting as `recount_after_fixes` says.
+/// The cut AA (`level_wise`) or DA finds, and the raises it made; a level's passes after its
+/// first count as `recount_after_fixes` says ([`Recount::Fresh`] in a run, the other to check
+/// it).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn greedy_recounting(
+pub(crate) fn greedy(
     db: &TransactionDb,
     hierarchy: &Hierarchy,
     leaf_of_item: &[NodeId],
@@ -1207,7 +1191,7 @@ mod tests {
             let hierarchy = Hierarchy::balanced(&db, fanout).unwrap();
             let leaves = hierarchy.leaves_of_items(&db).unwrap();
             let run = |recount| {
-                greedy_recounting(
+                greedy(
                     &db, &hierarchy, &leaves, (k, m), level_wise, u64::MAX,
                     &Progress::default(), recount,
                 )
