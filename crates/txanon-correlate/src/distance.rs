@@ -122,14 +122,13 @@ fn distances_of(counts: &PairCounts) -> CondensedMatrix {
     let (m, n) = (counts.items(), counts.transactions().max(1) as f64);
     let share = |i: usize| f64::from(counts.support(i as ItemId)) / n;
     CondensedMatrix::from_rows(m, |i, row| {
-        let fi = share(i);
         if counts.is_dense() {
             for (k, slot) in row.iter_mut().enumerate() {
-                let (j, both) = (i + 1 + k, counts.pair(i as ItemId, (i + 1 + k) as ItemId));
-                *slot = 1.0 - phi2_transaction(fi, share(j), f64::from(both) / n);
+                *slot = 1.0 - counts.phi2(i as ItemId, (i + 1 + k) as ItemId);
             }
             return;
         }
+        let fi = share(i);
         // Every pair's φ² as if it never occurred, then the pairs that do.
         for (k, slot) in row.iter_mut().enumerate() {
             *slot = 1.0 - phi2_transaction(fi, share(i + 1 + k), 0.0);

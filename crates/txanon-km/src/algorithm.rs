@@ -182,7 +182,8 @@ pub(crate) fn greedy(
                 Unit::Items,
                 violations.len() as u64,
             );
-            search.take_fresh();
+            // The next recount is of what these fixes raise.
+            search.raised_since.clear();
             for block in violations.chunks(1024) {
                 for &key in block {
                     search.fix(key);
@@ -884,33 +885,51 @@ impl BranchCounter {
         self.local = local;
         self.occurrences = occurrences;
         let rare = |count: u32| count > 0 && count < k;
-        let key = |b: u32, c: Option<u32>| {
-            single | u128::from(b + 1) << 64 | c.map_or(0, |c| u128::from(c + 1) << 32)
-        };
-        let mut found: Vec<u128> = Vec::new();
-        if sizes.contains(&1) && rare(alone) {
-            found.push(single);
-        }
-        if sizes.contains(&2) {
-            for (cb, &count) in self.pairs.iter().enumerate() {
-                if rare(count) {
-                    found.push(key(self.ranks[cb], None));
-                }
-            }
-        }
+        let mut found = self.rare_single_and_pairs(a, alone, &sizes, k);
         if dense_triples {
             for (cell, &count) in self.triples.iter().enumerate() {
                 if rare(count) {
-                    found.push(key(self.ranks[cell / width], Some(self.ranks[cell % width])));
+                    let (b, c) = (self.ranks[cell / width], self.ranks[cell % width]);
+                    found.push(single | u128::from(b + 1) << 64 | u128::from(c + 1) << 32);
                 }
             }
         }
         found.extend(hashed.iter().filter(|&(_, &c)| rare(c)).map(|(&key, _)| key));
         found.sort_unstable();
+        self.release_columns();
+        found
+    }
+
+    /// The keys of `a` alone (counted `alone` times) and of `a` with each column's rank (in
+    /// `pairs`) when `sizes` asks for them and they are rare, unsorted.
+    fn rare_single_and_pairs(
+        &self,
+        a: u32,
+        alone: u32,
+        sizes: &std::ops::RangeInclusive<usize>,
+        k: u32,
+    ) -> Vec<u128> {
+        let rare = |count: u32| count > 0 && count < k;
+        let single = u128::from(a + 1) << 96;
+        let mut found: Vec<u128> = Vec::new();
+        if sizes.contains(&1) && rare(alone) {
+            found.push(single);
+        }
+        if sizes.contains(&2) {
+            for (&b, &count) in self.ranks.iter().zip(&self.pairs) {
+                if rare(count) {
+                    found.push(single | u128::from(b + 1) << 64);
+                }
+            }
+        }
+        found
+    }
+
+    /// Leaves `column` as it was found: no rank has a column.
+    fn release_columns(&mut self) {
         for &r in &self.ranks {
             self.column[r as usize] = u32::MAX;
         }
-        found
     }
 
     /// [`BranchCounter::rare`] for itemsets of at most two items: the rows are read once, so
@@ -941,23 +960,9 @@ impl BranchCounter {
             occurrences += u64::from(w);
         }
         self.occurrences = occurrences;
-        let rare = |count: u32| count > 0 && count < k;
-        let single = u128::from(a + 1) << 96;
-        let mut found: Vec<u128> = Vec::new();
-        if sizes.contains(&1) && rare(alone) {
-            found.push(single);
-        }
-        if sizes.contains(&2) {
-            for (&b, &count) in self.ranks.iter().zip(&self.pairs) {
-                if rare(count) {
-                    found.push(single | u128::from(b + 1) << 64);
-                }
-            }
-        }
+        let mut found = self.rare_single_and_pairs(a, alone, &sizes, k);
         found.sort_unstable();
-        for &r in &self.ranks {
-            self.column[r as usize] = u32::MAX;
-        }
+        self.release_columns();
         found
     }
 }
