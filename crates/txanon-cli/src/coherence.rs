@@ -6,7 +6,9 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 use serde::Serialize;
-use txanon_coherence::{CoherenceClaim, CoherenceParams, Engine, Reason, anonymize, audit};
+use txanon_coherence::{
+    CoherenceClaim, CoherenceParams, Engine, Reason, anonymize, audit_with_progress,
+};
 use txanon_data::ItemId;
 use txanon_mining::MinSupport;
 
@@ -207,7 +209,11 @@ pub fn run_audit(args: AuditCoherenceArgs) -> Result<()> {
     let Setting { h, k, p } = args.setting;
     let claim = CoherenceClaim::new(h, k, p as u64)?;
     let original = args.original.as_deref().map(crate::input::read_transactions).transpose()?;
-    let report = audit(&db, &private, &claim, original.as_ref())
-        .with_context(|| format!("auditing {}", args.input.input.display()))?;
+    let progress = txanon_data::progress::Progress::new();
+    let report = {
+        let _meter = crate::progress::Spinner::follow(&progress);
+        audit_with_progress(&db, &private, &claim, original.as_ref(), &progress)
+    }
+    .with_context(|| format!("auditing {}", args.input.input.display()))?;
     emit(&(serde_json::to_string_pretty(&report)? + "\n"))
 }

@@ -4,11 +4,11 @@ use std::cmp::Ordering;
 
 use rand::seq::SliceRandom;
 use serde::Serialize;
-use txanon_data::progress::Unit;
+use txanon_data::progress::{Progress, Unit};
 use txanon_data::{ItemId, TransactionDb};
 use txanon_mining::{MinSupport, MiningParams, count_itemsets};
 
-use crate::audit::{AuditReport, CoherenceClaim, audit};
+use crate::audit::{AuditReport, CoherenceClaim, audit_with_progress};
 use crate::engines::{
     CountedMoles, Counter, EdgeMoles, ListedMoles, ListedNuggets, MinedNuggets, occurring,
 };
@@ -118,7 +118,8 @@ pub fn mole_border(
     params: &ValidCoherenceParams,
 ) -> Result<MoleBorder, CoherenceError> {
     let (w, _) = prepare(db, private, params)?;
-    let nonmoles = NonMoles::find(&w, params.h(), params.k(), effective_p(db, params), true);
+    let settings = (params.h(), params.k(), effective_p(db, params), true);
+    let nonmoles = NonMoles::find(&w, settings, &Progress::default());
     let back = |s: &Vec<u32>| -> Vec<ItemId> {
         let mut v: Vec<ItemId> = s.iter().map(|&j| w.public_ids[j as usize]).collect();
         v.sort_unstable();
@@ -235,8 +236,8 @@ pub fn anonymize(
     let progress = params.progress_handle().cloned().unwrap_or_default();
     progress.begin("coherence: public items and the pre-step", Unit::Items, 0);
     let (mut w, mut suppressed) = prepare(db, private, params)?;
-    progress.begin("coherence: non-moles and minimal moles", Unit::Items, 0);
-    let nonmoles = NonMoles::find(&w, h, k, p, params.engine() == Engine::BorderEdges);
+    let settings = (h, k, p, params.engine() == Engine::BorderEdges);
+    let nonmoles = NonMoles::find(&w, settings, &progress);
     let minimal_moles = nonmoles.minimal_count;
     // Public itemsets of length 1..=p that occur, per item and in all (co-occurrence bitsets up
     // to p = 3 when they fit, else one FP-Growth search at support 1); the moles are those
@@ -311,7 +312,7 @@ pub fn anonymize(
         alive[v] = false;
         progress.advance(1);
     }
-    progress.begin("coherence: publishing and auditing", Unit::Items, 0);
+    progress.begin("coherence: publishing", Unit::Items, 0);
     // The counters and the working data are done with: their memory (the non-moles, a `Vec`
     // per transaction) goes back before the publication and its audit are built.
     drop((moles, nuggets, w));
@@ -326,7 +327,7 @@ pub fn anonymize(
     let occurrences_suppressed = db.occurrences() - published.occurrences();
     let claim = CoherenceClaim::new(params.h(), u64::from(params.k()), params.p() as u64)?;
     let private_labels: Vec<String> = private.iter().map(|&s| db.label(s).to_string()).collect();
-    let audit = audit(&published, &private_labels, &claim, Some(db))?;
+    let audit = audit_with_progress(&published, &private_labels, &claim, Some(db), &progress)?;
     Ok(Coherent {
         audit,
         published,

@@ -21,6 +21,7 @@ use serde::Serialize;
 use txanon_data::audit::{
     MAX_VIOLATIONS, RowMultiset, ViolationLog, Violations, share_exceeds, unmatched_rows,
 };
+use txanon_data::progress::{Progress, Unit};
 use txanon_data::{ItemId, ParamError, TransactionDb};
 
 use crate::error::CoherenceError;
@@ -221,6 +222,22 @@ pub fn audit(
     claim: &CoherenceClaim,
     original: Option<&TransactionDb>,
 ) -> Result<AuditReport, CoherenceError> {
+    audit_with_progress(published, private, claim, original, &Progress::default())
+}
+
+/// [`audit`], its phases shown on `progress`: the search's subtrees below each item (counted
+/// by their transactions), then the comparison with the original.
+///
+/// # Errors
+/// As [`audit`].
+pub fn audit_with_progress(
+    published: &TransactionDb,
+    private: &[String],
+    claim: &CoherenceClaim,
+    original: Option<&TransactionDb>,
+    progress: &Progress,
+) -> Result<AuditReport, CoherenceError> {
+    progress.begin("coherence audit: distinct transactions", Unit::Items, published.len() as u64);
     let mut log = ViolationLog::new();
     let n = published.len();
     let (h, k) = (claim.h, claim.k);
@@ -291,14 +308,15 @@ pub fn audit(
     }
     let mut classes = 1u64;
     if n as u64 >= k && !log.is_full() {
-        let found =
-            search(&public, &secret, claim, published.num_items(), (&ranked_labels, &label));
+        let labels = (&ranked_labels as ItemsetLabels<'_>, &label as ItemLabel<'_>);
+        let found = search(&public, &secret, claim, published.num_items(), labels, progress);
         classes += found.classes;
         worst = worst.max(found.worst);
         log.append(found.log);
     }
     let mut suppressed_items = None;
     if let Some(original) = original {
+        progress.begin("coherence audit: against the original", Unit::Items, 0);
         suppressed_items = check_original(published, private, original, &mut log);
     }
     log.finish(AuditReport {
@@ -400,6 +418,7 @@ fn search(
     claim: &CoherenceClaim,
     private_items: usize,
     labels: (ItemsetLabels<'_>, ItemLabel<'_>),
+    progress: &Progress,
 ) -> Found {
     let items = public.items.iter().map(|&i| i as usize + 1).max().unwrap_or(0);
     let n = public.weights.len();
@@ -416,9 +435,13 @@ fn search(
         support: public.weights.iter().sum(),
     };
     let children = search.visit(&root, &mut scratch(), &mut found);
+    let total = children.iter().map(|c| c.tids.len() as u64).sum();
+    progress.begin("coherence audit: itemsets below each item (transactions)", Unit::Items, total);
     let branches: Vec<Found> = children
         .into_par_iter()
         .map_init(scratch, |scratch, child| {
+            // A branch is counted when it is done: its transactions, read again below it.
+            let read = child.tids.len() as u64;
             let mut branch = Found { classes: 0, worst: 0.0, log: ViolationLog::new() };
             let mut stack = vec![child];
             while let Some(node) = stack.pop() {
@@ -428,6 +451,7 @@ fn search(
                 let mut next = search.visit(&node, scratch, &mut branch);
                 stack.extend(next.drain(..).rev());
             }
+            progress.advance(read);
             branch
         })
         .collect();

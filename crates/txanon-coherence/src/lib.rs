@@ -33,10 +33,14 @@ mod engines;
 mod error;
 mod nonmoles;
 mod params;
+mod projection;
 mod working;
 
 pub use algorithm::{Coherent, MoleBorder, Reason, Suppressed, anonymize, mole_border, nuggets};
-pub use audit::{AuditReport, CoherenceClaim, CoherenceViolation, CoherenceViolations, audit};
+pub use audit::{
+    AuditReport, CoherenceClaim, CoherenceViolation, CoherenceViolations, audit,
+    audit_with_progress,
+};
 pub use error::CoherenceError;
 pub use params::{CoherenceParams, Engine, ValidCoherenceParams};
 

@@ -5,6 +5,9 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
+use txanon_data::progress::{Progress, Unit};
+
+use crate::projection::{PROJECTION_LIMIT, Projection};
 use crate::working::{Working, breaches};
 
 /// The public itemsets of length `1..=p` that are not moles (support at least `k`, breach
@@ -40,7 +43,20 @@ impl NonMoles {
     /// another level follows; the non-moles two levels before the last are scanned twice (see
     /// `last_two_levels`), so that only one worker's share of transaction lists is held at the
     /// end. Non-moles are frequent at support `k`, hence few.
-    pub fn find(w: &Working, h: f64, k: u32, p: usize, list_minimal: bool) -> Self {
+    ///
+    /// Each level is a phase of `progress`, counting the transactions read.
+    pub fn find(w: &Working, settings: (f64, u32, usize, bool), progress: &Progress) -> Self {
+        Self::find_projecting(w, settings, progress, PROJECTION_LIMIT)
+    }
+
+    /// [`find`](Self::find), projecting a grandparent's transactions for the last level only
+    /// when the projection has at most `projection_limit` entries (tests compare both ways).
+    fn find_projecting(
+        w: &Working,
+        (h, k, p, list_minimal): (f64, u32, usize, bool),
+        progress: &Progress,
+        projection_limit: usize,
+    ) -> Self {
         let private_count = w.private_ids.len();
         let mut private_counts = vec![0u32; private_count];
         let mut breach = |tids: &[u32]| -> bool {
@@ -91,7 +107,14 @@ impl NonMoles {
                     sets.push(s);
                 }
                 let settings = (h, k, p, list_minimal);
-                let tail = last_two_levels(w, &level, &mut known, &mut sets, settings);
+                let tail = last_two_levels(
+                    w,
+                    &level,
+                    (&mut known, &mut sets),
+                    settings,
+                    progress,
+                    projection_limit,
+                );
                 minimal_count += tail.minimal_count;
                 minimal.extend(tail.minimal);
                 level.clear();
@@ -99,13 +122,16 @@ impl NonMoles {
             }
             // Each non-mole of the level extends independently (rayon); results are merged in
             // the level's order, so the outcome does not depend on scheduling.
+            begin_level(progress, depth + 1, &level);
             let found: Vec<Extended> = level
                 .par_iter()
                 .map_init(
                     || (Scratch::new(w), Vec::with_capacity(p)),
                     |(scratch, subset), (gamma, tids)| {
                         let settings = (h, k, last_level, list_minimal);
-                        extend(w, gamma, tids, &known, settings, scratch, subset)
+                        let found = extend(w, gamma, tids, &known, settings, scratch, subset);
+                        progress.advance(tids.len() as u64);
+                        found
                     },
                 )
                 .collect();
@@ -200,6 +226,19 @@ impl FlatSets {
             self.by_len.resize_with(len, Vec::new);
         }
         self.by_len[len - 1].extend_from_slice(flat);
+    }
+
+    /// Appends the itemsets of length `len` concatenated in `flat`, without a copy when
+    /// there are none of that length yet.
+    fn append_owned(&mut self, len: usize, flat: Vec<u32>) {
+        match self.by_len.get_mut(len - 1) {
+            Some(held) if !held.is_empty() => held.extend_from_slice(&flat),
+            Some(held) => *held = flat,
+            None => {
+                self.by_len.resize_with(len - 1, Vec::new);
+                self.by_len.push(flat);
+            }
+        }
     }
 
     /// How many itemsets.
@@ -345,47 +384,55 @@ impl Level {
 fn last_two_levels(
     w: &Working,
     level: &[(Vec<u32>, Cow<'_, [u32]>)],
-    known: &mut Known,
-    sets: &mut FlatSets,
+    (known, sets): (&mut Known, &mut FlatSets),
     (h, k, p, list_minimal): (f64, u32, usize, bool),
+    progress: &Progress,
+    projection_limit: usize,
 ) -> Level {
     let len = level.first().map_or(1, |(gamma, _)| gamma.len() + 1);
     let scratch = || (Scratch::new(w), Vec::with_capacity(p));
+    begin_level(progress, len, level);
     let first: Vec<Extended> = level
         .par_iter()
         .map_init(scratch, |(scratch, subset), (gamma, tids)| {
-            extend(w, gamma, tids, known, (h, k, true, list_minimal), scratch, subset)
+            let found = extend(w, gamma, tids, known, (h, k, true, list_minimal), scratch, subset);
+            progress.advance(tids.len() as u64);
+            found
         })
         .collect();
     let mut next = Level::default();
+    // Where each grandparent's children start in `next.sets`: the second pass extends them
+    // again without finding them again.
+    let mut children_start = Vec::with_capacity(level.len() + 1);
+    children_start.push(0);
     for found in first {
         next.add(found);
+        children_start.push(next.sets.len());
     }
     for s in next.sets.chunks_exact(len) {
         known.insert(s);
     }
-    sets.append(len, &next.sets);
-    let mut tail = Level { sets: Vec::new(), ..next };
+    let grandparents: Vec<Grandparent<'_>> = level
+        .iter()
+        .zip(children_start.windows(2))
+        .map(|((gamma, tids), at)| Grandparent { gamma, tids, children: &next.sets[at[0]..at[1]] })
+        .collect();
     let known = &*known;
+    let mut tail = Level { sets: Vec::new(), minimal: next.minimal, ..Level::default() };
+    tail.minimal_count = next.minimal_count;
     // The grandparents (at p = 3 the single items) in slices, each slice's last level filed
     // into `sets` before the next is searched: the last level is held once, beside one
     // slice's share. Collecting every grandparent's share first held it twice (at 10⁶
     // kosarak-shaped transactions and p = 3, 1.76 GB against 1.34 GB in slices).
-    for slice in slices(level, |(_, tids)| tids.len(), MIN_SLICE_WORK) {
+    begin_level(progress, len + 1, level);
+    for slice in slices(&grandparents, |g| g.tids.len(), MIN_SLICE_WORK) {
         let second: Vec<Level> = slice
             .par_iter()
-            .map_init(scratch, |(scratch, subset), (gamma, tids)| {
-                // The moles among the extensions were counted by the first pass.
-                let children = extend(w, gamma, tids, known, (h, k, false, false), scratch, subset);
-                // One `Extended` per non-mole of `level`: its children's, merged.
-                let mut grandchildren = Level::default();
-                for (child, within) in
-                    children.nonmoles.chunks_exact(gamma.len() + 1).zip(&children.within)
-                {
-                    let settings = (h, k, true, list_minimal);
-                    grandchildren.add(extend(w, child, within, known, settings, scratch, subset));
-                }
-                grandchildren
+            .map_init(scratch, |(scratch, subset), g| {
+                let settings = (h, k, list_minimal);
+                let found = grandchildren(w, g, known, settings, scratch, subset, projection_limit);
+                progress.advance(g.tids.len() as u64);
+                found
             })
             .collect();
         for found in second {
@@ -394,7 +441,151 @@ fn last_two_levels(
             sets.append(len + 1, &found.sets);
         }
     }
+    drop(grandparents);
+    sets.append_owned(len, next.sets);
     tail
+}
+
+/// Begins the phase that finds the non-moles of `len` items from `level`'s: its total, the
+/// transactions of `level`'s non-moles (each is read once per non-mole holding it).
+fn begin_level(progress: &Progress, len: usize, level: &[(Vec<u32>, Cow<'_, [u32]>)]) {
+    let total = level.iter().map(|(_, tids)| tids.len() as u64).sum();
+    let phase = format!("coherence: non-moles of {len} items (transactions read)");
+    progress.begin(phase, Unit::Items, total);
+}
+
+/// A non-mole of the level before the last two, with its children: the non-moles one item
+/// longer that extend it, flat (each `|γ| + 1` items, ascending by their last item).
+struct Grandparent<'a> {
+    gamma: &'a [u32],
+    tids: &'a [u32],
+    children: &'a [u32],
+}
+
+/// The last level under grandparent `g`: each child `γx` extended by a larger child's last
+/// item `y` (the only extensions whose subset `γy` is a non-mole), from `g`'s projection;
+/// from the working data when the projection is too large. The same non-moles, minimal
+/// moles and order as [`extend`] on each child.
+fn grandchildren(
+    w: &Working,
+    g: &Grandparent<'_>,
+    known: &Known,
+    (h, k, list_minimal): (f64, u32, bool),
+    scratch: &mut Scratch,
+    subset: &mut Vec<u32>,
+    projection_limit: usize,
+) -> Level {
+    let len = g.gamma.len() + 1;
+    let mut out = Level::default();
+    let last = *g.gamma.last().expect("non-empty");
+    let child_of = &mut scratch.child_of;
+    for (c, child) in g.children.chunks_exact(len).enumerate() {
+        child_of[child[len - 1] as usize] = c as u32 + 1;
+    }
+    // Each transaction of `g` cut to its children's last items: the only extensions of a
+    // child `γx` whose subset `γy` is a non-mole.
+    let rows = g.tids.iter().map(|&t| {
+        let row = &w.public[t as usize];
+        &row[row.partition_point(|&x| x <= last)..]
+    });
+    let projection = Projection::new(rows, |x| child_of[x as usize], projection_limit);
+    for child in g.children.chunks_exact(len) {
+        child_of[child[len - 1] as usize] = 0;
+    }
+    let Some(projection) = projection else {
+        // The children's transactions, found again, and each child extended from them.
+        let children = extend(w, g.gamma, g.tids, known, (h, k, false, false), scratch, subset);
+        for (child, within) in children.nonmoles.chunks_exact(len).zip(&children.within) {
+            out.add(extend(w, child, within, known, (h, k, true, list_minimal), scratch, subset));
+        }
+        return out;
+    };
+    let tids: Vec<u32> = projection.sources().iter().map(|&r| g.tids[r as usize]).collect();
+    let private: Vec<bool> = tids.iter().map(|&t| !w.private[t as usize].is_empty()).collect();
+    let Scratch { extensions, private_pairs, private_seen, .. } = scratch;
+    let children: Vec<u32> = g.children.chunks_exact(len).map(|c| c[len - 1]).collect();
+    let mut touched = Vec::new();
+    // Rows holding a private item: the place after the child in one, and the row.
+    let mut private_rows: Vec<(usize, usize)> = Vec::new();
+    let mut bucketed = Vec::new();
+    for (x, child) in g.children.chunks_exact(len).enumerate() {
+        // Each extension's support and (extension, private item) pairs, as `extend` counts
+        // them; then the private items bucketed by extension.
+        projection.each_after(
+            x,
+            |y| {
+                if extensions[y as usize] == 0 {
+                    touched.push(y);
+                }
+                extensions[y as usize] += 1;
+            },
+            |place, row| {
+                if private[row] {
+                    private_rows.push((place, row));
+                }
+            },
+        );
+        touched.sort_unstable();
+        for &(place, row) in &private_rows {
+            let n = w.private[tids[row] as usize].len() as u32;
+            for y in projection.following(place) {
+                private_pairs[y as usize] += n;
+            }
+        }
+        let mut bucket_start = Vec::with_capacity(touched.len() + 1);
+        bucket_start.push(0usize);
+        for &y in &touched {
+            let n = std::mem::take(&mut private_pairs[y as usize]) as usize;
+            private_pairs[y as usize] = *bucket_start.last().expect("non-empty") as u32;
+            bucket_start.push(bucket_start.last().expect("non-empty") + n);
+        }
+        bucketed.clear();
+        bucketed.resize(*bucket_start.last().expect("non-empty"), 0);
+        for &(place, row) in &private_rows {
+            let held = &w.private[tids[row] as usize];
+            for y in projection.following(place) {
+                let at = private_pairs[y as usize] as usize;
+                bucketed[at..at + held.len()].copy_from_slice(held);
+                private_pairs[y as usize] += held.len() as u32;
+            }
+        }
+        private_rows.clear();
+        for (j, y) in touched.drain(..).enumerate() {
+            private_pairs[y as usize] = 0;
+            let run = &bucketed[bucket_start[j]..bucket_start[j + 1]];
+            let mut most = 0;
+            for &s in run {
+                let c = &mut private_seen[s as usize];
+                *c += 1;
+                most = most.max(*c);
+            }
+            for &s in run {
+                private_seen[s as usize] = 0;
+            }
+            let support = std::mem::take(&mut extensions[y as usize]);
+            let y = children[y as usize];
+            // The subsets that drop an item of γ (the one dropping `x` is the child `γy`).
+            let all_non_moles = (0..len - 1).all(|drop| {
+                subset.clear();
+                subset
+                    .extend(child.iter().enumerate().filter(|&(j, _)| j != drop).map(|(_, &i)| i));
+                subset.push(y);
+                known.contains(subset)
+            });
+            if !all_non_moles {
+                continue;
+            }
+            if support < k || breaches(most, support, h) {
+                out.minimal_count += 1;
+                if list_minimal {
+                    out.minimal.push(child.iter().copied().chain([y]).collect());
+                }
+                continue;
+            }
+            out.sets.extend(child.iter().copied().chain([y]));
+        }
+    }
+    out
 }
 
 /// The non-moles found so far, for the subset test of a candidate: single items and pairs in
@@ -453,6 +644,8 @@ struct Scratch {
     private_seen: Vec<u32>,
     /// Per public index, the write cursor of its transactions.
     tid_cursor: Vec<u32>,
+    /// Per public index, one more than its child's index in a grandparent's projection.
+    child_of: Vec<u32>,
 }
 
 impl Scratch {
@@ -463,6 +656,7 @@ impl Scratch {
             private_pairs: vec![0; w.public_items()],
             private_seen: vec![0; private],
             tid_cursor: vec![0; w.public_items()],
+            child_of: vec![0; w.public_items()],
         }
     }
 }
@@ -498,7 +692,7 @@ fn extend(
     // First pass: each extension's support and how many (extension, private item) pairs it
     // has; second pass: the private items of each extension's transactions, bucketed by
     // extension (a counting sort: sorting the pairs dominated dense, high-h settings).
-    let Scratch { extensions, private_pairs, private_seen, tid_cursor } = scratch;
+    let Scratch { extensions, private_pairs, private_seen, tid_cursor, .. } = scratch;
     for &t in tids {
         let private = w.private[t as usize].len() as u32;
         for &x in &w.public[t as usize] {
@@ -603,7 +797,54 @@ fn extend(
 
 #[cfg(test)]
 mod tests {
-    use super::FlatSets;
+    use super::{FlatSets, NonMoles};
+    use crate::working::{Role, Working};
+    use proptest::prelude::*;
+    use txanon_data::TransactionDb;
+    use txanon_data::progress::Progress;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        /// The last level found from each grandparent's projection is the one found from the
+        /// working data (the fallback when a projection would be too large), in the same
+        /// order, with the same minimal moles; and so is a mix of both (a limit some
+        /// grandparents exceed).
+        #[test]
+        fn projections_find_what_the_rows_find(
+            ts in prop::collection::vec(prop::collection::btree_set(0u32..14, 1..9), 10..60),
+            private in prop::collection::btree_set(0u32..14, 0..3),
+            h in prop::sample::select(vec![0.3, 0.6, 0.9]),
+            k in 1u32..4,
+            p in 2usize..5,
+            mixed_limit in 4usize..60,
+        ) {
+            let db = TransactionDb::from_int_transactions(ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()));
+            let (mut public, mut secret) = (0, 0);
+            let roles: Vec<Role> = (0..db.num_items())
+                .map(|i| match db.label(i as u32) {
+                    txanon_data::Label::Int(l) if private.contains(&l) => {
+                        secret += 1;
+                        Role::Private(secret - 1)
+                    }
+                    _ => {
+                        public += 1;
+                        Role::Public(public - 1)
+                    }
+                })
+                .collect();
+            let w = Working::new(&db, &roles);
+            let settings = (h, k, p, true);
+            let progress = Progress::default();
+            let by_rows = NonMoles::find_projecting(&w, settings, &progress, 0);
+            for limit in [usize::MAX, mixed_limit] {
+                let projected = NonMoles::find_projecting(&w, settings, &progress, limit);
+                prop_assert_eq!(projected.sets.iter().collect::<Vec<_>>(), by_rows.sets.iter().collect::<Vec<_>>());
+                prop_assert_eq!(&projected.minimal, &by_rows.minimal);
+                prop_assert_eq!(projected.minimal_count, by_rows.minimal_count);
+            }
+        }
+    }
 
     /// Ids count the shorter itemsets first, whatever order the lengths were pushed in, and
     /// each id gives back the itemset pushed.

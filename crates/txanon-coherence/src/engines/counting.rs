@@ -6,7 +6,7 @@ use txanon_data::progress::Progress;
 use txanon_mining::{MinSupport, MiningParams, count_per_item_and_length};
 
 use crate::engines::Counter;
-use crate::engines::bitsets::Bitsets;
+use crate::engines::bitsets::{Bitsets, occurring_up_to_triples};
 use crate::error::CoherenceError;
 use crate::nonmoles::NonMoles;
 use crate::working::{Working, by_public_index};
@@ -42,15 +42,17 @@ pub(crate) fn occurring(
     p: usize,
     progress: &Progress,
 ) -> Result<Occurring, CoherenceError> {
-    if p <= 3
-        && let Some(bits) = Bitsets::new(w, p)
-    {
-        let (per_item, total) = bits.occurring(w, p);
-        return Ok(Occurring { per_item, total, bits: Some(bits) });
-    }
-    let (per_item, total) =
-        per_item(&w.public_db(), (1, Some(p)), w.public_items(), Some(progress))?;
-    Ok(Occurring { per_item, total, bits: None })
+    let bits = if p <= 3 { Bitsets::new(w, p) } else { None };
+    let counted = match (p, &bits) {
+        (3, _) => occurring_up_to_triples(w, progress),
+        (_, Some(bits)) => Some(bits.occurring(w, p)),
+        _ => None,
+    };
+    let (per_item, total) = match counted {
+        Some(counted) => counted,
+        None => per_item(&w.public_db(), (1, Some(p)), w.public_items(), Some(progress))?,
+    };
+    Ok(Occurring { per_item, total, bits })
 }
 
 /// The public itemsets of length `1..=p` that occur.
