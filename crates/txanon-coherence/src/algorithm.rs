@@ -306,8 +306,11 @@ pub fn anonymize(
         // a count above the nuggets held is a bug, not an input).
         nuggets_after =
             nuggets_after.checked_sub(nu[v]).expect("a step loses at most the nuggets held");
-        moles.suppress(&w, v as u32)?;
-        nuggets.suppress(&w, v as u32)?;
+        // The two counters read the working data as it was, each on a worker.
+        let (moles_done, nuggets_done) =
+            rayon::join(|| moles.suppress(&w, v as u32), || nuggets.suppress(&w, v as u32));
+        moles_done?;
+        nuggets_done?;
         w.suppress(v as u32);
         alive[v] = false;
         progress.advance(1);

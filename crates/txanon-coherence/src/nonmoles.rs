@@ -46,16 +46,15 @@ impl NonMoles {
     ///
     /// Each level is a phase of `progress`, counting the transactions read.
     pub fn find(w: &Working, settings: (f64, u32, usize, bool), progress: &Progress) -> Self {
-        Self::find_projecting(w, settings, progress, PROJECTION_LIMIT)
+        Self::find_projecting(w, settings, progress, Limits::default())
     }
 
-    /// [`find`](Self::find), projecting a grandparent's transactions for the last level only
-    /// when the projection has at most `projection_limit` entries (tests compare both ways).
+    /// [`find`](Self::find) with the last level's `limits` (tests compare each way).
     fn find_projecting(
         w: &Working,
         (h, k, p, list_minimal): (f64, u32, usize, bool),
         progress: &Progress,
-        projection_limit: usize,
+        limits: Limits,
     ) -> Self {
         let private_count = w.private_ids.len();
         let mut private_counts = vec![0u32; private_count];
@@ -107,14 +106,8 @@ impl NonMoles {
                     sets.push(s);
                 }
                 let settings = (h, k, p, list_minimal);
-                let tail = last_two_levels(
-                    w,
-                    &level,
-                    (&mut known, &mut sets),
-                    settings,
-                    progress,
-                    projection_limit,
-                );
+                let tail =
+                    last_two_levels(w, &level, (&mut known, &mut sets), settings, progress, limits);
                 minimal_count += tail.minimal_count;
                 minimal.extend(tail.minimal);
                 level.clear();
@@ -387,7 +380,7 @@ fn last_two_levels(
     (known, sets): (&mut Known, &mut FlatSets),
     (h, k, p, list_minimal): (f64, u32, usize, bool),
     progress: &Progress,
-    projection_limit: usize,
+    limits: Limits,
 ) -> Level {
     let len = level.first().map_or(1, |(gamma, _)| gamma.len() + 1);
     let scratch = || (Scratch::new(w), Vec::with_capacity(p));
@@ -426,16 +419,16 @@ fn last_two_levels(
     // kosarak-shaped transactions and p = 3, 1.76 GB against 1.34 GB in slices).
     begin_level(progress, len + 1, level);
     for slice in slices(&grandparents, |g| g.tids.len(), MIN_SLICE_WORK) {
-        let second: Vec<Level> = slice
+        let second: Vec<Vec<Level>> = slice
             .par_iter()
             .map_init(scratch, |(scratch, subset), g| {
                 let settings = (h, k, list_minimal);
-                let found = grandchildren(w, g, known, settings, scratch, subset, projection_limit);
+                let found = grandchildren(w, g, known, settings, scratch, subset, limits);
                 progress.advance(g.tids.len() as u64);
                 found
             })
             .collect();
-        for found in second {
+        for found in second.into_iter().flatten() {
             tail.minimal_count += found.minimal_count;
             tail.minimal.extend(found.minimal);
             sets.append(len + 1, &found.sets);
@@ -473,8 +466,8 @@ fn grandchildren(
     (h, k, list_minimal): (f64, u32, bool),
     scratch: &mut Scratch,
     subset: &mut Vec<u32>,
-    projection_limit: usize,
-) -> Level {
+    limits: Limits,
+) -> Vec<Level> {
     let len = g.gamma.len() + 1;
     let mut out = Level::default();
     let last = *g.gamma.last().expect("non-empty");
@@ -488,7 +481,7 @@ fn grandchildren(
         let row = &w.public[t as usize];
         &row[row.partition_point(|&x| x <= last)..]
     });
-    let projection = Projection::new(rows, |x| child_of[x as usize], projection_limit);
+    let projection = Projection::new(rows, |x| child_of[x as usize], limits.projection);
     for child in g.children.chunks_exact(len) {
         child_of[child[len - 1] as usize] = 0;
     }
@@ -498,79 +491,140 @@ fn grandchildren(
         for (child, within) in children.nonmoles.chunks_exact(len).zip(&children.within) {
             out.add(extend(w, child, within, known, (h, k, true, list_minimal), scratch, subset));
         }
-        return out;
+        return vec![out];
     };
     let tids: Vec<u32> = projection.sources().iter().map(|&r| g.tids[r as usize]).collect();
     let private: Vec<bool> = tids.iter().map(|&t| !w.private[t as usize].is_empty()).collect();
-    let Scratch { extensions, private_pairs, private_seen, .. } = scratch;
     let children: Vec<u32> = g.children.chunks_exact(len).map(|c| c[len - 1]).collect();
-    let mut touched = Vec::new();
-    // Rows holding a private item: the place after the child in one, and the row.
-    let mut private_rows: Vec<(usize, usize)> = Vec::new();
-    let mut bucketed = Vec::new();
-    for (x, child) in g.children.chunks_exact(len).enumerate() {
-        // Each extension's support and (extension, private item) pairs, as `extend` counts
-        // them; then the private items bucketed by extension.
-        projection.each_after(
-            x,
-            |y| {
+    let under = Under {
+        w,
+        g,
+        projection: &projection,
+        tids: &tids,
+        private: &private,
+        children: &children,
+        known,
+        // Many pairs per child and extension: each child's extensions are read from the
+        // counts in order, where listing them as first met and sorting the list cost a branch
+        // per pair.
+        dense: projection.pairs() >= (children.len() as u64).pow(2) / 2,
+        settings: (h, k, list_minimal),
+    };
+    if projection.pairs() < limits.parallel_pairs {
+        let Scratch { extensions, private_pairs, private_seen, .. } = scratch;
+        for x in 0..children.len() {
+            under.extend(x, (extensions, private_pairs, private_seen), subset, &mut out);
+        }
+        return vec![out];
+    }
+    // One grandparent's share can be most of a slice's (kosarak's most frequent items): its
+    // children are extended in parallel too, each run of them into its own level, in order.
+    let private_items = scratch.private_seen.len();
+    (0..children.len())
+        .into_par_iter()
+        .fold(
+            || {
+                let counters = (vec![0; children.len()], vec![0; children.len()]);
+                (counters, vec![0; private_items], Vec::new(), Level::default())
+            },
+            |(mut counters, mut seen, mut subset, mut out), x| {
+                let scratch =
+                    (counters.0.as_mut_slice(), counters.1.as_mut_slice(), seen.as_mut_slice());
+                under.extend(x, scratch, &mut subset, &mut out);
+                (counters, seen, subset, out)
+            },
+        )
+        .map(|(_, _, _, out)| out)
+        .collect()
+}
+
+/// How the last level is searched under each grandparent.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    /// Most words of a grandparent's projection; beyond it, its children's transactions are
+    /// read from the working data.
+    projection: usize,
+    /// Least pairs (with repetition) in a grandparent's projection for its children to be
+    /// extended in parallel: below it, the grandparent is one worker's share of a slice.
+    parallel_pairs: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { projection: PROJECTION_LIMIT, parallel_pairs: 1 << 24 }
+    }
+}
+
+/// What extending the children of one grandparent reads: its projection and its rows'
+/// transactions.
+struct Under<'a> {
+    w: &'a Working,
+    g: &'a Grandparent<'a>,
+    projection: &'a Projection,
+    /// Per row of the projection, its transaction, and whether it holds a private item.
+    tids: &'a [u32],
+    private: &'a [bool],
+    /// The children's last items.
+    children: &'a [u32],
+    known: &'a Known,
+    /// Whether a child's extensions are read from the counts in order (else listed as met).
+    dense: bool,
+    settings: (f64, u32, bool),
+}
+
+impl Under<'_> {
+    /// Child `x` extended by the larger children's last items that follow it, into `out`: the
+    /// non-moles, and the minimal moles. The counters (per child, per child, per private
+    /// item) are zero on entry and on return.
+    fn extend(
+        &self,
+        x: usize,
+        (extensions, private_pairs, private_seen): (&mut [u32], &mut [u32], &mut [u32]),
+        subset: &mut Vec<u32>,
+        out: &mut Level,
+    ) {
+        let (h, k, list_minimal) = self.settings;
+        let len = self.g.gamma.len() + 1;
+        let child = &self.g.children[x * len..(x + 1) * len];
+        let mut touched = Vec::new();
+        // Rows holding a private item: the place after the child in one, and the row.
+        let mut private_rows: Vec<(usize, usize)> = Vec::new();
+        // Each extension's support, and the rows where private items count.
+        let private_row = |place, row| {
+            if self.private[row] {
+                private_rows.push((place, row));
+            }
+        };
+        if self.dense {
+            self.projection.each_after(x, |y| extensions[y as usize] += 1, private_row);
+            let larger = x as u32 + 1..self.children.len() as u32;
+            touched.extend(larger.filter(|&y| extensions[y as usize] != 0));
+        } else {
+            let first_met = |y: u32| {
                 if extensions[y as usize] == 0 {
                     touched.push(y);
                 }
                 extensions[y as usize] += 1;
-            },
-            |place, row| {
-                if private[row] {
-                    private_rows.push((place, row));
-                }
-            },
-        );
-        touched.sort_unstable();
-        for &(place, row) in &private_rows {
-            let n = w.private[tids[row] as usize].len() as u32;
-            for y in projection.following(place) {
-                private_pairs[y as usize] += n;
-            }
+            };
+            self.projection.each_after(x, first_met, private_row);
+            touched.sort_unstable();
         }
-        let mut bucket_start = Vec::with_capacity(touched.len() + 1);
-        bucket_start.push(0usize);
-        for &y in &touched {
-            let n = std::mem::take(&mut private_pairs[y as usize]) as usize;
-            private_pairs[y as usize] = *bucket_start.last().expect("non-empty") as u32;
-            bucket_start.push(bucket_start.last().expect("non-empty") + n);
+        let mut worst = vec![0; touched.len()];
+        if !private_rows.is_empty() {
+            let rows =
+                PrivateRows { projection: self.projection, rows: &private_rows, tids: self.tids };
+            rows.most_private(self.w, &touched, (private_pairs, private_seen), &mut worst);
         }
-        bucketed.clear();
-        bucketed.resize(*bucket_start.last().expect("non-empty"), 0);
-        for &(place, row) in &private_rows {
-            let held = &w.private[tids[row] as usize];
-            for y in projection.following(place) {
-                let at = private_pairs[y as usize] as usize;
-                bucketed[at..at + held.len()].copy_from_slice(held);
-                private_pairs[y as usize] += held.len() as u32;
-            }
-        }
-        private_rows.clear();
-        for (j, y) in touched.drain(..).enumerate() {
-            private_pairs[y as usize] = 0;
-            let run = &bucketed[bucket_start[j]..bucket_start[j + 1]];
-            let mut most = 0;
-            for &s in run {
-                let c = &mut private_seen[s as usize];
-                *c += 1;
-                most = most.max(*c);
-            }
-            for &s in run {
-                private_seen[s as usize] = 0;
-            }
+        for (y, most) in touched.into_iter().zip(worst) {
             let support = std::mem::take(&mut extensions[y as usize]);
-            let y = children[y as usize];
+            let y = self.children[y as usize];
             // The subsets that drop an item of γ (the one dropping `x` is the child `γy`).
             let all_non_moles = (0..len - 1).all(|drop| {
                 subset.clear();
                 subset
                     .extend(child.iter().enumerate().filter(|&(j, _)| j != drop).map(|(_, &i)| i));
                 subset.push(y);
-                known.contains(subset)
+                self.known.contains(subset)
             });
             if !all_non_moles {
                 continue;
@@ -585,7 +639,63 @@ fn grandchildren(
             out.sets.extend(child.iter().copied().chain([y]));
         }
     }
-    out
+}
+
+/// The rows of a grandparent's projection that hold a private item, where a child has
+/// followers: the place after the child, and the row (its transaction in `tids`).
+struct PrivateRows<'a> {
+    projection: &'a Projection,
+    rows: &'a [(usize, usize)],
+    tids: &'a [u32],
+}
+
+impl PrivateRows<'_> {
+    /// For each extension in `touched` (ascending, every follower in the rows among them),
+    /// the most transactions one private item shares with it, into `worst`: the rows' private
+    /// items bucketed by extension (a counting sort), then counted per bucket. `pairs` and
+    /// `seen` (per local item, per private item) are zero on entry and on return.
+    fn most_private(
+        &self,
+        w: &Working,
+        touched: &[u32],
+        (pairs, seen): (&mut [u32], &mut [u32]),
+        worst: &mut [u32],
+    ) {
+        let private = |row: usize| &w.private[self.tids[row] as usize];
+        for &(place, row) in self.rows {
+            let n = private(row).len() as u32;
+            for y in self.projection.following(place) {
+                pairs[y as usize] += n;
+            }
+        }
+        let mut start = Vec::with_capacity(touched.len() + 1);
+        start.push(0usize);
+        for &y in touched {
+            let n = std::mem::take(&mut pairs[y as usize]) as usize;
+            pairs[y as usize] = *start.last().expect("non-empty") as u32;
+            start.push(start.last().expect("non-empty") + n);
+        }
+        let mut bucketed = vec![0u32; *start.last().expect("non-empty")];
+        for &(place, row) in self.rows {
+            let held = private(row);
+            for y in self.projection.following(place) {
+                let at = pairs[y as usize] as usize;
+                bucketed[at..at + held.len()].copy_from_slice(held);
+                pairs[y as usize] += held.len() as u32;
+            }
+        }
+        for (j, &y) in touched.iter().enumerate() {
+            pairs[y as usize] = 0;
+            let run = &bucketed[start[j]..start[j + 1]];
+            for &s in run {
+                seen[s as usize] += 1;
+                worst[j] = worst[j].max(seen[s as usize]);
+            }
+            for &s in run {
+                seen[s as usize] = 0;
+            }
+        }
+    }
 }
 
 /// The non-moles found so far, for the subset test of a candidate: single items and pairs in
@@ -797,7 +907,7 @@ fn extend(
 
 #[cfg(test)]
 mod tests {
-    use super::{FlatSets, NonMoles};
+    use super::{FlatSets, Limits, NonMoles};
     use crate::working::{Role, Working};
     use proptest::prelude::*;
     use txanon_data::TransactionDb;
@@ -806,10 +916,10 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
-        /// The last level found from each grandparent's projection is the one found from the
-        /// working data (the fallback when a projection would be too large), in the same
-        /// order, with the same minimal moles; and so is a mix of both (a limit some
-        /// grandparents exceed).
+        /// The last level found from each grandparent's projection, its children extended one
+        /// after the other or in parallel, is the one found from the working data (the
+        /// fallback when a projection would be too large), in the same order, with the same
+        /// minimal moles; and so is a mix of the three (limits some grandparents exceed).
         #[test]
         fn projections_find_what_the_rows_find(
             ts in prop::collection::vec(prop::collection::btree_set(0u32..14, 1..9), 10..60),
@@ -818,6 +928,7 @@ mod tests {
             k in 1u32..4,
             p in 2usize..5,
             mixed_limit in 4usize..60,
+            mixed_pairs in 0u64..40,
         ) {
             let db = TransactionDb::from_int_transactions(ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()));
             let (mut public, mut secret) = (0, 0);
@@ -836,9 +947,12 @@ mod tests {
             let w = Working::new(&db, &roles);
             let settings = (h, k, p, true);
             let progress = Progress::default();
-            let by_rows = NonMoles::find_projecting(&w, settings, &progress, 0);
-            for limit in [usize::MAX, mixed_limit] {
-                let projected = NonMoles::find_projecting(&w, settings, &progress, limit);
+            let rows = Limits { projection: 0, ..Limits::default() };
+            let by_rows = NonMoles::find_projecting(&w, settings, &progress, rows);
+            let parallel = Limits { parallel_pairs: 0, ..Limits::default() };
+            let mixed = Limits { projection: mixed_limit, parallel_pairs: mixed_pairs };
+            for limits in [Limits::default(), parallel, mixed] {
+                let projected = NonMoles::find_projecting(&w, settings, &progress, limits);
                 prop_assert_eq!(projected.sets.iter().collect::<Vec<_>>(), by_rows.sets.iter().collect::<Vec<_>>());
                 prop_assert_eq!(&projected.minimal, &by_rows.minimal);
                 prop_assert_eq!(projected.minimal_count, by_rows.minimal_count);

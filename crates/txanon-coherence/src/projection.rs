@@ -21,6 +21,8 @@ pub(crate) struct Projection {
     words: Vec<u32>,
     /// Per row kept, its index among the rows given.
     sources: Vec<u32>,
+    /// Pairs `(x, y)`, `x` before `y` in a row, counted with repetition.
+    pairs: u64,
     /// `after[start[x]..start[x + 1]]`: the places after local item `x`.
     start: Vec<usize>,
     after: Vec<u32>,
@@ -66,6 +68,8 @@ impl Projection {
             for &x in &p.words[from..p.words.len() - 1] {
                 counts[x as usize + 1] += 1;
             }
+            let kept = (p.words.len() - from) as u64;
+            p.pairs += kept * (kept - 1) / 2;
             p.words.push(ROW_END | p.sources.len() as u32);
             p.sources.push(u32::try_from(source).ok()?);
         }
@@ -84,6 +88,12 @@ impl Projection {
         }
         p.start = counts;
         Some(p)
+    }
+
+    /// The pairs `(x, y)`, `x` before `y` in a row, counted once per row holding them: the
+    /// followers [`each_after`](Self::each_after) visits over all items.
+    pub fn pairs(&self) -> u64 {
+        self.pairs
     }
 
     /// The rows kept, as indices among the rows given.
@@ -166,6 +176,8 @@ mod tests {
                 });
                 prop_assert_eq!(found, expected, "item {}", x);
             }
+            let pairs: usize = kept.iter().map(|r| r.len() * r.len().saturating_sub(1) / 2).sum();
+            prop_assert_eq!(p.pairs(), pairs as u64);
             let words: usize = kept.iter().filter(|r| r.len() >= 2).map(|r| r.len() + 1).sum();
             if words > 0 {
                 let refused = Projection::new(rows.iter().map(Vec::as_slice), local, words - 1);

@@ -97,19 +97,29 @@ impl Counter for CountedMoles {
     /// holding both.
     fn suppress(&mut self, w: &Working, v: u32) -> Result<(), CoherenceError> {
         let items = w.public_items();
-        let occurring = match &mut self.bits {
-            Some(bits) => {
-                let with = bits.with(w, v, self.p);
-                bits.suppress(w, v);
-                with
-            }
-            None if self.p >= 2 => {
-                per_item(&w.conditional(v, false), (1, Some(self.p - 1)), items, None)?.0
-            }
-            None => vec![0; items],
-        };
-        let mut non = vec![0u128; items];
-        self.nonmoles.remove(v, &mut non);
+        let Self { bits, nonmoles, p, .. } = self;
+        // The occurring itemsets lost and the non-moles lost, each on a worker.
+        let (occurring, non) = rayon::join(
+            || -> Result<Vec<u128>, CoherenceError> {
+                Ok(match bits {
+                    Some(bits) => {
+                        let with = bits.with(w, v, *p);
+                        bits.suppress(w, v);
+                        with
+                    }
+                    None if *p >= 2 => {
+                        per_item(&w.conditional(v, false), (1, Some(*p - 1)), items, None)?.0
+                    }
+                    None => vec![0; items],
+                })
+            },
+            || {
+                let mut non = vec![0u128; items];
+                nonmoles.remove(v, &mut non);
+                non
+            },
+        );
+        let occurring = occurring?;
         for u in 0..items {
             if u != v as usize {
                 self.counts[u] -= occurring[u] - non[u];

@@ -14,7 +14,7 @@ use crate::working::Working;
 
 /// Per public item, how many moles (or nuggets) hold it, kept up to date as items are
 /// suppressed.
-pub(crate) trait Counter: std::fmt::Debug {
+pub(crate) trait Counter: std::fmt::Debug + Send {
     /// The current count of each public index.
     fn counts(&self) -> &[u128];
 
