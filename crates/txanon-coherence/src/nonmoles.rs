@@ -619,22 +619,17 @@ impl Under<'_> {
             let support = std::mem::take(&mut extensions[y as usize]);
             let y = self.children[y as usize];
             // The subsets that drop an item of γ (the one dropping `x` is the child `γy`).
-            let all_non_moles = (0..len - 1).all(|drop| {
-                subset.clear();
-                subset
-                    .extend(child.iter().enumerate().filter(|&(j, _)| j != drop).map(|(_, &i)| i));
-                subset.push(y);
-                self.known.contains(subset)
-            });
-            if !all_non_moles {
-                continue;
-            }
-            if support < k || breaches(most, support, h) {
-                out.minimal_count += 1;
-                if list_minimal {
-                    out.minimal.push(child.iter().copied().chain([y]).collect());
+            let tested = &child[..len - 1];
+            match candidate(child, y, tested, self.known, subset, (support, most), (h, k)) {
+                Candidate::NotMinimal => continue,
+                Candidate::Mole => {
+                    out.minimal_count += 1;
+                    if list_minimal {
+                        out.minimal.push(child.iter().copied().chain([y]).collect());
+                    }
+                    continue;
                 }
-                continue;
+                Candidate::NonMole => {}
             }
             out.sets.extend(child.iter().copied().chain([y]));
         }
@@ -695,6 +690,42 @@ impl PrivateRows<'_> {
                 seen[s as usize] = 0;
             }
         }
+    }
+}
+
+/// What a candidate `prefix ∪ {y}` is.
+enum Candidate {
+    /// A subset of it is a mole: it is a mole, but not a minimal one.
+    NotMinimal,
+    /// A minimal mole.
+    Mole,
+    NonMole,
+}
+
+/// Candidate `prefix ∪ {y}` with `support` transactions, `most` of them holding one private
+/// item: its subsets that drop an item of `tested` (a run of `prefix`; the others are known
+/// non-moles) are looked up in `known`, then its support and breach probability tested.
+fn candidate(
+    prefix: &[u32],
+    y: u32,
+    tested: &[u32],
+    known: &Known,
+    subset: &mut Vec<u32>,
+    (support, most): (u32, u32),
+    (h, k): (f64, u32),
+) -> Candidate {
+    let all_non_moles = tested.iter().all(|drop| {
+        subset.clear();
+        subset.extend(prefix.iter().filter(|i| *i != drop));
+        subset.push(y);
+        known.contains(subset)
+    });
+    if !all_non_moles {
+        Candidate::NotMinimal
+    } else if support < k || breaches(most, support, h) {
+        Candidate::Mole
+    } else {
+        Candidate::NonMole
     }
 }
 
@@ -881,21 +912,16 @@ fn extend(
     for (j, (x, worst_private)) in touched.into_iter().zip(worst).enumerate() {
         let support = std::mem::take(&mut extensions[x as usize]);
         // Every subset but the prefix itself must be a non-mole.
-        let all_non_moles = (0..gamma.len()).all(|drop| {
-            subset.clear();
-            subset.extend(gamma.iter().enumerate().filter(|&(j, _)| j != drop).map(|(_, &i)| i));
-            subset.push(x);
-            known.contains(subset)
-        });
-        if !all_non_moles {
-            continue;
-        }
-        if support < k || breaches(worst_private, support, h) {
-            out.moles += 1;
-            if list_minimal {
-                out.minimal.push(gamma.iter().copied().chain([x]).collect());
+        match candidate(gamma, x, gamma, known, subset, (support, worst_private), (h, k)) {
+            Candidate::NotMinimal => continue,
+            Candidate::Mole => {
+                out.moles += 1;
+                if list_minimal {
+                    out.minimal.push(gamma.iter().copied().chain([x]).collect());
+                }
+                continue;
             }
-            continue;
+            Candidate::NonMole => {}
         }
         out.nonmoles.extend(gamma.iter().copied().chain([x]));
         if !last_level {
