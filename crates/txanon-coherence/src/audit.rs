@@ -350,6 +350,19 @@ impl Rows {
     fn row(&self, t: u32) -> &[ItemId] {
         &self.items[self.offsets[t as usize]..self.offsets[t as usize + 1]]
     }
+
+    /// Rows `tids`, in that order, each cut to its items after `after` (all when `None`),
+    /// with their weights.
+    fn copy(&self, tids: &[u32], after: Option<ItemId>) -> Self {
+        let mut out = Self::default();
+        for &t in tids {
+            let row = self.row(t);
+            let from = after.map_or(0, |a| row.partition_point(|&i| i <= a));
+            out.push(row[from..].iter().copied());
+            *out.weights.last_mut().expect("pushed") = self.weights[t as usize];
+        }
+        out
+    }
 }
 
 /// The private item most often among `tids` (standing for `total` transactions), if its share
@@ -443,6 +456,20 @@ fn search(
             // A branch is counted when it is done: its transactions, read again below it.
             let read = child.tids.len() as u64;
             let mut branch = Found { classes: 0, worst: 0.0, log: ViolationLog::new() };
+            // Below the pairs, each node rereads rows of the branch in random order: from a
+            // copy of the branch's rows (the items after its own), they are near each other
+            // and shorter, where every read of the whole data's rows was a cache miss (three
+            // quarters of the search at ten million kosarak-shaped transactions and p = 3).
+            let copied;
+            let (search, child) = if claim.p >= 3 {
+                let item = *child.base.last().expect("a branch has its item");
+                copied = (public.copy(&child.tids, Some(item)), secret.copy(&child.tids, None));
+                let tids = (0..child.tids.len() as u32).collect();
+                let local = Search { public: &copied.0, secret: &copied.1, ..search };
+                (local, Node { tids, ..child })
+            } else {
+                (Search { ..search }, child)
+            };
             let mut stack = vec![child];
             while let Some(node) = stack.pop() {
                 if branch.log.is_full() {
