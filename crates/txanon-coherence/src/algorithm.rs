@@ -10,7 +10,8 @@ use txanon_mining::{MinSupport, MiningParams, count_itemsets};
 
 use crate::audit::{AuditReport, CoherenceClaim, audit_with_progress};
 use crate::engines::{
-    CountedMoles, Counter, EdgeMoles, ListedMoles, ListedNuggets, MinedNuggets, occurring,
+    CountedMoles, Counter, EdgeMoles, ListedMoles, ListedNuggets, MinedNuggets, PARALLEL_STEP,
+    both, occurring,
 };
 use crate::error::CoherenceError;
 use crate::nonmoles::NonMoles;
@@ -307,8 +308,11 @@ pub fn anonymize(
         nuggets_after =
             nuggets_after.checked_sub(nu[v]).expect("a step loses at most the nuggets held");
         // The two counters read the working data as it was, each on a worker.
-        let (moles_done, nuggets_done) =
-            rayon::join(|| moles.suppress(&w, v as u32), || nuggets.suppress(&w, v as u32));
+        let (moles_done, nuggets_done) = both(
+            w.tids[v].len() >= PARALLEL_STEP,
+            || moles.suppress(&w, v as u32),
+            || nuggets.suppress(&w, v as u32),
+        );
         moles_done?;
         nuggets_done?;
         w.suppress(v as u32);

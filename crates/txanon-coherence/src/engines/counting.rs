@@ -5,8 +5,8 @@ use txanon_data::TransactionDb;
 use txanon_data::progress::Progress;
 use txanon_mining::{MinSupport, MiningParams, count_per_item_and_length};
 
-use crate::engines::Counter;
 use crate::engines::bitsets::{Bitsets, occurring_up_to_triples};
+use crate::engines::{Counter, PARALLEL_STEP, both};
 use crate::error::CoherenceError;
 use crate::nonmoles::NonMoles;
 use crate::working::{Working, by_public_index};
@@ -99,7 +99,8 @@ impl Counter for CountedMoles {
         let items = w.public_items();
         let Self { bits, nonmoles, p, .. } = self;
         // The occurring itemsets lost and the non-moles lost, each on a worker.
-        let (occurring, non) = rayon::join(
+        let (occurring, non) = both(
+            w.tids[v as usize].len() >= PARALLEL_STEP,
             || -> Result<Vec<u128>, CoherenceError> {
                 Ok(match bits {
                     Some(bits) => {
