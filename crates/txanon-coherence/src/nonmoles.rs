@@ -367,10 +367,11 @@ impl Level {
 /// The two levels after `level` (whose non-moles are in `known`; the first level's are added),
 /// found without holding the transactions of the first of them all at once: first its
 /// itemsets alone (the last level's subset tests need all of them), then each of `level`'s
-/// non-moles again, its extensions' transactions bucketed and each non-mole among them
-/// extended at once. The second pass
-/// repeats the first's scans (`Σ_{t ∈ T(γ)} |t|` per non-mole `γ` of `level`), which is less
-/// than the last level's own work; the memory is one worker's share.
+/// non-moles again, its transactions projected on its children (the first pass's non-moles
+/// extending it) and each child extended from the projection ([`grandchildren`]). The second
+/// pass repeats the first's reads of the rows (`Σ_{t ∈ T(γ)} |t|` per non-mole `γ` of
+/// `level`), which is less than the last level's own work; the memory is one worker's share
+/// of projections.
 ///
 /// Their non-moles are appended to `sets` and their minimal moles returned, in the level-wise
 /// search's order: the first level in `level`'s order, the second in its parents' order.
@@ -458,7 +459,8 @@ struct Grandparent<'a> {
 /// The last level under grandparent `g`: each child `γx` extended by a larger child's last
 /// item `y` (the only extensions whose subset `γy` is a non-mole), from `g`'s projection;
 /// from the working data when the projection is too large. The same non-moles, minimal
-/// moles and order as [`extend`] on each child.
+/// moles and order as [`extend`] on each child, in one level per run of children (several
+/// when they were extended in parallel), in the children's order.
 fn grandchildren(
     w: &Working,
     g: &Grandparent<'_>,
