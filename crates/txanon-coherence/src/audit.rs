@@ -482,7 +482,7 @@ fn search(
                 let local = Search { public: &copied.0, secret: &copied.1, ..search };
                 (local, Node { tids, ..child })
             } else {
-                (Search { ..search }, child)
+                (search, child)
             };
             let mut stack = vec![child];
             while let Some(node) = stack.pop() {
@@ -519,6 +519,7 @@ struct Scratch {
 }
 
 /// What every visit reads.
+#[derive(Clone, Copy)]
 struct Search<'a> {
     public: &'a Rows,
     secret: &'a Rows,
