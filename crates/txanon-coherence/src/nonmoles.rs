@@ -701,6 +701,7 @@ enum Candidate {
     NotMinimal,
     /// A minimal mole.
     Mole,
+    /// A non-mole: its subsets are, and it has support at least `k` and no breach.
     NonMole,
 }
 

@@ -1,5 +1,7 @@
-//! Occurring public itemsets of at most three items, counted per item from co-occurrence
-//! bitsets: the fast path of [`Engine::Counting`](crate::Engine::Counting) for `p ≤ 3`.
+//! Occurring public itemsets of at most three items per item, the fast path of
+//! [`Engine::Counting`](crate::Engine::Counting) for `p ≤ 3`: pairs from co-occurrence
+//! bitsets, itemsets up to triples once each from each item's projection
+//! ([`occurring_up_to_triples`]), and a suppression's losses from the bitsets.
 
 use rayon::prelude::*;
 use txanon_data::progress::{Progress, Unit};
