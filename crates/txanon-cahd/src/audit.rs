@@ -401,10 +401,10 @@ fn check_original(
         Some(label) => label.clone(),
         None => original.label(c - m as u32).to_string(),
     };
-    let mut ours = RowMultiset::new();
-    for t in original.iter() {
-        ours.push(t.iter().filter(|&&i| !sensitive[i as usize]).map(|&i| code[i as usize]));
-    }
+    let ours = RowMultiset::from_rows(original.len(), |r, row| {
+        let t = original.transaction(r);
+        row.extend(t.iter().filter(|&&i| !sensitive[i as usize]).map(|&i| code[i as usize]));
+    });
     let mut theirs = RowMultiset::new();
     for t in published.groups.iter().flat_map(|g| &g.qid) {
         theirs.push(t.iter().copied());

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use txanon_data::progress::Progress;
-use txanon_km::{Algorithm, Hierarchy, KmClaim, KmParams, anonymize, audit};
+use txanon_km::{Algorithm, Hierarchy, KmClaim, KmParams, anonymize, audit_with_progress};
 
 use crate::anonymize::{OutputArgs, write_text, write_transactions};
 use crate::input::{InputArgs, emit, read_transactions};
@@ -226,7 +226,11 @@ pub fn run_audit(args: AuditKmArgs) -> Result<()> {
     let claim = KmClaim::new(k, m)?;
     let cut = args.cut.as_deref().map(read_cut).transpose()?;
     let original = args.original.as_deref().map(read_transactions).transpose()?;
-    let report = audit(&db, &hierarchy, &claim, cut.as_deref(), original.as_ref())
-        .with_context(|| format!("auditing {}", args.input.input.display()))?;
+    let progress = txanon_data::progress::Progress::new();
+    let report = {
+        let _meter = crate::progress::Spinner::follow(&progress);
+        audit_with_progress(&db, &hierarchy, &claim, cut.as_deref(), original.as_ref(), &progress)
+    }
+    .with_context(|| format!("auditing {}", args.input.input.display()))?;
     emit(&(serde_json::to_string_pretty(&report)? + "\n"))
 }

@@ -688,14 +688,18 @@ fn check_original(
     let in_original: Vec<u32> = (0..published.num_items() as ItemId)
         .map(|i| original.labels().find(&published.label(i).to_string()).expect("checked above"))
         .collect();
-    let mut expected = RowMultiset::new();
-    for t in original.iter() {
-        expected.push(t.iter().copied().filter(|&i| !suppressed[i as usize]));
-    }
-    let mut found = RowMultiset::new();
-    for t in published.iter() {
-        found.push(t.iter().map(|&i| in_original[i as usize]));
-    }
+    let (expected, found) = rayon::join(
+        || {
+            RowMultiset::from_rows(original.len(), |r, row| {
+                row.extend(original.transaction(r).iter().filter(|&&i| !suppressed[i as usize]));
+            })
+        },
+        || {
+            RowMultiset::from_rows(published.len(), |r, row| {
+                row.extend(published.transaction(r).iter().map(|&i| in_original[i as usize]));
+            })
+        },
+    );
     for off in unmatched_rows(&found, &expected, MAX_VIOLATIONS) {
         let mut transaction: Vec<String> =
             off.row.iter().map(|&i| original.label(i).to_string()).collect();

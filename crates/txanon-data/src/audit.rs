@@ -199,6 +199,34 @@ impl RowMultiset {
         self.ends.push(self.items.len());
     }
 
+    /// The multiset of rows `0..len`, row `r` the codes `fill(r, row)` appends to `row` (in any
+    /// order; duplicates kept), filled in chunks on rayon.
+    pub fn from_rows(len: usize, fill: impl Fn(usize, &mut Vec<u32>) + Sync) -> Self {
+        const CHUNK: usize = 1 << 14;
+        let chunks: Vec<Self> = (0..len.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let mut chunk = Self::new();
+                let mut row = Vec::new();
+                for r in c * CHUNK..len.min((c + 1) * CHUNK) {
+                    row.clear();
+                    fill(r, &mut row);
+                    chunk.push(row.iter().copied());
+                }
+                chunk
+            })
+            .collect();
+        let mut all = Self::new();
+        all.items.reserve(chunks.iter().map(|c| c.items.len()).sum());
+        all.ends.reserve(len);
+        for chunk in chunks {
+            let base = all.items.len();
+            all.items.extend_from_slice(&chunk.items);
+            all.ends.extend(chunk.ends.iter().map(|&e| base + e));
+        }
+        all
+    }
+
     /// The number of rows.
     pub fn len(&self) -> usize {
         self.ends.len()
@@ -246,8 +274,9 @@ fn sorted_by_hash<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> Ve
         let hash = keys[start].0;
         let end = start + keys[start..].iter().take_while(|k| k.0 == hash).count();
         let run = &mut keys[start..end];
+        // A lone row is not read: at millions of rows each read is a cache miss.
         let first = row(run[0].1 as usize);
-        if run.iter().any(|k| row(k.1 as usize) != first) {
+        if run.len() > 1 && run.iter().any(|k| row(k.1 as usize) != first) {
             run.sort_unstable_by(|a, b| row(a.1 as usize).cmp(row(b.1 as usize)));
         }
         start = end;
@@ -292,14 +321,59 @@ pub struct UnmatchedRow {
 
 /// The distinct rows `left` and `right` hold a different number of times, at most `limit` of
 /// them, sorted by row: empty exactly when the two multisets are equal. Both sides are sorted
-/// by [`RowMultiset`]'s order (rayon) and merged, so the cost is `O(R log R)` comparisons for
-/// `R` rows, with no hash map of rows (a map of `Vec` keys cost a minute at ten million).
+/// by [`RowMultiset`]'s order (rayon) and merged in ranges of hashes on rayon, so the cost is
+/// `O(R log R)` comparisons for `R` rows, with no hash map of rows (a map of `Vec` keys cost a
+/// minute at ten million).
 ///
 /// # Panics
 /// With more than 2³² − 1 rows on a side.
 pub fn unmatched_rows(left: &RowMultiset, right: &RowMultiset, limit: usize) -> Vec<UnmatchedRow> {
+    unmatched_rows_in(left, right, limit, 4 * rayon::current_num_threads())
+}
+
+/// [`unmatched_rows`], merged in about `pieces` ranges of hashes (tests compare counts).
+fn unmatched_rows_in(
+    left: &RowMultiset,
+    right: &RowMultiset,
+    limit: usize,
+    pieces: usize,
+) -> Vec<UnmatchedRow> {
     assert!(u32::try_from(left.len().max(right.len())).is_ok(), "more than 2³² − 1 rows");
-    let (a, b) = (left.sorted(), right.sorted());
+    let (a, b) = rayon::join(|| left.sorted(), || right.sorted());
+    // Ranges cut at hashes of the left side's quantiles: a row's copies on both sides share a
+    // hash, so each distinct row falls in one range, and the ranges in turn are the order of
+    // one merge.
+    let mut cuts: Vec<u64> =
+        (1..pieces.max(1)).filter_map(|p| a.get(p * a.len() / pieces).map(|k| k.0)).collect();
+    cuts.dedup();
+    let bounds = |keys: &[(u64, u32)]| -> Vec<usize> {
+        let mut at = vec![0];
+        at.extend(cuts.iter().map(|&c| keys.partition_point(|k| k.0 < c)));
+        at.push(keys.len());
+        at
+    };
+    let (in_a, in_b) = (bounds(&a), bounds(&b));
+    let found: Vec<Vec<UnmatchedRow>> = (0..in_a.len() - 1)
+        .into_par_iter()
+        .map(|p| {
+            merge_unmatched(
+                (&a[in_a[p]..in_a[p + 1]], left),
+                (&b[in_b[p]..in_b[p + 1]], right),
+                limit,
+            )
+        })
+        .collect();
+    let mut out: Vec<UnmatchedRow> = found.into_iter().flatten().take(limit).collect();
+    out.sort_unstable_by(|p, q| p.row.cmp(&q.row));
+    out
+}
+
+/// The first `limit` unmatched rows of one range of both sides' sorted keys, in merge order.
+fn merge_unmatched(
+    (a, left): (&[(u64, u32)], &RowMultiset),
+    (b, right): (&[(u64, u32)], &RowMultiset),
+    limit: usize,
+) -> Vec<UnmatchedRow> {
     let key_a = |x: usize| (a[x].0, left.row(a[x].1 as usize));
     let key_b = |y: usize| (b[y].0, right.row(b[y].1 as usize));
     let (mut x, mut y) = (0, 0);
@@ -322,7 +396,6 @@ pub fn unmatched_rows(left: &RowMultiset, right: &RowMultiset, limit: usize) -> 
             out.push(UnmatchedRow { row: next.1.to_vec(), left: on_left, right: on_right });
         }
     }
-    out.sort_unstable_by(|p, q| p.row.cmp(&q.row));
     out
 }
 
@@ -413,6 +486,14 @@ mod tests {
             proptest::prop_assert!(found.iter().all(|u| expected.contains(u)));
             proptest::prop_assert_eq!(found.len(), expected.len().min(limit));
             proptest::prop_assert_eq!(unmatched_rows(&a, &a, limit), Vec::new());
+            // Merged in ranges, the same rows as in one merge.
+            for pieces in [2, 5, 64] {
+                proptest::prop_assert_eq!(&unmatched_rows_in(&a, &b, limit, pieces), &unmatched_rows_in(&a, &b, limit, 1));
+            }
+            // Filled in chunks, the same multiset.
+            let filled = RowMultiset::from_rows(left.len(), |r, row| row.extend(left[r].iter().rev()));
+            proptest::prop_assert_eq!(unmatched_rows(&filled, &a, limit), Vec::new());
+            proptest::prop_assert_eq!(filled.len(), a.len());
         }
 
         /// Distinct rows are the rows a count per row finds, each once, with its count.

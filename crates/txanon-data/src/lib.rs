@@ -37,6 +37,7 @@ mod fimi;
 mod hash;
 mod index;
 mod labels;
+pub mod parallel;
 pub mod progress;
 pub mod quest;
 mod read;

@@ -17,12 +17,11 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use rayon::prelude::*;
-
 use serde::Serialize;
 use txanon_data::audit::{
     MAX_VIOLATIONS, RowMultiset, ViolationLog, Violations, distinct_rows, unmatched_rows,
 };
+use txanon_data::progress::{Progress, Unit};
 use txanon_data::{ItemId, ParamError, TransactionDb};
 
 use crate::error::KmError;
@@ -248,6 +247,24 @@ pub fn audit(
     cut: Option<&[String]>,
     original: Option<&TransactionDb>,
 ) -> Result<AuditReport, KmError> {
+    audit_with_progress(published, hierarchy, claim, cut, original, &Progress::default())
+}
+
+/// [`audit`], its phases shown on `progress`: the search's subtrees below each item (counted
+/// by their rows), then the comparison with the original.
+///
+/// # Errors
+/// As [`audit`].
+pub fn audit_with_progress(
+    published: &TransactionDb,
+    hierarchy: &Hierarchy,
+    claim: &KmClaim,
+    cut: Option<&[String]>,
+    original: Option<&TransactionDb>,
+    progress: &Progress,
+) -> Result<AuditReport, KmError> {
+    // A short phase, shown without a total: nothing advances it.
+    progress.begin("km audit: distinct transactions", Unit::Items, 0);
     let mut log = ViolationLog::new();
     let n = published.len();
     let label = |i: ItemId| published.label(i).to_string();
@@ -282,11 +299,13 @@ pub fn audit(
     if (n as u64) < claim.k {
         log.push(KmViolation::TooFewTransactions { transactions: n, k: claim.k });
     }
-    let (itemsets_checked, smallest_support) = check_itemsets(published, claim, &mut log);
+    let (itemsets_checked, smallest_support) =
+        check_itemsets(published, claim, PAIR_TABLE_CELLS, progress, &mut log);
     if let Some(cut) = cut {
         check_cut(published, hierarchy, cut, &mut log);
     }
     if let Some(original) = original {
+        progress.begin("km audit: against the original", Unit::Items, 0);
         check_original(published, hierarchy, &node_of_item, original, &mut log);
     }
     log.finish(AuditReport {
@@ -301,21 +320,13 @@ pub fn audit(
     .map_err(KmError::Audit)
 }
 
-/// The depth-first search of the itemsets of at most `m` items: how many were checked and the
-/// smallest support met.
+/// The depth-first search of the itemsets of at most `m` items, with pair tables of at most
+/// `table_limit` cells (0: none): how many were checked and the smallest support met.
 fn check_itemsets(
     published: &TransactionDb,
     claim: &KmClaim,
-    log: &mut ViolationLog<KmViolation>,
-) -> (u64, Option<u64>) {
-    check_itemsets_with(published, claim, PAIR_TABLE_CELLS, log)
-}
-
-/// [`check_itemsets`] with pair tables of at most `table_limit` cells (0: none).
-fn check_itemsets_with(
-    published: &TransactionDb,
-    claim: &KmClaim,
     table_limit: usize,
+    progress: &Progress,
     log: &mut ViolationLog<KmViolation>,
 ) -> (u64, Option<u64>) {
     let (rows, weights): (Vec<&[ItemId]>, Vec<u64>) =
@@ -340,24 +351,34 @@ fn check_itemsets_with(
         table_limit,
     };
     // The single items, then each one's subtree on its own thread; their findings are joined
-    // in item order, as one depth-first search would list them.
+    // in item order, as one depth-first search would list them. The subtrees of the items
+    // in most rows are most of the work: they are handed out one at a time, the largest
+    // first, so that no worker is left with a run of them.
     let mut counts = vec![0u64; published.num_items()];
     let all: Vec<u32> = (0..rows.len() as u32).collect();
     let singles = search.extensions(&all, 0, &mut counts);
-    let branches: Vec<Branch> = singles
-        .par_iter()
-        .map(|&(i, support)| {
+    let rows_below = |&(i, _): &(ItemId, u64)| postings[i as usize].len() as u64;
+    progress.begin(
+        "km audit: itemsets below each item (rows)",
+        Unit::Items,
+        singles.iter().map(rows_below).sum(),
+    );
+    let branches: Vec<Branch> = txanon_data::parallel::map_largest_first(
+        &singles,
+        rows_below,
+        || Scratch::new(published.num_items()),
+        |scratch, &(i, support)| {
             let mut branch =
                 Branch { checked: 1, smallest: support, violations: ViolationLog::new() };
             if support < claim.k {
                 branch.violations.push(search.rare(&[i], support));
             } else if claim.m > 1 {
-                let mut scratch = Scratch::new(published.num_items());
-                search.extend(&postings[i as usize], &mut vec![i], &mut scratch, &mut branch);
+                search.extend(&postings[i as usize], &mut vec![i], scratch, &mut branch);
             }
+            progress.advance(postings[i as usize].len() as u64);
             branch
-        })
-        .collect();
+        },
+    );
     let (mut checked, mut smallest) = (0u64, None::<u64>);
     for branch in branches {
         checked += branch.checked;
@@ -697,19 +718,17 @@ fn check_original(
         return;
     }
     // Published against generalized original, as multisets of rows of published ids.
-    let mut found = RowMultiset::new();
-    for t in published.iter() {
-        found.push(t.iter().copied());
-    }
-    let mut expected = RowMultiset::new();
-    let mut row: Vec<ItemId> = Vec::new();
-    for t in original.iter() {
-        row.clear();
-        row.extend(t.iter().map(|&i| generalized_item[i as usize].expect("checked above")));
-        row.sort_unstable();
-        row.dedup();
-        expected.push(row.iter().copied());
-    }
+    let (found, expected) = rayon::join(
+        || RowMultiset::from_rows(published.len(), |r, row| row.extend(published.transaction(r))),
+        || {
+            RowMultiset::from_rows(original.len(), |r, row| {
+                let t = original.transaction(r);
+                row.extend(t.iter().map(|&i| generalized_item[i as usize].expect("checked above")));
+                row.sort_unstable();
+                row.dedup();
+            })
+        },
+    );
     for off in unmatched_rows(&found, &expected, MAX_VIOLATIONS) {
         let transaction = off.row.iter().map(|&i| published.label(i).to_string()).collect();
         if !log.push(KmViolation::TransactionsNotFromOriginal {
@@ -778,7 +797,7 @@ mod tests {
                 .collect();
             for table_limit in [0, PAIR_TABLE_CELLS] {
                 let mut log = ViolationLog::new();
-                let (checked, smallest) = check_itemsets_with(&db, &claim, table_limit, &mut log);
+                let (checked, smallest) = check_itemsets(&db, &claim, table_limit, &Progress::default(), &mut log);
                 let found = match log.finish(()) {
                     Ok(()) => Vec::new(),
                     Err(v) => v.list().to_vec(),

@@ -41,7 +41,7 @@ mod optimal;
 mod params;
 
 pub use algorithm::{KmAnonymized, anonymize};
-pub use audit::{AuditReport, KmClaim, KmViolation, KmViolations, audit};
+pub use audit::{AuditReport, KmClaim, KmViolation, KmViolations, audit, audit_with_progress};
 pub use cut::{Cut, InformationLoss, information_loss};
 pub use error::KmError;
 pub use hierarchy::{Hierarchy, MAX_COOCCURRENCE_ITEMS, NodeId};

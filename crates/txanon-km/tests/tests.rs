@@ -305,5 +305,5 @@ fn a_progress_handle_sees_the_phases_and_changes_nothing() {
     let b = anonymize(&db, &hierarchy, &plain).unwrap();
     assert_eq!((a.cut, a.published), (b.cut, b.published));
     // The handle followed the run to its last phase.
-    assert_eq!(progress.phase().0, "km: auditing the publication");
+    assert_eq!(progress.phase().0, "km audit: against the original");
 }
