@@ -15,7 +15,6 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use txanon_data::audit::{
@@ -465,9 +464,12 @@ fn search(
     let children = search.visit(&root, &mut scratch(), &mut found);
     let total = children.iter().map(|c| c.tids.len() as u64).sum();
     progress.begin("coherence audit: itemsets below each item (transactions)", Unit::Items, total);
-    let branches: Vec<Found> = children
-        .into_par_iter()
-        .map_init(scratch, |scratch, child| {
+    // The children of most transactions are handed out first, one at a time.
+    let branches: Vec<Found> = txanon_data::parallel::map_largest_first(
+        children,
+        |child| child.tids.len() as u64,
+        scratch,
+        |scratch, child| {
             // A branch is counted when it is done: its transactions, read again below it.
             let read = child.tids.len() as u64;
             let mut branch = Found { classes: 0, worst: 0.0, log: ViolationLog::new() };
@@ -495,8 +497,8 @@ fn search(
             }
             progress.advance(read);
             branch
-        })
-        .collect();
+        },
+    );
     for branch in branches {
         found.classes += branch.classes;
         found.worst = found.worst.max(branch.worst);

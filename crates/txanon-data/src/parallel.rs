@@ -8,6 +8,7 @@
 //! passes ran at 1.1 cores that way. [`map_largest_first`] hands out one task at a time from a
 //! shared queue instead, the costliest first, so a worker that finishes takes the next one.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
@@ -19,18 +20,20 @@ use rayon::prelude::*;
 /// `init` and passes it to every task it runs: a scratch table costly to build is built once
 /// per worker, not once per task.
 pub fn map_largest_first<T, S, R>(
-    tasks: &[T],
+    tasks: Vec<T>,
     cost: impl Fn(&T) -> u64,
     init: impl Fn() -> S + Sync,
-    f: impl Fn(&mut S, &T) -> R + Sync,
+    f: impl Fn(&mut S, T) -> R + Sync,
 ) -> Vec<R>
 where
-    T: Sync,
+    T: Send,
     R: Send,
 {
     let mut order: Vec<usize> = (0..tasks.len()).collect();
     // Stable: equal costs keep the tasks' order.
     order.sort_by_key(|&i| std::cmp::Reverse(cost(&tasks[i])));
+    // Each task is taken once, by value: a lock per task, never contended.
+    let tasks: Vec<Mutex<Option<T>>> = tasks.into_iter().map(|t| Mutex::new(Some(t))).collect();
     let next = AtomicUsize::new(0);
     let workers = rayon::current_num_threads().min(tasks.len()).max(1);
     let done: Vec<Vec<(usize, R)>> = (0..workers)
@@ -41,8 +44,9 @@ where
             loop {
                 let taken = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&i) = order.get(taken) else { break };
+                let task = tasks[i].lock().unwrap_or_else(|e| e.into_inner()).take();
                 let state = state.get_or_insert_with(&init);
-                done.push((i, f(state, &tasks[i])));
+                done.extend(task.map(|task| (i, f(state, task))));
             }
             done
         })
@@ -60,9 +64,9 @@ mod tests {
     #[test]
     fn results_come_in_the_tasks_order() {
         let tasks: Vec<u64> = (0..1000).map(|i| (i * 7919) % 1009).collect();
-        let squares = map_largest_first(&tasks, |&t| t, || (), |_, &t| t * t);
+        let squares = map_largest_first(tasks.clone(), |&t| t, || (), |_, t| t * t);
         assert_eq!(squares, tasks.iter().map(|t| t * t).collect::<Vec<_>>());
-        let none: Vec<u64> = map_largest_first(&[] as &[u64], |&t| t, || (), |_, &t| t);
+        let none: Vec<u64> = map_largest_first(Vec::new(), |&t: &u64| t, || (), |_, t| t);
         assert!(none.is_empty());
     }
 
@@ -74,10 +78,10 @@ mod tests {
         let tasks = [3u64, 9, 1, 9, 5];
         pool.install(|| {
             map_largest_first(
-                &tasks,
+                tasks.to_vec(),
                 |&t| t,
                 || *states.lock().unwrap() += 1,
-                |_, &t| started.lock().unwrap().push(t),
+                |_, t| started.lock().unwrap().push(t),
             )
         });
         assert_eq!(*started.lock().unwrap(), [9, 9, 5, 3, 1]);
@@ -94,10 +98,10 @@ mod tests {
         let running = (Mutex::new(0usize), std::sync::Condvar::new());
         let met = pool.install(|| {
             map_largest_first(
-                &tasks,
+                tasks,
                 |&t| t,
                 || (),
-                |_, &t| {
+                |_, t| {
                     if t == 0 {
                         return true;
                     }

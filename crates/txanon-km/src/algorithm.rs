@@ -385,10 +385,10 @@ impl<'a> Search<'a> {
         // Progress in the rows' places the branches read.
         progress.set_total(held.iter().map(|&a| holding.of(a).len() as u64).sum());
         let branches: Vec<Vec<u128>> = txanon_data::parallel::map_largest_first(
-            &held,
+            held,
             |&a| holding.of(a).len() as u64,
             || BranchCounter::new(ranks, TRIPLE_TABLE),
-            |counter, &a| {
+            |counter, a| {
                 let mut rare = counter.rare(a, holding.of(a), &rows, sizes.clone(), self.k);
                 if let Some(fresh) = fresh {
                     // Counted from the rows holding a fresh rank only: the others' counts

@@ -364,10 +364,10 @@ fn check_itemsets(
         singles.iter().map(rows_below).sum(),
     );
     let branches: Vec<Branch> = txanon_data::parallel::map_largest_first(
-        &singles,
+        singles,
         rows_below,
         || Scratch::new(published.num_items()),
-        |scratch, &(i, support)| {
+        |scratch, (i, support)| {
             let mut branch =
                 Branch { checked: 1, smallest: support, violations: ViolationLog::new() };
             if support < claim.k {

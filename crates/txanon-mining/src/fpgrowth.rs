@@ -29,7 +29,6 @@
 
 use std::ops::ControlFlow;
 
-use rayon::prelude::*;
 use txanon_data::ItemId;
 use txanon_data::progress::Progress;
 
@@ -529,19 +528,20 @@ pub(crate) fn mine<V: ItemsetVisitor>(
         return;
     }
     let template = &*visitor;
-    let forks: Vec<V> = (0..tree.items())
-        .into_par_iter()
-        .rev()
-        .map_init(
-            || (Search::new(db, min_count, min_len, max_len), vec![0; tree.nodes.len()]),
-            |(search, copy_of), item| {
-                let mut fork = template.fork();
-                let _ = search.mine_item(&tree, copy_of, item, 0, &mut fork);
-                done(item);
-                fork
-            },
-        )
-        .collect();
+    // An item's conditional tree grows with its nodes; the items of most nodes are handed out
+    // first, one at a time, where a split of the range left a run of them on one worker.
+    let items: Vec<usize> = (0..tree.items()).rev().collect();
+    let forks: Vec<V> = txanon_data::parallel::map_largest_first(
+        items,
+        |&item| tree.nodes_of(item).len() as u64,
+        || (Search::new(db, min_count, min_len, max_len), vec![0; tree.nodes.len()]),
+        |(search, copy_of), item| {
+            let mut fork = template.fork();
+            let _ = search.mine_item(&tree, copy_of, item, 0, &mut fork);
+            done(item);
+            fork
+        },
+    );
     for fork in forks {
         visitor.merge(fork);
     }
