@@ -50,7 +50,8 @@ impl<V: fmt::Display> fmt::Display for Violations<V> {
             write!(f, "\n  - {v}")?;
         }
         if self.list.len() > SHOWN {
-            write!(f, "\n  - … and {} {more}more", self.list.len() - SHOWN)?;
+            let at_least = if self.truncated { "at least " } else { "" };
+            write!(f, "\n  - … and {at_least}{} more", self.list.len() - SHOWN)?;
         }
         Ok(())
     }
@@ -449,6 +450,14 @@ mod tests {
         assert!(err.truncated());
         assert_eq!(err.list().len(), MAX_VIOLATIONS);
         assert!(err.to_string().starts_with("20 or more violation(s)"));
+        assert!(err.to_string().ends_with("\n  - … and at least 15 more"), "{err}");
+        let mut few = ViolationLog::new();
+        for i in 0..7 {
+            few.push(i);
+        }
+        let err = few.finish(()).unwrap_err();
+        assert!(err.to_string().starts_with("7 violation(s)\n  - 0"));
+        assert!(err.to_string().ends_with("\n  - 4\n  - … and 2 more"), "{err}");
         assert!(ViolationLog::<u8>::new().finish(7).is_ok());
     }
 
