@@ -275,10 +275,13 @@ fn sorted_by_hash<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> Ve
         let hash = keys[start].0;
         let end = start + keys[start..].iter().take_while(|k| k.0 == hash).count();
         let run = &mut keys[start..end];
-        // A lone row is not read: at millions of rows each read is a cache miss.
-        let first = row(run[0].1 as usize);
-        if run.len() > 1 && run.iter().any(|k| row(k.1 as usize) != first) {
-            run.sort_unstable_by(|a, b| row(a.1 as usize).cmp(row(b.1 as usize)));
+        // A lone row is not looked up (its bounds nor its codes): at millions of rows each
+        // look-up is a cache miss.
+        if run.len() > 1 {
+            let first = row(run[0].1 as usize);
+            if run.iter().any(|k| row(k.1 as usize) != first) {
+                run.sort_unstable_by(|a, b| row(a.1 as usize).cmp(row(b.1 as usize)));
+            }
         }
         start = end;
     }

@@ -301,8 +301,9 @@ impl<'a> Search<'a> {
     }
 
     /// The itemsets of `sizes` items of the data generalized by the cut that occur in fewer
-    /// than `k` transactions, as count-tree keys in preorder; with `fresh`, only those holding
-    /// a rank it marks ([`Recount::Fresh`]).
+    /// than `k` transactions, as count-tree keys, one list per branch: each list in preorder,
+    /// the lists in rank order, so that in turn they are the preorder; with `fresh`, only those
+    /// holding a rank it marks ([`Recount::Fresh`]).
     ///
     /// # Errors
     /// [`KmError::TooManyCombinations`] when the counters could hold more than
