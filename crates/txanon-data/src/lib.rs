@@ -33,6 +33,7 @@ pub mod cache;
 pub mod datasets;
 mod db;
 mod error;
+pub mod fetch;
 mod fimi;
 mod hash;
 mod index;

@@ -631,6 +631,11 @@ impl FlatRows {
     }
 }
 
+/// The cache lines of each row [`PackedRows::tails`] fetches ahead: at kosarak-shaped 10⁷
+/// rows, one line took the 2-itemset passes' CPU time from 22.7 to 18.0 s, three to 14.4 s,
+/// four no lower (PERFORMANCE.md, part 10).
+const FETCH_LINES: usize = 3;
+
 /// Marks a row's end in [`PackedRows`]; no rank reaches it.
 const END: u32 = u32::MAX;
 
@@ -671,6 +676,13 @@ impl PackedRows {
         let end =
             from + self.words[from..].iter().position(|&r| r == END).expect("every row is ended");
         (&self.words[from..end], self.words[end + 1])
+    }
+
+    /// [`PackedRows::tail`] of each of `places` in turn, the rows' first [`FETCH_LINES`] cache
+    /// lines fetched a batch ahead ([`txanon_data::fetch`]).
+    fn tails<'s>(&'s self, places: &'s [u32]) -> impl Iterator<Item = (&'s [u32], u32)> + 's {
+        txanon_data::fetch::fetched_ahead(places, |p| &self.words[p as usize..], FETCH_LINES)
+            .map(|p| self.tail(p as usize))
     }
 
     /// Per rank, the places it holds in the rows, ascending.
@@ -782,12 +794,33 @@ fn dedup_sorted(sorted: &mut [u32]) -> usize {
 /// When a branch counts its 3-itemsets in a dense table: at most 16 MiB of `u32` cells, and
 /// no more cells than four times the branch's pairs of ranks (zeroing and scanning a sparse
 /// table would cost more than hashing).
-const TRIPLE_TABLE: TripleTable = TripleTable { max_cells: 1 << 22, cells_per_pair: 4 };
+const TRIPLE_TABLE: TripleTable = TripleTable {
+    max_cells: 1 << 22,
+    cells_per_pair: 4,
+    bitset_rows: Some(BitsetRows { min_len: 16, width_share: 6, increments_per_word: 1 }),
+};
 
 #[derive(Debug, Clone, Copy)]
 struct TripleTable {
     max_cells: usize,
     cells_per_pair: u64,
+    /// Which rows a dense table counts through column bitsets (`None`: none).
+    bitset_rows: Option<BitsetRows>,
+}
+
+/// The rows of a branch whose triples are counted as a Gram matrix of column bitsets (the
+/// popcount of each pair of columns' AND) rather than an increment per triple: those of
+/// weight one whose tail after the branch's rank holds at least `min_len` ranks and a
+/// `width_share`-th of the branch's columns. A long row costs `L²/2` increments, and all of
+/// them together `D²/2` words per 64 rows over their `D` columns: at kosarak's 10⁷ rows the
+/// rows past 40 ranks (of some 300) are 4% of the distinct rows and 90% of the triples. The
+/// branch takes the bitsets only when the increments they save are at least
+/// `increments_per_word` times the words the Gram reads.
+#[derive(Debug, Clone, Copy)]
+struct BitsetRows {
+    min_len: usize,
+    width_share: usize,
+    increments_per_word: u64,
 }
 
 /// A worker's counters for one count-tree branch at a time: dense arrays over the ranks that
@@ -800,6 +833,14 @@ struct BranchCounter {
     ranks: Vec<u32>,
     pairs: Vec<u32>,
     triples: Vec<u32>,
+    /// Per column, its line of [`BranchCounter::bitsets`] (`u32::MAX`: none).
+    bitset_line: Vec<u32>,
+    /// Per bitset line, its column.
+    bitset_columns: Vec<u32>,
+    /// Per bitset line, `bitset_words` words: bit `j` is whether the `j`-th bitset row holds
+    /// the line's column ([`BitsetRows`]).
+    bitsets: Vec<u64>,
+    bitset_words: usize,
     /// The branch's rows from its rank on.
     local: PackedRows,
     triple_table: TripleTable,
@@ -813,6 +854,10 @@ impl BranchCounter {
             ranks: Vec::new(),
             pairs: Vec::new(),
             triples: Vec::new(),
+            bitset_line: Vec::new(),
+            bitset_columns: Vec::new(),
+            bitsets: Vec::new(),
+            bitset_words: 0,
             local: PackedRows::default(),
         }
     }
@@ -835,8 +880,7 @@ impl BranchCounter {
         self.ranks.clear();
         self.local.words.clear();
         let mut pair_work = 0u64;
-        for &place in holding {
-            let (after, w) = rows.tail(place as usize);
+        for (after, w) in rows.tails(holding) {
             pair_work += (after.len() * after.len()) as u64;
             for &r in after {
                 if self.column[r as usize] == u32::MAX {
@@ -866,20 +910,35 @@ impl BranchCounter {
         let hashed_sizes: Vec<usize> =
             sizes.clone().filter(|&s| s == 4 || (s == 3 && !dense_triples)).collect();
         let local = std::mem::take(&mut self.local);
+        let bitset_len = if dense_triples { self.bitset_rows_len(&local) } else { None };
+        let is_bitset_row =
+            |after: &[u32], w: u32| bitset_len.is_some_and(|min| w == 1 && after.len() >= min);
         // A row's columns, looked up once: the triples' loop is quadratic in the row.
         let mut columns: Vec<u32> = Vec::new();
+        let mut bitset_row = 0usize;
         for (from_a, w) in local.iter() {
             let after = &from_a[1..];
             alone += w;
             columns.clear();
             columns.extend(after.iter().map(|&r| self.column[r as usize]));
-            for (x, &cb) in columns.iter().enumerate() {
-                let cb = cb as usize;
-                self.pairs[cb] += w;
-                if dense_triples {
-                    let line = &mut self.triples[cb * width..(cb + 1) * width];
-                    for &cc in &columns[x + 1..] {
-                        line[cc as usize] += w;
+            if is_bitset_row(after, w) {
+                // Its triples are added from the bitsets below.
+                let (word, bit) = (bitset_row / 64, 1u64 << (bitset_row % 64));
+                for &cb in &columns {
+                    self.pairs[cb as usize] += w;
+                    let line = self.bitset_line[cb as usize] as usize;
+                    self.bitsets[line * self.bitset_words + word] |= bit;
+                }
+                bitset_row += 1;
+            } else {
+                for (x, &cb) in columns.iter().enumerate() {
+                    let cb = cb as usize;
+                    self.pairs[cb] += w;
+                    if dense_triples {
+                        let line = &mut self.triples[cb * width..(cb + 1) * width];
+                        for &cc in &columns[x + 1..] {
+                            line[cc as usize] += w;
+                        }
                     }
                 }
             }
@@ -890,6 +949,9 @@ impl BranchCounter {
             }
         }
         self.local = local;
+        if bitset_row > 0 {
+            self.add_bitset_triples();
+        }
         let rare = |count: u32| count > 0 && count < k;
         let mut found = self.rare_single_and_pairs(a, alone, &sizes, k);
         if dense_triples {
@@ -938,6 +1000,76 @@ impl BranchCounter {
         }
     }
 
+    /// The least tail length of the branch's rows (in `local`, the columns assigned) counted
+    /// through bitsets ([`BitsetRows`]), with the bitsets set up for them, zero; `None` when
+    /// none is, or they would cost more than their increments.
+    fn bitset_rows_len(&mut self, local: &PackedRows) -> Option<usize> {
+        let rule = self.triple_table.bitset_rows?;
+        let width = self.ranks.len();
+        let min_len = rule.min_len.max(width / rule.width_share.max(1));
+        self.bitset_line.clear();
+        self.bitset_line.resize(width, u32::MAX);
+        self.bitset_columns.clear();
+        let (mut rows, mut increments) = (0u64, 0u64);
+        for (from_a, w) in local.iter() {
+            let after = &from_a[1..];
+            if w != 1 || after.len() < min_len {
+                continue;
+            }
+            rows += 1;
+            let len = after.len() as u64;
+            increments += len * len.saturating_sub(1) / 2;
+            for &r in after {
+                let cb = self.column[r as usize] as usize;
+                if self.bitset_line[cb] == u32::MAX {
+                    self.bitset_line[cb] = self.bitset_columns.len() as u32;
+                    self.bitset_columns.push(cb as u32);
+                }
+            }
+        }
+        let lines = self.bitset_columns.len() as u64;
+        let words = rows.div_ceil(64);
+        let gram_words = lines * lines.saturating_sub(1) / 2 * words * 2;
+        if rows == 0 || increments < gram_words.saturating_mul(rule.increments_per_word) {
+            return None;
+        }
+        self.bitset_words = words as usize;
+        self.bitsets.clear();
+        self.bitsets.resize(self.bitset_columns.len() * self.bitset_words, 0);
+        Some(min_len)
+    }
+
+    /// Adds to the triple table the pairs' counts among the bitset rows: per pair of bitset
+    /// lines the popcount of their AND, in blocks of words that stay in the caches.
+    fn add_bitset_triples(&mut self) {
+        const BLOCK: usize = 256;
+        let (width, words) = (self.ranks.len(), self.bitset_words);
+        let lines = self.bitset_columns.len();
+        let mut from = 0;
+        while from < words {
+            let to = words.min(from + BLOCK);
+            for x in 0..lines {
+                let bx = &self.bitsets[x * words + from..x * words + to];
+                let cx = self.bitset_columns[x] as usize;
+                for y in x + 1..lines {
+                    let by = &self.bitsets[y * words + from..y * words + to];
+                    let count: u32 = bx.iter().zip(by).map(|(p, q)| (p & q).count_ones()).sum();
+                    if count > 0 {
+                        let cy = self.bitset_columns[y] as usize;
+                        // The cell's line is the column of the smaller rank.
+                        let cell = if self.ranks[cx] < self.ranks[cy] {
+                            cx * width + cy
+                        } else {
+                            cy * width + cx
+                        };
+                        self.triples[cell] += count;
+                    }
+                }
+            }
+            from = to;
+        }
+    }
+
     /// [`BranchCounter::rare`] for itemsets of at most two items: the rows are read once, so
     /// they are counted where they lie, not copied out first.
     fn rare_pairs(
@@ -951,8 +1083,7 @@ impl BranchCounter {
         self.ranks.clear();
         self.pairs.clear();
         let mut alone = 0u32;
-        for &place in holding {
-            let (after, w) = rows.tail(place as usize);
+        for (after, w) in rows.tails(holding) {
             for &r in after {
                 let column = &mut self.column[r as usize];
                 if *column == u32::MAX {
@@ -1162,8 +1293,18 @@ mod tests {
                 rows.iter().map(|(r, w)| (r.iter().copied().collect::<Vec<_>>(), *w)).collect::<Vec<_>>()
             );
             for table in [
-                TripleTable { max_cells: usize::MAX, cells_per_pair: u64::MAX },
-                TripleTable { max_cells: 0, cells_per_pair: 0 },
+                TripleTable { max_cells: usize::MAX, cells_per_pair: u64::MAX, bitset_rows: None },
+                TripleTable { max_cells: 0, cells_per_pair: 0, bitset_rows: None },
+                TripleTable {
+                    max_cells: usize::MAX,
+                    cells_per_pair: u64::MAX,
+                    bitset_rows: Some(BitsetRows { min_len: 0, width_share: usize::MAX, increments_per_word: 0 }),
+                },
+                TripleTable {
+                    max_cells: usize::MAX,
+                    cells_per_pair: u64::MAX,
+                    bitset_rows: Some(BitsetRows { min_len: 3, width_share: 4, increments_per_word: 0 }),
+                },
                 TRIPLE_TABLE,
             ] {
                 let mut counter = BranchCounter::new(12, table);

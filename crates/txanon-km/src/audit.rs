@@ -300,7 +300,7 @@ pub fn audit_with_progress(
         log.push(KmViolation::TooFewTransactions { transactions: n, k: claim.k });
     }
     let (itemsets_checked, smallest_support) =
-        check_itemsets(published, claim, PAIR_TABLE_CELLS, progress, &mut log);
+        check_itemsets(published, claim, PAIR_TABLE_CELLS, Some(DENSE_TAILS), progress, &mut log);
     if let Some(cut) = cut {
         check_cut(published, hierarchy, cut, &mut log);
     }
@@ -326,6 +326,7 @@ fn check_itemsets(
     published: &TransactionDb,
     claim: &KmClaim,
     table_limit: usize,
+    dense_tails: Option<DenseTails>,
     progress: &Progress,
     log: &mut ViolationLog<KmViolation>,
 ) -> (u64, Option<u64>) {
@@ -349,6 +350,7 @@ fn check_itemsets(
         postings: &postings,
         claim,
         table_limit,
+        dense_tails,
     };
     // The single items, then each one's subtree on its own thread; their findings are joined
     // in item order, as one depth-first search would list them. The subtrees of the items
@@ -403,10 +405,30 @@ struct ItemsetSearch<'a> {
     claim: &'a KmClaim,
     /// The most cells of a pair table (see [`ItemsetSearch::pair_table`]).
     table_limit: usize,
+    /// The tails a pair table counts through bitsets (`None`: none).
+    dense_tails: Option<DenseTails>,
 }
 
 /// 32 MiB of `u64` supports per thread.
 const PAIR_TABLE_CELLS: usize = 1 << 22;
+
+/// The cache lines of each row fetched ahead when tails are copied out.
+const FETCH_LINES: usize = 3;
+
+/// Which tails a pair table counts as a Gram matrix of bitsets (one per column, a bit per
+/// tail; a pair's support the popcount of their AND) instead of an addition per pair: those
+/// of weight one and at least `min_len` items and a `width_share`-th of the table's columns,
+/// when their pairs are at least `pairs_per_word` times the words the Gram reads. A long
+/// tail costs `L²/2` additions, all of them together two words per pair of columns and 64
+/// tails.
+#[derive(Debug, Clone, Copy)]
+struct DenseTails {
+    min_len: usize,
+    width_share: usize,
+    pairs_per_word: u64,
+}
+
+const DENSE_TAILS: DenseTails = DenseTails { min_len: 16, width_share: 6, pairs_per_word: 1 };
 
 impl ItemsetSearch<'_> {
     /// The supports of the items after `after` in the rows `holding`, in item order
@@ -426,7 +448,9 @@ impl ItemsetSearch<'_> {
         tails.ends.clear();
         tails.ends.push(0);
         tails.weights.clear();
-        for &r in holding {
+        let fetched =
+            txanon_data::fetch::fetched_ahead(holding, |r| self.rows[r as usize], FETCH_LINES);
+        for r in fetched {
             let row = self.rows[r as usize];
             tails.items.extend_from_slice(&row[row.partition_point(|&i| i < after)..]);
             tails.ends.push(tails.items.len());
@@ -520,8 +544,36 @@ impl ItemsetSearch<'_> {
             items.push(i);
         }
         let mut supports = vec![0u64; cells];
+        let dense_len = self.dense_tails.map(|d| d.min_len.max(width / d.width_share.max(1)));
+        let is_dense =
+            |tail: &[ItemId], w: u64| dense_len.is_some_and(|min| w == 1 && tail.len() >= min);
+        let (dense, pairs) = tails.iter().filter(|&(tail, w)| is_dense(tail, w)).fold(
+            (0u64, 0u64),
+            |(n, p), (tail, _)| {
+                let len = tail.len() as u64;
+                (n + 1, p + len * len.saturating_sub(1) / 2)
+            },
+        );
+        let gram_words = (frequent as u64) * (width as u64) * dense.div_ceil(64) * 2;
+        let pairs_per_word = self.dense_tails.map_or(0, |d| d.pairs_per_word);
+        let gram = dense > 0 && pairs >= gram_words.saturating_mul(pairs_per_word);
+        if gram {
+            let tails_dense = tails.iter().filter(|&(tail, w)| is_dense(tail, w));
+            add_gram(
+                tails_dense,
+                dense as usize,
+                width,
+                &scratch.line,
+                &scratch.column,
+                &items,
+                &mut supports,
+            );
+        }
         let mut at: Vec<(u32, u32)> = Vec::new();
         for (tail, w) in tails.iter() {
+            if gram && is_dense(tail, w) {
+                continue;
+            }
             at.clear();
             at.extend(tail.iter().map(|&i| (scratch.line[i as usize], scratch.column[i as usize])));
             for (j, &(line, _)) in at.iter().enumerate() {
@@ -536,6 +588,47 @@ impl ItemsetSearch<'_> {
         }
         let lines = items.iter().map(|&i| scratch.line[i as usize]).collect();
         Some(PairTable { items, lines, width, supports })
+    }
+}
+
+/// Adds to `supports` (a line per frequent item, `width` columns) the supports of each pair
+/// of columns among `tails` (`count` of them, weight one), from a bitset per column: a pair's
+/// support is the popcount of the AND of its two columns' bitsets, summed over blocks of
+/// words small enough to stay in the caches.
+fn add_gram<'t>(
+    tails: impl Iterator<Item = (&'t [ItemId], u64)>,
+    count: usize,
+    width: usize,
+    line: &[u32],
+    column: &[u32],
+    items: &[ItemId],
+    supports: &mut [u64],
+) {
+    const BLOCK: usize = 256;
+    let words = count.div_ceil(64);
+    let mut bits = vec![0u64; width * words];
+    for (t, (tail, _)) in tails.enumerate() {
+        for &i in tail {
+            bits[column[i as usize] as usize * words + t / 64] |= 1 << (t % 64);
+        }
+    }
+    let lines: Vec<(usize, usize)> = items
+        .iter()
+        .enumerate()
+        .filter(|&(_, &i)| line[i as usize] != u32::MAX)
+        .map(|(x, &i)| (x, line[i as usize] as usize))
+        .collect();
+    for from in (0..words).step_by(BLOCK) {
+        let to = words.min(from + BLOCK);
+        for &(x, l) in &lines {
+            let bx = &bits[x * words + from..x * words + to];
+            for y in x + 1..width {
+                let by = &bits[y * words + from..y * words + to];
+                let both: u64 =
+                    bx.iter().zip(by).map(|(p, q)| u64::from((p & q).count_ones())).sum();
+                supports[l * width + y] += both;
+            }
+        }
     }
 }
 
@@ -772,8 +865,9 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
-        /// With pair tables and without, the search checks exactly the itemsets the definition
-        /// names and reports the rare ones in preorder.
+        /// With pair tables and without, long tails counted through bitsets or not, the search
+        /// checks exactly the itemsets the definition names and reports the rare ones in
+        /// preorder.
         #[test]
         fn the_search_checks_what_the_definition_names(
             rows in prop::collection::vec(prop::collection::btree_set(0u32..9, 0..7), 1..40),
@@ -795,9 +889,19 @@ mod tests {
                     k,
                 })
                 .collect();
-            for table_limit in [0, PAIR_TABLE_CELLS] {
+            let every_tail = DenseTails { min_len: 0, width_share: usize::MAX, pairs_per_word: 0 };
+            let long_tails = DenseTails { min_len: 2, width_share: 3, pairs_per_word: 0 };
+            for (table_limit, dense_tails) in [
+                (0, None),
+                (PAIR_TABLE_CELLS, None),
+                (PAIR_TABLE_CELLS, Some(every_tail)),
+                (PAIR_TABLE_CELLS, Some(long_tails)),
+                (PAIR_TABLE_CELLS, Some(DENSE_TAILS)),
+            ] {
                 let mut log = ViolationLog::new();
-                let (checked, smallest) = check_itemsets(&db, &claim, table_limit, &Progress::default(), &mut log);
+                let (checked, smallest) = check_itemsets(
+                    &db, &claim, table_limit, dense_tails, &Progress::default(), &mut log,
+                );
                 let found = match log.finish(()) {
                     Ok(()) => Vec::new(),
                     Err(v) => v.list().to_vec(),
