@@ -632,7 +632,7 @@ impl FlatRows {
 }
 
 /// The cache lines of each row [`PackedRows::tails`] fetches ahead: at kosarak-shaped 10⁷
-/// rows, one line took the 2-itemset passes' CPU time from 22.7 to 18.0 s, three to 14.4 s,
+/// rows, one line took the 2-itemset passes' CPU time from 22.7 to 17.5 s, three to 14.4 s,
 /// four no lower (PERFORMANCE.md, part 10).
 const FETCH_LINES: usize = 3;
 
@@ -812,10 +812,11 @@ struct TripleTable {
 /// popcount of each pair of columns' AND) rather than an increment per triple: those of
 /// weight one whose tail after the branch's rank holds at least `min_len` ranks and a
 /// `width_share`-th of the branch's columns. A long row costs `L²/2` increments, and all of
-/// them together `D²/2` words per 64 rows over their `D` columns: at kosarak's 10⁷ rows the
-/// rows past 40 ranks (of some 300) are 4% of the distinct rows and 90% of the triples. The
-/// branch takes the bitsets only when the increments they save are at least
-/// `increments_per_word` times the words the Gram reads.
+/// them together `D²/2` words per 64 rows over their `D` columns: in kosarak-shaped 10⁷
+/// transactions' publication the rows of 40 items or more (of 314) are 5.5% of the distinct
+/// rows and hold 93% of the triples. The branch takes the bitsets only when the increments
+/// they save are at least `increments_per_word` times the words the Gram reads
+/// (PERFORMANCE.md, part 10, has the sweep behind the rule).
 #[derive(Debug, Clone, Copy)]
 struct BitsetRows {
     min_len: usize,
