@@ -13,7 +13,7 @@ const WORDS_PER_LINE: usize = 16;
 /// Rows fetched together.
 const BATCH: usize = 16;
 
-/// `places` in order, each yielded once the batch of [`BATCH`] places holding it has been
+/// `places` in order, each yielded once the batch of 16 places holding it has been
 /// fetched: for each place `p`, the words `row(p)[16 · j]` for `j < lines` (those the row
 /// has) are loaded first. `row(p)` is the row's words from where its scan starts.
 pub fn fetched_ahead<'s, P, F>(
