@@ -1265,6 +1265,40 @@ mod tests {
         each_combination_from(&[], 1, |_| panic!("no first rank"));
     }
 
+    /// Past one block of bitset words (256 words: 16,384 rows), with rows of weight two among
+    /// the others, a branch's triple table counted through bitsets is the increments' cell for
+    /// cell (the property test's rows fill one word at most).
+    #[test]
+    fn bitsets_count_what_increments_count_over_many_blocks() {
+        let ranks = 24u32;
+        let mut rows = PackedRows::default();
+        for j in 0..48_000u64 {
+            let bits = txanon_data::mix64(j);
+            let row: Vec<u32> = (0..ranks).filter(|&r| bits >> r & 1 == 1).collect();
+            rows.push(&row, if j % 7 == 0 { 2 } else { 1 });
+        }
+        let holding = rows.places(ranks as usize);
+        let increments =
+            TripleTable { max_cells: usize::MAX, cells_per_pair: u64::MAX, bitset_rows: None };
+        let bitsets = TripleTable {
+            bitset_rows: Some(BitsetRows { min_len: 0, width_share: 4, increments_per_word: 0 }),
+            ..increments
+        };
+        for a in [0, 1, 9] {
+            let mut tables = Vec::new();
+            for table in [increments, bitsets] {
+                let mut counter = BranchCounter::new(ranks as usize, table);
+                let found = counter.rare(a, holding.of(a), &rows, 3..=3, u32::MAX);
+                tables.push((found, counter.ranks.clone(), counter.triples.clone()));
+                if table.bitset_rows.is_some() {
+                    assert!(counter.bitset_words > 256, "rank {a}: {} words", counter.bitset_words);
+                }
+            }
+            assert!(!tables[0].0.is_empty(), "rank {a}: every triple that occurs is below k");
+            assert_eq!(tables[0], tables[1], "rank {a}");
+        }
+    }
+
     proptest::proptest! {
         /// A branch's counters find, dense or hashed, the rare itemsets that counting every
         /// combination of every row finds under that branch's rank.

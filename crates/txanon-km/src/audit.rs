@@ -914,4 +914,47 @@ mod tests {
             }
         }
     }
+
+    /// Past one block of bitset words (256 words: 16,384 tails), with tails of weight two
+    /// among the others, a pair table counted through bitsets holds the additions' supports
+    /// (the property test's tails fill one word at most).
+    #[test]
+    fn pair_tables_through_bitsets_match_additions_over_many_blocks() {
+        let db = TransactionDb::from_str_transactions((0..40_000u64).map(|j| {
+            let bits = txanon_data::mix64(j);
+            (0..24).filter(|b| bits >> b & 1 == 1).map(|i| format!("i{i:02}")).collect::<Vec<_>>()
+        }));
+        let rows: Vec<&[ItemId]> = (0..db.len()).map(|r| db.transaction(r)).collect();
+        let weights: Vec<u64> = (0..rows.len() as u64).map(|r| 1 + u64::from(r % 7 == 0)).collect();
+        let mut postings: Vec<Vec<u32>> = vec![Vec::new(); db.num_items()];
+        for (r, row) in rows.iter().enumerate() {
+            for &i in *row {
+                postings[i as usize].push(r as u32);
+            }
+        }
+        let claim = KmClaim::new(2, 3).unwrap();
+        let every_tail = DenseTails { min_len: 0, width_share: usize::MAX, pairs_per_word: 0 };
+        let mut tables = Vec::new();
+        for dense_tails in [None, Some(every_tail)] {
+            let search = ItemsetSearch {
+                published: &db,
+                rows: &rows,
+                weights: &weights,
+                postings: &postings,
+                claim: &claim,
+                table_limit: PAIR_TABLE_CELLS,
+                dense_tails,
+            };
+            let mut scratch = Scratch::new(db.num_items());
+            let mut tails = Tails::default();
+            search.copy_tails(&postings[0], 1, &mut tails);
+            assert!(tails.weights.len() > 256 * 64, "{} tails", tails.weights.len());
+            let extensions = supports_after(tails.iter(), 1, &mut scratch.counts);
+            let table = search.pair_table(&tails, &extensions, &mut scratch).expect("a table");
+            tables.push((table.items.clone(), table.lines.clone(), table.supports.clone()));
+            table.release(&mut scratch);
+        }
+        assert!(tables[0].2.iter().any(|&s| s > 0));
+        assert_eq!(tables[0], tables[1]);
+    }
 }
