@@ -4,8 +4,8 @@
 //! the scan's exit is a branch on the row's own data, so the processor cannot run ahead into
 //! the next row. [`fetched_ahead`] loads a word of each of the first lines of a batch of rows
 //! before any of them is scanned; those loads do not depend on each other, so their misses
-//! are served together. At kosarak-shaped 10⁷ transactions this took km's 2-itemset passes
-//! from 22.7 to 14.4 s of CPU (PERFORMANCE.md, part 10).
+//! are served together. At kosarak-shaped 10⁷ transactions km spends about 11 s less CPU
+//! with it (91–95 s against 80–83 s, PERFORMANCE.md, part 10).
 
 /// Words of a 64-byte cache line.
 const WORDS_PER_LINE: usize = 16;

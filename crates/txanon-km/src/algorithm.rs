@@ -632,8 +632,8 @@ impl FlatRows {
 }
 
 /// The cache lines of each row [`PackedRows::tails`] fetches ahead: at kosarak-shaped 10⁷
-/// rows, one line took the 2-itemset passes' CPU time from 22.7 to 17.5 s, three to 14.4 s,
-/// four no lower (PERFORMANCE.md, part 10).
+/// rows, km's run took 91–95 s of CPU fetching none, 84 s one, 80–83 s three
+/// (PERFORMANCE.md, part 10).
 const FETCH_LINES: usize = 3;
 
 /// Marks a row's end in [`PackedRows`]; no rank reaches it.
