@@ -41,12 +41,12 @@ pub fn item_partition(
     db: &TransactionDb,
     params: &ValidAnatomyParams,
 ) -> Result<ItemPartition, AnatomyError> {
-    Ok(partition_items(db, params, &mut rng_of(params), &Progress::default())?.columns)
+    Ok(partition_items(db, params, &mut rng_of(params, db), &Progress::default())?.columns)
 }
 
 /// The run's random source: ChaCha20 from the seed, or from the operating system.
-fn rng_of(params: &ValidAnatomyParams) -> ChaCha20Rng {
-    txanon_data::publication_rng(params.seed())
+fn rng_of(params: &ValidAnatomyParams, db: &TransactionDb) -> ChaCha20Rng {
+    txanon_data::publication_rng(params.seed(), db)
 }
 
 /// Records the repair searches on. Shares of values are proportions: on this many records the
@@ -532,7 +532,7 @@ pub fn anonymize(
     db: &TransactionDb,
     params: &ValidAnatomyParams,
 ) -> Result<Anatomized, AnatomyError> {
-    let mut rng = rng_of(params);
+    let mut rng = rng_of(params, db);
     // Nobody watching costs an atomic addition per block.
     let progress = params.progress_handle().cloned().unwrap_or_default();
     if db.is_empty() {

@@ -142,7 +142,7 @@ pub(crate) fn publish_audited(
     band: Option<BandEnvelopes>,
     params: &ValidCahdParams,
 ) -> Result<Anonymized, CahdError> {
-    let mut rng = txanon_data::publication_rng(params.seed());
+    let mut rng = txanon_data::publication_rng(params.seed(), db);
     let published = publish(db, is_sensitive, grouping.groups(), params.p(), &mut rng);
     let claim =
         CahdClaim::new(params.p() as u64, sensitive.iter().map(|&s| db.label(s).to_string()))?;

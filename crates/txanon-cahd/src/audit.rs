@@ -152,6 +152,30 @@ pub enum CahdViolation {
         /// or held more often than published.
         itemset: Vec<String>,
     },
+    /// A group counting a sensitive item another number of times than the original
+    /// transactions its QID itemsets stand for can hold it: where a QID itemset identifies its
+    /// transactions, exactly their sensitive items.
+    GroupSensitive {
+        /// The group.
+        group: usize,
+        /// The item.
+        item: String,
+        /// The group's count.
+        published: u64,
+        /// The fewest occurrences its transactions can hold.
+        least: u64,
+        /// The most.
+        most: u64,
+    },
+    /// The published QID file (`qid.dat`) is not the groups' QID itemsets, group after group.
+    QidFile {
+        /// The first row (1-based) that differs, or one past the shorter side.
+        row: usize,
+        /// What the file holds there (labels, sorted), if anything.
+        found: Option<Vec<String>>,
+        /// What the groups hold there, if anything.
+        expected: Option<Vec<String>>,
+    },
     /// A sensitive item counted otherwise over all groups than it occurs in the original.
     SensitiveTotal {
         /// The item.
@@ -203,6 +227,27 @@ impl fmt::Display for CahdViolation {
                 "QID itemset {{{}}} is published another number of times than the original holds it",
                 itemset.join(",")
             ),
+            Self::GroupSensitive { group, item, published, least, most } => write!(
+                f,
+                "group {group}: {item:?} counted {published} times, where its transactions in the original hold it {}",
+                if least == most {
+                    format!("{least} times")
+                } else {
+                    format!("{least} to {most} times")
+                }
+            ),
+            Self::QidFile { row, found, expected } => {
+                let show = |r: &Option<Vec<String>>| match r {
+                    Some(items) => format!("{{{}}}", items.join(",")),
+                    None => "nothing".to_string(),
+                };
+                write!(
+                    f,
+                    "qid file row {row}: {}, where the groups hold {}",
+                    show(found),
+                    show(expected)
+                )
+            }
             Self::SensitiveTotal { item, published, original } => write!(
                 f,
                 "sensitive item {item:?} counted {published} times in all, {original} in the original"
@@ -451,4 +496,136 @@ fn check_original(
             return;
         }
     }
+    check_groups_sensitive(published, original, &ours, &theirs, &code, &sensitive, log);
+}
+
+/// Each group's sensitive counts against what its transactions can hold. A QID itemset `q`
+/// held by `n` original transactions, `k` of them with sensitive item `s`, and published `c`
+/// times in a group, brings that group between `max(0, c − (n − k))` and `min(c, k)`
+/// occurrences of `s`, whichever of `q`'s transactions it holds: summed over the group's
+/// itemsets, the bounds its count of `s` must lie within. Where `q`'s transactions agree on
+/// `s` (an identifying QID), the bounds meet: the group must carry exactly their items, so
+/// transactions or sensitive items exchanged between groups are caught.
+fn check_groups_sensitive(
+    published: &PublishedGroups,
+    original: &TransactionDb,
+    ours: &RowMultiset,
+    theirs: &RowMultiset,
+    code: &[u32],
+    sensitive: &[bool],
+    log: &mut ViolationLog<CahdViolation>,
+) {
+    let n = ours.len();
+    let group_of: Vec<u32> = published
+        .groups
+        .iter()
+        .enumerate()
+        .flat_map(|(g, group)| std::iter::repeat_n(g as u32, group.qid.len()))
+        .collect();
+    let row = |r: usize| if r < n { ours.row(r) } else { theirs.row(r - n) };
+    // (group, sensitive code) → (least, most).
+    let mut bounds: HashMap<(u32, u32), (u64, u64)> = HashMap::new();
+    let mut held: Vec<u32> = Vec::new();
+    let mut in_groups: Vec<(u32, u64)> = Vec::new();
+    for run in txanon_data::audit::equal_row_runs(2 * n, row) {
+        held.clear();
+        in_groups.clear();
+        let mut n_q = 0u64;
+        for &r in &run {
+            let r = r as usize;
+            if r < n {
+                n_q += 1;
+                let t = original.transaction(r);
+                held.extend(
+                    t.iter().filter(|&&i| sensitive[i as usize]).map(|&i| code[i as usize]),
+                );
+            } else {
+                in_groups.push((group_of[r - n], 1));
+            }
+        }
+        if in_groups.is_empty() || held.is_empty() {
+            continue;
+        }
+        held.sort_unstable();
+        in_groups.sort_unstable();
+        in_groups.dedup_by(|later, first| {
+            let same = later.0 == first.0;
+            if same {
+                first.1 += later.1;
+            }
+            same
+        });
+        for items in held.chunk_by(|a, b| a == b) {
+            let (s, k) = (items[0], items.len() as u64);
+            for &(g, c) in &in_groups {
+                let entry = bounds.entry((g, s)).or_default();
+                entry.0 += c.saturating_sub(n_q - k);
+                entry.1 += c.min(k);
+            }
+        }
+    }
+    let label = |c: u32| match published.items.get(c as usize) {
+        Some(label) => label.clone(),
+        None => original.label(c - published.items.len() as u32).to_string(),
+    };
+    let mut found: Vec<(usize, u32, u64, u64, u64)> = Vec::new();
+    for (g, group) in published.groups.iter().enumerate() {
+        for &(item, count) in &group.sensitive {
+            let (least, most) = bounds.remove(&(g as u32, item)).unwrap_or((0, 0));
+            let count = count as u64;
+            if count < least || count > most {
+                found.push((g, item, count, least, most));
+            }
+        }
+    }
+    // What a group does not count at all, though its transactions must hold it.
+    found.extend(
+        bounds
+            .into_iter()
+            .filter(|&(_, (least, _))| least > 0)
+            .map(|((g, s), (least, most))| (g as usize, s, 0, least, most)),
+    );
+    found.sort_unstable();
+    for (group, item, published, least, most) in found {
+        if !log.push(CahdViolation::GroupSensitive {
+            group,
+            item: label(item),
+            published,
+            least,
+            most,
+        }) {
+            return;
+        }
+    }
+}
+
+/// Verifies the published QID file (`qid.dat`, read as it is written: QID items, group after
+/// group) against `published`: row `r` of the file holds exactly the labels of the `r`-th
+/// QID itemset of the groups, in order, and nothing more.
+///
+/// # Errors
+/// [`CahdError::Audit`] with the first row that differs.
+pub fn audit_qid_file(published: &PublishedGroups, qid: &TransactionDb) -> Result<(), CahdError> {
+    let mut log = ViolationLog::new();
+    let labels = |items: &mut dyn Iterator<Item = String>| -> Vec<String> {
+        let mut v: Vec<String> = items.collect();
+        v.sort_unstable();
+        v
+    };
+    let mut rows = published.groups.iter().flat_map(|g| &g.qid);
+    let mut r = 0usize;
+    loop {
+        let expected = rows.next().map(|t| labels(&mut t.iter().map(|&k| published.label(k))));
+        let found = (r < qid.len())
+            .then(|| labels(&mut qid.transaction(r).iter().map(|&i| qid.label(i).to_string())));
+        if expected.is_none() && found.is_none() {
+            break;
+        }
+        if expected != found {
+            log.push(CahdViolation::QidFile { row: r + 1, found, expected });
+            break;
+        }
+        r += 1;
+    }
+    log.finish(()).map_err(CahdError::Audit)
 }

@@ -52,7 +52,7 @@ mod publish;
 mod reconstruction;
 
 pub use algorithm::{Anonymized, Grouping, GroupingStats, anonymize, form_groups};
-pub use audit::{AuditReport, CahdClaim, CahdViolation, CahdViolations, audit};
+pub use audit::{AuditReport, CahdClaim, CahdViolation, CahdViolations, audit, audit_qid_file};
 pub use baseline::perm_mondrian;
 pub use error::CahdError;
 pub use params::{BandOrder, CahdParams, ValidCahdParams};

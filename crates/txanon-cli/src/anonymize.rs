@@ -1,7 +1,6 @@
 //! `txanon anonymize` and `txanon audit`: run a family's method, verify, publish.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
@@ -12,7 +11,6 @@ use txanon_anatomy::{
 };
 use txanon_data::{Format, write_atomic, write_db};
 
-use crate::exit::UsageError;
 use crate::input::{InputArgs, emit, read_transactions};
 use crate::publication::{Description, Staged};
 
@@ -108,9 +106,11 @@ pub struct OutputArgs {
 }
 
 impl OutputArgs {
-    /// Checks the output directory and starts the publication (before any computation).
-    pub fn prepare(&self) -> Result<Staged> {
-        crate::publication::prepare(&self.out, self.force)
+    /// Checks the output directory and starts the publication (before any computation):
+    /// `inputs` are the files the run reads, which a replaced directory must not hold.
+    pub fn prepare(&self, inputs: &[Option<&Path>]) -> Result<Staged> {
+        let inputs: Vec<&Path> = inputs.iter().flatten().copied().collect();
+        crate::publication::prepare(&self.out, self.force, &inputs)
     }
 }
 
@@ -161,6 +161,8 @@ pub struct AuditAnatomyArgs {
     /// The original transactions: every column's values must come from them.
     #[arg(long, value_name = "FILE")]
     original: Option<PathBuf>,
+    #[command(flatten)]
+    manifest: crate::publication::ManifestArgs,
 }
 
 #[derive(Debug, Serialize)]
@@ -179,7 +181,6 @@ struct AnatomySummary {
     suppressed: usize,
     ln_faked_records: f64,
     worst_share: f64,
-    seconds: f64,
 }
 
 /// Runs `txanon anonymize`.
@@ -195,9 +196,8 @@ pub fn run(cmd: AnonymizeCommand) -> Result<()> {
 }
 
 fn anatomy(args: AnatomyArgs) -> Result<()> {
-    let staged = args.output.prepare()?;
+    let staged = args.output.prepare(&[Some(&args.input.input)])?;
     let (db, _) = args.input.read()?;
-    let started = Instant::now();
     let progress = txanon_data::progress::Progress::new();
     let params = AnatomyParams::new(args.columns, args.l)
         .seed(args.seed)
@@ -216,7 +216,6 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
         anonymize(&db, &params)?
     };
     let report = &result.audit;
-    let seconds = started.elapsed().as_secs_f64();
     let summary = AnatomySummary {
         input: args.input.input.display().to_string(),
         records: db.len(),
@@ -232,7 +231,6 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
         suppressed: result.suppressed,
         ln_faked_records: result.ln_faked_records,
         worst_share: report.worst_share,
-        seconds,
     };
     write_compact_json(&staged.path("table.json"), &result.table)?;
     write_transactions(staged.dir(), "anonymized", &result.flattened)?;
@@ -309,14 +307,20 @@ pub fn run_audit(cmd: AuditCommand) -> Result<()> {
 }
 
 fn audit_anatomy(args: AuditAnatomyArgs) -> Result<()> {
-    crate::publication::verify_beside(&args.table)?;
-    let text = txanon_data::read_text(&args.table)?;
-    let table = AnatomizedTable::from_json(&text)
-        .map_err(|e| UsageError(format!("{}: {e}", args.table.display())))?;
+    use crate::publication::{check_publication, read_published, sibling, unreadable};
+    let manifest = check_publication(&args.table, args.manifest.no_manifest)?;
+    let text = txanon_data::read_text(&args.table).map_err(|e| unreadable(&args.table, e))?;
+    let table = AnatomizedTable::from_json(&text).map_err(|e| unreadable(&args.table, e))?;
     let claim = AnatomyClaim::new(args.l, args.diversity.into())?;
-    let flattened = args.flattened.as_deref().map(read_transactions).transpose()?;
+    // The flattened records are part of the publication: read from beside the table when the
+    // auditor names no other file.
+    let flattened_path = args
+        .flattened
+        .clone()
+        .or_else(|| sibling(&args.table, &manifest, &["anonymized.dat", "anonymized.csv"]));
+    let flattened = flattened_path.as_deref().map(read_published).transpose()?;
     let original = args.original.as_deref().map(read_transactions).transpose()?;
     let report = audit(&table, &claim, flattened.as_ref(), original.as_ref())
         .with_context(|| format!("auditing {}", args.table.display()))?;
-    emit(&(serde_json::to_string_pretty(&report)? + "\n"))
+    crate::publication::emit_report(&report, &manifest)
 }

@@ -90,6 +90,9 @@ struct BandReport {
 
 /// Runs `txanon band`.
 pub fn run(args: BandArgs) -> Result<()> {
+    if let Some(plot) = &args.plot {
+        crate::input::check_output("--plot", plot)?;
+    }
     let (db, _) = args.input.read()?;
     let mut keep = vec![true; db.num_items()];
     if let Some(path) = &args.sensitive {

@@ -1,7 +1,6 @@
 //! `txanon anonymize cahd` and `txanon audit cahd`.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
@@ -9,11 +8,10 @@ use serde::Serialize;
 use txanon_band::GraphKind;
 use txanon_cahd::{
     BandOrder, CahdClaim, CahdParams, GroupingStats, PublishedGroups, ReconstructionError,
-    Workload, anonymize, audit, reconstruction_error,
+    Workload, anonymize, audit, audit_qid_file, reconstruction_error,
 };
 
 use crate::anonymize::{OutputArgs, write_compact_json, write_transactions};
-use crate::exit::UsageError;
 use crate::input::{InputArgs, SensitiveArgs, emit};
 use crate::publication::Description;
 
@@ -71,6 +69,12 @@ pub struct AuditCahdArgs {
     /// sensitive items' occurrences.
     #[arg(long, value_name = "FILE")]
     original: Option<PathBuf>,
+    /// Refuse (exit 2) a --sensitive entry that names no item of the publication or the
+    /// original, instead of warning.
+    #[arg(long)]
+    strict: bool,
+    #[command(flatten)]
+    manifest: crate::publication::ManifestArgs,
 }
 
 #[derive(Debug, Serialize)]
@@ -89,14 +93,12 @@ struct CahdSummary {
     groups: usize,
     achieved_privacy: f64,
     reconstruction_error_r4: ReconstructionError,
-    seconds: f64,
 }
 
 /// Runs `txanon anonymize cahd`.
 pub fn run(args: CahdArgs) -> Result<()> {
-    let staged = args.output.prepare()?;
+    let staged = args.output.prepare(&[Some(&args.input.input), args.sensitive.file()])?;
     let (db, _) = args.input.read()?;
-    let started = Instant::now();
     let sensitive = args.sensitive.resolve(&db, &args.input.input, args.seed)?;
     let progress = txanon_data::progress::Progress::new();
     let params = CahdParams::new(args.p)
@@ -120,7 +122,6 @@ pub fn run(args: CahdArgs) -> Result<()> {
     })?;
     let sensitive_labels: Vec<String> =
         result.published.sensitive.iter().map(|&s| result.published.label(s)).collect();
-    let seconds = started.elapsed().as_secs_f64();
     let error = {
         let _spinner =
             crate::progress::Spinner::start("cahd: reconstruction error for the summary");
@@ -145,7 +146,6 @@ pub fn run(args: CahdArgs) -> Result<()> {
         groups: report.groups,
         achieved_privacy: report.achieved,
         reconstruction_error_r4: error,
-        seconds,
     };
     write_compact_json(&staged.path("groups.json"), &result.published)?;
     write_transactions(staged.dir(), "qid", &qid)?;
@@ -171,8 +171,9 @@ pub fn run(args: CahdArgs) -> Result<()> {
 
 /// Runs `txanon audit cahd`.
 pub fn run_audit(args: AuditCahdArgs) -> Result<()> {
-    crate::publication::verify_beside(&args.groups)?;
-    let text = txanon_data::read_text(&args.groups)?;
+    use crate::publication::{check_publication, read_published, sibling, unreadable};
+    let manifest = check_publication(&args.groups, args.manifest.no_manifest)?;
+    let text = txanon_data::read_text(&args.groups).map_err(|e| unreadable(&args.groups, e))?;
     let published = PublishedGroups::from_json(&text).map_err(|e| {
         // A file of another format version fails to parse before its tag is compared: say
         // which version it is rather than which field did not fit.
@@ -180,18 +181,38 @@ pub fn run_audit(args: AuditCahdArgs) -> Result<()> {
             .ok()
             .and_then(|v| v.get("format").and_then(|f| f.as_str()).map(str::to_string));
         match tag {
-            Some(tag) if tag != txanon_cahd::GROUPS_FORMAT => UsageError(format!(
-                "{}: format {tag:?}, this audit reads {:?} (items named by index into one \
+            Some(tag) if tag != txanon_cahd::GROUPS_FORMAT => unreadable(
+                &args.groups,
+                format!(
+                    "format {tag:?}, this audit reads {:?} (items named by index into one \
                  label table): publish the data again with this version",
-                args.groups.display(),
-                txanon_cahd::GROUPS_FORMAT
-            )),
-            _ => UsageError(format!("{}: {e}", args.groups.display())),
+                    txanon_cahd::GROUPS_FORMAT
+                ),
+            ),
+            _ => unreadable(&args.groups, e),
         }
     })?;
-    let claim = CahdClaim::new(args.p, txanon_data::read_label_list(&args.sensitive)?)?;
+    let sensitive = txanon_data::read_label_list(&args.sensitive)?;
     let original = args.original.as_deref().map(crate::input::read_transactions).transpose()?;
+    let in_table: std::collections::HashSet<&str> =
+        published.items.iter().map(String::as_str).collect();
+    crate::publication::unknown_entries(
+        "--sensitive",
+        &args.sensitive,
+        &sensitive,
+        |label| {
+            in_table.contains(label)
+                || original.as_ref().is_some_and(|db| db.labels().find(label).is_some())
+        },
+        args.strict,
+    )?;
+    let claim = CahdClaim::new(args.p, sensitive)?;
+    // The QID file is part of the publication: it must be the groups' QID itemsets.
+    if let Some(qid) = sibling(&args.groups, &manifest, &["qid.dat", "qid.csv"]) {
+        audit_qid_file(&published, &read_published(&qid)?)
+            .with_context(|| format!("auditing {}", qid.display()))?;
+    }
     let report = audit(&published, &claim, original.as_ref())
         .with_context(|| format!("auditing {}", args.groups.display()))?;
-    emit(&(serde_json::to_string_pretty(&report)? + "\n"))
+    crate::publication::emit_report(&report, &manifest)
 }

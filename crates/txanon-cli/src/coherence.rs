@@ -1,7 +1,6 @@
 //! `txanon anonymize coherence` and `txanon audit coherence`.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -61,6 +60,12 @@ pub struct AuditCoherenceArgs {
     /// each suppressed everywhere, private items untouched.
     #[arg(long, value_name = "FILE")]
     original: Option<PathBuf>,
+    /// Refuse (exit 2) a --sensitive entry that names no item of the publication or the
+    /// original, instead of warning.
+    #[arg(long)]
+    strict: bool,
+    #[command(flatten)]
+    manifest: crate::publication::ManifestArgs,
 }
 
 /// The (h, k, p) both subcommands take.
@@ -106,14 +111,12 @@ struct Summary {
     nuggets_after: String,
     nuggets_kept_percent: f64,
     occurrences_suppressed_percent: f64,
-    seconds: f64,
 }
 
 /// Runs `txanon anonymize coherence`.
 pub fn run(args: CoherenceArgs) -> Result<()> {
-    let staged = args.output.prepare()?;
+    let staged = args.output.prepare(&[Some(&args.input.input), args.sensitive.file()])?;
     let (db, _) = args.input.read()?;
-    let started = Instant::now();
     let private = args.sensitive.resolve(&db, &args.input.input, args.seed)?;
     let engine = if args.reference {
         Engine::Enumerate
@@ -136,7 +139,6 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         let _meter = crate::progress::Spinner::follow(&progress);
         anonymize(&db, &private, &params)?
     };
-    let seconds = started.elapsed().as_secs_f64();
     let (nuggets_before, nuggets_after) = (result.nuggets_before, result.nuggets_after);
     let label = |i: ItemId| db.label(i).to_string();
     let steps: Vec<Step> = result
@@ -168,7 +170,6 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         nuggets_kept_percent: 100.0 * nuggets_after as f64 / (nuggets_before as f64).max(1.0),
         occurrences_suppressed_percent: 100.0 * result.occurrences_suppressed as f64
             / (result.occurrences as f64).max(1.0),
-        seconds,
     };
     write_transactions(staged.dir(), "published", &result.published)?;
     staged.write_json("suppressed.json", &steps)?;
@@ -196,9 +197,11 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
 
 /// Runs `txanon audit coherence`.
 pub fn run_audit(args: AuditCoherenceArgs) -> Result<()> {
-    crate::publication::verify_beside(&args.input.input)?;
-    let (db, _) = args.input.read()?;
-    let private = txanon_data::read_label_list(&args.sensitive)?;
+    use crate::publication::{check_publication, published_or, unreadable};
+    let manifest = check_publication(&args.input.input, args.manifest.no_manifest)?;
+    let (db, _) = args.input.read().map_err(|e| unreadable(&args.input.input, e))?;
+    let private =
+        published_or(&args.sensitive, &manifest, txanon_data::read_label_list(&args.sensitive))?;
     if private.is_empty() {
         return Err(UsageError(format!(
             "{}: no sensitive (private) item",
@@ -209,11 +212,21 @@ pub fn run_audit(args: AuditCoherenceArgs) -> Result<()> {
     let Setting { h, k, p } = args.setting;
     let claim = CoherenceClaim::new(h, k, p as u64)?;
     let original = args.original.as_deref().map(crate::input::read_transactions).transpose()?;
+    crate::publication::unknown_entries(
+        "--sensitive",
+        &args.sensitive,
+        &private,
+        |label| {
+            db.labels().find(label).is_some()
+                || original.as_ref().is_some_and(|o| o.labels().find(label).is_some())
+        },
+        args.strict,
+    )?;
     let progress = txanon_data::progress::Progress::new();
     let report = {
         let _meter = crate::progress::Spinner::follow(&progress);
         audit_with_progress(&db, &private, &claim, original.as_ref(), &progress)
     }
     .with_context(|| format!("auditing {}", args.input.input.display()))?;
-    emit(&(serde_json::to_string_pretty(&report)? + "\n"))
+    crate::publication::emit_report(&report, &manifest)
 }

@@ -102,7 +102,11 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         .km_m(args.km_m)
         .seed(args.seed)
         .check()?;
-    let staged = args.output.prepare()?;
+    let staged = args.output.prepare(&[
+        Some(&args.input.input),
+        args.sensitive.file(),
+        args.categories.as_deref(),
+    ])?;
     let (db, _) = args.input.read()?;
     let sensitive = args.sensitive.resolve(&db, &args.input.input, args.seed)?;
     let categories = match (&args.categories, args.random_categories) {

@@ -33,12 +33,22 @@ pub struct InputArgs {
     /// stale or corrupt cache is reported and replaced.
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
+    /// The longest line (one transaction) read, in bytes: a longer one, or a file with no line
+    /// breaks, is refused before it fills the memory.
+    #[arg(
+        long,
+        value_name = "BYTES",
+        default_value_t = txanon_data::DEFAULT_MAX_LINE_BYTES,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub max_line_bytes: u64,
 }
 
 impl InputArgs {
     /// Reads the database, with a progress bar (bytes, rate, time left) for large files.
     pub fn read(&self) -> Result<(TransactionDb, ReadReport)> {
-        let mut options = ReadOptions::new().keep_empty(!self.drop_empty);
+        let mut options =
+            ReadOptions::new().keep_empty(!self.drop_empty).max_line_bytes(self.max_line_bytes);
         if let Some(f) = self.from {
             options = options.format(f);
         }
@@ -48,9 +58,9 @@ impl InputArgs {
             return Ok(read_path_with_progress(&self.input, &options, &progress)?);
         };
         let _spinner = Spinner::start(format!("reading {}", self.input.display()));
-        if txanon_data::stdin::is_stdin(&self.input) {
+        if txanon_data::stdin::is_stream(&self.input) {
             return Err(UsageError(
-                "--cache keeps the parse of a file: standard input (-) cannot be cached; drop --cache or name the file".into(),
+                "--cache keeps the parse of a file: a stream (standard input, a pipe) cannot be cached; drop --cache or name the file".into(),
             )
             .into());
         }
@@ -70,8 +80,36 @@ impl InputArgs {
     }
 }
 
-/// The format an output path implies (`.gz` is looked through), or an error naming the path.
+/// Checks a single-file output before any work: `-` (standard output), an absent file in an
+/// existing directory, a regular file or a link to one (replaced atomically), or a character
+/// device or FIFO (written in place); anything else is refused, naming `option` and the path.
+///
+/// # Errors
+/// [`UsageError`] (exit 2).
+pub fn check_output(option: &str, path: &Path) -> Result<()> {
+    if path == Path::new("-") {
+        return Ok(());
+    }
+    let destination = txanon_data::Destination::of(path)
+        .map_err(|e| UsageError(format!("{option} {}: {e}", path.display())))?;
+    if let txanon_data::Destination::File(file) = destination
+        && let Some(dir) = file.parent().filter(|p| !p.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(UsageError(format!(
+            "{option} {}: {} is not a directory",
+            path.display(),
+            dir.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// The format an output path implies (`.gz` is looked through), or an error naming the path;
+/// the path is checked as [`check_output`] does.
 pub fn output_format(path: &Path, asked: Option<Format>) -> Result<Format> {
+    check_output("output", path)?;
     asked.or_else(|| Format::from_path(path)).ok_or_else(|| {
         crate::exit::UsageError(format!(
             "{}: cannot tell the output format from the name: give --to (fimi, spmf, basket-long, basket-wide)",

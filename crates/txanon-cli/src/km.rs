@@ -1,7 +1,6 @@
 //! `txanon anonymize km` and `txanon audit km`.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
@@ -75,6 +74,8 @@ pub struct AuditKmArgs {
     /// The original transactions: the publication must be them generalized by one cut.
     #[arg(long, value_name = "FILE")]
     original: Option<PathBuf>,
+    #[command(flatten)]
+    manifest: crate::publication::ManifestArgs,
 }
 
 /// The (k, m) both subcommands take.
@@ -125,14 +126,12 @@ struct Summary {
     generalizations: usize,
     ncp: f64,
     occurrences_by_height: Vec<u64>,
-    seconds: f64,
 }
 
 /// Runs `txanon anonymize km`.
 pub fn run(args: KmArgs) -> Result<()> {
-    let staged = args.output.prepare()?;
+    let staged = args.output.prepare(&[Some(&args.input.input), args.hierarchy.as_deref()])?;
     let (db, _) = args.input.read()?;
-    let started = Instant::now();
     let fanout = usize::try_from(args.fanout).expect("clap bounds the fanout");
     let (hierarchy, described) = match &args.hierarchy {
         Some(path) => (Hierarchy::read(path)?, path.display().to_string()),
@@ -165,7 +164,6 @@ pub fn run(args: KmArgs) -> Result<()> {
         let _meter = crate::progress::Spinner::follow(&progress);
         anonymize(&db, &hierarchy, &params)?
     };
-    let seconds = started.elapsed().as_secs_f64();
     let summary = Summary {
         input: args.input.input.display().to_string(),
         transactions: db.len(),
@@ -182,7 +180,6 @@ pub fn run(args: KmArgs) -> Result<()> {
         generalizations: result.generalizations.len(),
         ncp: result.loss.ncp,
         occurrences_by_height: result.loss.occurrences_by_height.clone(),
-        seconds,
     };
     write_transactions(staged.dir(), "published", &result.published)?;
     write_text(&staged.path("cut.txt"), &(result.cut.join("\n") + "\n"))?;
@@ -219,12 +216,19 @@ fn read_cut(path: &Path) -> Result<Vec<String>> {
 
 /// Runs `txanon audit km`.
 pub fn run_audit(args: AuditKmArgs) -> Result<()> {
-    crate::publication::verify_beside(&args.input.input)?;
-    let (db, _) = args.input.read()?;
-    let hierarchy = Hierarchy::read(&args.hierarchy)?;
+    use crate::publication::{check_publication, published_or, sibling, unreadable};
+    let manifest = check_publication(&args.input.input, args.manifest.no_manifest)?;
+    let (db, _) = args.input.read().map_err(|e| unreadable(&args.input.input, e))?;
+    let hierarchy = published_or(&args.hierarchy, &manifest, Hierarchy::read(&args.hierarchy))?;
     let Setting { k, m } = args.setting;
     let claim = KmClaim::new(k, m)?;
-    let cut = args.cut.as_deref().map(read_cut).transpose()?;
+    // The published cut is part of the publication: read from beside it when the auditor
+    // names no other.
+    let cut_path = args.cut.clone().or_else(|| sibling(&args.input.input, &manifest, &["cut.txt"]));
+    let cut = match &cut_path {
+        Some(path) => Some(published_or(path, &manifest, read_cut(path))?),
+        None => None,
+    };
     let original = args.original.as_deref().map(read_transactions).transpose()?;
     let progress = txanon_data::progress::Progress::new();
     let report = {
@@ -232,5 +236,5 @@ pub fn run_audit(args: AuditKmArgs) -> Result<()> {
         audit_with_progress(&db, &hierarchy, &claim, cut.as_deref(), original.as_ref(), &progress)
     }
     .with_context(|| format!("auditing {}", args.input.input.display()))?;
-    emit(&(serde_json::to_string_pretty(&report)? + "\n"))
+    crate::publication::emit_report(&report, &manifest)
 }

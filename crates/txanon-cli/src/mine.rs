@@ -115,6 +115,9 @@ struct Seconds {
 
 /// Runs `txanon mine`.
 pub fn run(args: MineArgs) -> Result<()> {
+    if let Some(out) = &args.out {
+        crate::input::check_output("--out", out)?;
+    }
     if args.sequential {
         // The same search on a pool of one thread: the miners parallelize only with threads.
         let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;

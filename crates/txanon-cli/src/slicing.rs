@@ -2,7 +2,6 @@
 //! its two baselines.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
@@ -106,6 +105,8 @@ pub struct AuditSlicingArgs {
     /// Mondrian: the k to verify (required for a generalized table).
     #[arg(long, short = 'k')]
     k: Option<u64>,
+    #[command(flatten)]
+    manifest: crate::publication::ManifestArgs,
 }
 
 #[derive(Debug, Serialize)]
@@ -118,7 +119,6 @@ struct Summary {
     columns: Option<Vec<Vec<String>>>,
     stats: Option<serde_json::Value>,
     audit: serde_json::Value,
-    seconds: f64,
 }
 
 fn read_microdata(input: &Path, schema: &Path) -> Result<(Microdata, usize)> {
@@ -146,13 +146,12 @@ fn column_spec(args: &SlicingArgs) -> Result<ColumnSpec> {
 /// Runs `txanon anonymize slicing`.
 pub fn run(args: SlicingArgs) -> Result<()> {
     refuse_ignored_options(&args)?;
-    let staged = args.output.prepare()?;
+    let staged = args.output.prepare(&[Some(&args.input), Some(&args.schema)])?;
     let (mut data, dropped) = read_microdata(&args.input, &args.schema)?;
     if let Some(names) = &args.attributes {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         data = data.select(&names)?;
     }
-    let started = Instant::now();
     let seed = args.seed;
     let input = args.input.display().to_string();
     let summary_of =
@@ -166,7 +165,6 @@ pub fn run(args: SlicingArgs) -> Result<()> {
                 columns,
                 stats,
                 audit,
-                seconds: started.elapsed().as_secs_f64(),
             };
             serde_json::to_string_pretty(&summary).map(|s| s + "\n")
         };
@@ -276,15 +274,27 @@ fn refuse_ignored_options(args: &SlicingArgs) -> Result<()> {
 /// Runs `txanon audit slicing`: finds which publication the directory holds and verifies it
 /// against the original.
 pub fn run_audit(args: AuditSlicingArgs) -> Result<()> {
-    if !crate::publication::verify_manifest(&args.published)? {
-        eprintln!(
-            "note: {} has no {}: the files' integrity is not checked, only the guarantee",
-            args.published.display(),
-            crate::publication::MANIFEST
-        );
-    }
-    let (original, _) = read_microdata(&args.original, &args.schema)?;
+    use crate::publication::{ManifestCheck, unreadable};
     let dir = &args.published;
+    if !dir.is_dir() {
+        return Err(UsageError(format!(
+            "{}: not a directory: audit slicing reads the publication directory",
+            dir.display()
+        ))
+        .into());
+    }
+    let manifest = if args.manifest.no_manifest {
+        eprintln!("note: --no-manifest: the files' integrity is not checked, only the guarantee");
+        ManifestCheck { status: "not checked (--no-manifest)", directory: None, files: None }
+    } else {
+        let files = crate::publication::verify_manifest(dir)?;
+        ManifestCheck {
+            status: "verified",
+            directory: Some(dir.display().to_string()),
+            files: Some(files),
+        }
+    };
+    let (original, _) = read_microdata(&args.original, &args.schema)?;
     let at = |name: &str| dir.join(name);
     let select = |names: Vec<&str>| -> Result<Microdata> {
         let mut ordered: Vec<&str> = names;
@@ -294,12 +304,14 @@ pub fn run_audit(args: AuditSlicingArgs) -> Result<()> {
     let claim = DiversityClaim::new(args.l)?;
     let context = || format!("auditing {}", dir.display());
     let report = if at("sliced.json").exists() {
-        let table = SlicedTable::read(&at("sliced.csv"), &at("sliced.json"))?;
+        let table = SlicedTable::read(&at("sliced.csv"), &at("sliced.json"))
+            .map_err(|e| unreadable(&at("sliced.csv"), e))?;
         let names = table.meta.columns.iter().flatten().map(String::as_str).collect();
         let data = select(names)?;
-        serde_json::to_string_pretty(&audit(&table, &data, &claim).with_context(context)?)?
+        serde_json::to_value(audit(&table, &data, &claim).with_context(context)?)?
     } else if at("generalized.json").exists() {
-        let table = GeneralizedTable::read(&at("generalized.csv"), &at("generalized.json"))?;
+        let table = GeneralizedTable::read(&at("generalized.csv"), &at("generalized.json"))
+            .map_err(|e| unreadable(&at("generalized.csv"), e))?;
         let data = select(table.meta.attributes.iter().map(String::as_str).collect())?;
         let Some(k) = args.k else {
             return Err(UsageError(format!(
@@ -309,16 +321,15 @@ pub fn run_audit(args: AuditSlicingArgs) -> Result<()> {
             .into());
         };
         let claim = DiversityClaim::with_k(args.l, k)?;
-        serde_json::to_string_pretty(
-            &audit_generalized(&table, &data, &claim).with_context(context)?,
-        )?
+        serde_json::to_value(audit_generalized(&table, &data, &claim).with_context(context)?)?
     } else if at("anatomy.json").exists() {
-        let tables = AnatomyTables::read(&at("qit.csv"), &at("st.csv"), &at("anatomy.json"))?;
+        let tables = AnatomyTables::read(&at("qit.csv"), &at("st.csv"), &at("anatomy.json"))
+            .map_err(|e| unreadable(&at("qit.csv"), e))?;
         let mut names: Vec<&str> =
             tables.meta.quasi_identifiers.iter().map(String::as_str).collect();
         names.push(&tables.meta.sensitive);
         let data = select(names)?;
-        serde_json::to_string_pretty(&audit_anatomy(&tables, &data, &claim).with_context(context)?)?
+        serde_json::to_value(audit_anatomy(&tables, &data, &claim).with_context(context)?)?
     } else {
         return Err(UsageError(format!(
             "{}: no sliced.json, generalized.json or anatomy.json",
@@ -326,5 +337,5 @@ pub fn run_audit(args: AuditSlicingArgs) -> Result<()> {
         ))
         .into());
     };
-    emit(&(report + "\n")).context("writing the report")
+    crate::publication::emit_report(&report, &manifest)
 }

@@ -3,7 +3,6 @@
 use std::fmt::Write as _;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
@@ -140,6 +139,8 @@ pub struct AuditSwapArgs {
     /// tendency when any of its heaviest categories is one of the original's tied heaviest.
     #[arg(long, value_enum, default_value_t = TiesArg::First)]
     ties: TiesArg,
+    #[command(flatten)]
+    manifest: crate::publication::ManifestArgs,
 }
 
 #[derive(Debug, Serialize)]
@@ -154,7 +155,6 @@ struct Summary {
     #[serde(flatten)]
     stats: SwapStats,
     audit: SwapAudit,
-    seconds: f64,
 }
 
 /// The destination search `--window` asks for.
@@ -177,9 +177,8 @@ pub fn run(args: SwapArgs) -> Result<()> {
     if let Some(key) = &args.key_out {
         check_key_path(key, &args.output.out)?;
     }
-    let staged = args.output.prepare()?;
+    let staged = args.output.prepare(&[Some(&args.input.input), args.categories.as_deref()])?;
     let (db, _) = args.input.read()?;
-    let started = Instant::now();
     // The categorization is the paper's artificial one, published beside the data; the
     // publication's own randomness is seeded from all 256 bits of the OS when no --seed.
     let seed = args.seed.unwrap_or_else(os_seed);
@@ -210,7 +209,6 @@ pub fn run(args: SwapArgs) -> Result<()> {
         categories: categories.len(),
         stats: swapped.stats.clone(),
         audit: swapped.audit.clone(),
-        seconds: started.elapsed().as_secs_f64(),
     };
     write_transactions(staged.dir(), "published", &swapped.published)?;
     if args.random_categories.is_some() {
@@ -272,18 +270,7 @@ fn check_key_path(key: &Path, out: &Path) -> Result<()> {
         ))
         .into());
     }
-    if key.is_dir() {
-        return Err(UsageError(format!("--key-out {}: is a directory", key.display())).into());
-    }
-    match key.parent().filter(|p| !p.as_os_str().is_empty()) {
-        Some(dir) if !dir.is_dir() => Err(UsageError(format!(
-            "--key-out {}: {} is not a directory",
-            key.display(),
-            dir.display()
-        ))
-        .into()),
-        _ => Ok(()),
-    }
+    crate::input::check_output("--key-out", key)
 }
 
 fn category_file(db: &TransactionDb, path: &Path) -> Result<ItemCategories> {
@@ -292,16 +279,17 @@ fn category_file(db: &TransactionDb, path: &Path) -> Result<ItemCategories> {
 
 /// Runs `txanon audit swap`.
 pub fn run_audit(args: AuditSwapArgs) -> Result<()> {
-    crate::publication::verify_beside(&args.published)?;
-    let read = crate::input::read_transactions;
-    let original = read(&args.original)?;
-    let published = read(&args.published)?;
-    let categories = category_file(&original, &args.categories)?;
+    use crate::publication::{check_publication, published_or, read_published};
+    let manifest = check_publication(&args.published, args.manifest.no_manifest)?;
+    let original = crate::input::read_transactions(&args.original)?;
+    let published = read_published(&args.published)?;
+    let categories =
+        published_or(&args.categories, &manifest, category_file(&original, &args.categories))?;
     let key = crate::input::read_key(&args.key)?;
     let claim = SwapClaim::new(Method::from(args.method))
         .max_exposed(args.max_exposed)
         .ties(args.ties.into());
     let report = audit(Categorized::new(&original, &categories)?, &published, &key, &claim)
         .with_context(|| format!("auditing {}", args.published.display()))?;
-    emit(&(serde_json::to_string_pretty(&report)? + "\n"))
+    crate::publication::emit_report(&report, &manifest)
 }

@@ -421,7 +421,12 @@ fn anonymize_anatomy_writes_a_verified_table_or_nothing() {
     let value = t["buckets"][0]["columns"][0][0][1].clone();
     t["buckets"][0]["columns"][0] = serde_json::json!([[size, value]]);
     let tampered = fixture(dir.path(), "tampered.json", serde_json::to_string(&t).unwrap());
+    // A loose copy has no manifest: the audit refuses it (exit 3) unless told to check the
+    // guarantee alone.
     let o = txanon(&["audit", "anatomy", &tampered, "-l", "2"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no manifest.json"), "{}", stderr(&o));
+    let o = txanon(&["audit", "anatomy", &tampered, "-l", "2", "--no-manifest"]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("audit failed"), "{}", stderr(&o));
     // Counts that wrap around 2^64 to the bucket's size: exit 3, not a pass.
@@ -432,10 +437,15 @@ fn anonymize_anatomy_writes_a_verified_table_or_nothing() {
         (t["buckets"][0]["columns"][0][0][1].clone(), t["buckets"][0]["columns"][0][1][1].clone());
     t["buckets"][0]["columns"][0] = serde_json::json!([[u64::MAX, a], [size + 1, b]]);
     let wrapped = fixture(dir.path(), "wrapped.json", serde_json::to_string(&t).unwrap());
-    let o = txanon(&["audit", "anatomy", &wrapped, "-l", "2"]);
+    let o = txanon(&["audit", "anatomy", &wrapped, "-l", "2", "--no-manifest"]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    // A file that is not a table at all is bad input: exit 2.
-    let o = txanon(&["audit", "anatomy", quest.to_str().unwrap(), "-l", "2"]);
+    // A file that is not a table at all is no publication this audit can vouch for: exit 3,
+    // naming the file.
+    let o = txanon(&["audit", "anatomy", quest.to_str().unwrap(), "-l", "2", "--no-manifest"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("q.dat: not a readable publication file"), "{}", stderr(&o));
+    // A file that does not exist is the auditor's mistake: exit 2.
+    let o = txanon(&["audit", "anatomy", "no-such-table.json", "-l", "2"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 
     // An infeasible l: clear message, exit 2, no directory.
@@ -544,6 +554,11 @@ fn anonymize_cahd_writes_verified_groups_or_nothing() {
     let audit = |file: &str, p: &str, list: &str| {
         txanon(&["audit", "cahd", file, "-p", p, "--sensitive", list, "--original", &data])
     };
+    // Loose copies (tampered ones) have no manifest: the guarantee alone is checked.
+    let loose = |file: &str, p: &str, list: &str| {
+        let args = ["audit", "cahd", file, "-p", p, "--sensitive", list, "--original", &data];
+        txanon(&[&args[..], &["--no-manifest"]].concat())
+    };
     let o = audit(g, "2", &sensitive);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = audit(g, "3", &sensitive);
@@ -572,18 +587,19 @@ fn anonymize_cahd_writes_verified_groups_or_nothing() {
         }
     }
     let declassified = fixture(dir.path(), "declassified.json", serde_json::to_string(&t).unwrap());
-    let o = audit(&declassified, "2", &sensitive);
+    let o = loose(&declassified, "2", &sensitive);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("sensitive item \"Viagra\" among the QID items"), "{}", stderr(&o));
 
-    // A version-1 file (labels in every transaction) is named as such, exit 2.
+    // A version-1 file (labels in every transaction) is named as such: not a publication this
+    // audit can read, exit 3.
     let v1 = fixture(
         dir.path(),
         "v1.json",
         r#"{"format":"txanon-cahd-groups/1","p":2,"sensitive":["Viagra"],"groups":[{"qid":[["Wine"]],"sensitive":[["Viagra",1]]}]}"#,
     );
-    let o = audit(&v1, "2", &sensitive);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = loose(&v1, "2", &sensitive);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("format \"txanon-cahd-groups/1\""), "{}", stderr(&o));
 
     // Tampering: a Viagra count of 2 in a group of 2.
@@ -595,7 +611,7 @@ fn anonymize_cahd_writes_verified_groups_or_nothing() {
         }
     }
     let tampered = fixture(dir.path(), "tampered.json", serde_json::to_string(&t).unwrap());
-    let o = audit(&tampered, "2", &sensitive);
+    let o = loose(&tampered, "2", &sensitive);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
 
     // Impossible: Meat (4 of 5 transactions) as a sensitive item; exit 2, nothing written.
@@ -697,7 +713,9 @@ fn anonymize_coherence_writes_a_verified_publication_or_nothing() {
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(report["suppressed_items"], 4);
     // The input itself is not coherent, nor is the publication for a larger k: exit 3.
-    let o = audit(&data, "3");
+    let mut loose = vec!["audit", "coherence", &data, "--private", &private, "--no-manifest"];
+    loose.extend(["--h", "0.5", "--k", "3", "--p", "3"]);
+    let o = txanon(&loose);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("fewer than k = 3"), "{}", stderr(&o));
     let o = audit(&published, "5");
@@ -818,6 +836,22 @@ fn anonymize_swap_writes_a_verified_publication_and_a_key() {
             method,
         ])
     };
+    // Loose files (the original, forged ones) have no manifest: the guarantee alone.
+    let loose = |file: &str, key: &str, method: &str| {
+        txanon(&[
+            "audit",
+            "swap",
+            &data,
+            file,
+            "--categories",
+            &categories,
+            "--key",
+            key,
+            "--method",
+            method,
+            "--no-manifest",
+        ])
+    };
     let o = audit(&published, &key, "partswap");
     assert!(o.status.success(), "{}", stderr(&o));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -829,17 +863,17 @@ fn anonymize_swap_writes_a_verified_publication_and_a_key() {
     let identity =
         fixture(dir.path(), "identity.txt", (1..=10).map(|i| format!("{i}\n")).collect::<String>());
     for method in ["partswap", "both", "randswap", "partsupp", "splitperson"] {
-        let o = audit(&data, &identity, method);
+        let o = loose(&data, &identity, method);
         assert_eq!(o.status.code(), Some(3), "{method}: {}", stderr(&o));
     }
-    assert!(audit(&data, &identity, "fullswap").status.success());
+    assert!(loose(&data, &identity, "fullswap").status.success());
     // An item that is not in the original: exit 3.
     let forged = fixture(
         dir.path(),
         "forged.dat",
         std::fs::read_to_string(&published).unwrap().replacen('\n', " 99\n", 1),
     );
-    let o = audit(&forged, &key, "partswap");
+    let o = loose(&forged, &key, "partswap");
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     // A key that is not a list of record numbers: exit 2 naming the line.
     let bad_key = fixture(dir.path(), "bad.txt", "1\nx\n");
@@ -1432,7 +1466,7 @@ fn anonymize_km_publishes_the_papers_cut_and_audits_it() {
     let o = audit(&published, "3", &[]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("{b1,b2} occurs in 2 transactions"), "{}", stderr(&o));
-    let o = audit(&data, "2", &[]);
+    let o = audit(&data, "2", &["--no-manifest"]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("{a1,b1} occurs in 1 transactions"), "{}", stderr(&o));
     // A published file edited after the manifest: exit 3 before any check.

@@ -328,7 +328,7 @@ pub fn anonymize(
         gone[s.item as usize] = true;
     }
     let mut order: Vec<usize> = (0..db.len()).collect();
-    let mut rng = txanon_data::publication_rng(params.seed());
+    let mut rng = txanon_data::publication_rng(params.seed(), db);
     order.shuffle(&mut rng);
     let published = db.select(order).filter_items(|i| !gone[i as usize]);
     let occurrences_suppressed = db.occurrences() - published.occurrences();

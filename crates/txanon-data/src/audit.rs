@@ -288,6 +288,26 @@ fn sorted_by_hash<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> Ve
     keys
 }
 
+/// Runs of equal rows among rows `0..len` (each sorted): every row index once, grouped so that
+/// equal rows form one run; each run is a `Vec` of indices. Sorted by hash on rayon, with no
+/// map of rows.
+///
+/// # Panics
+/// With more than 2³² − 1 rows.
+pub fn equal_row_runs<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> Vec<Vec<u32>> {
+    let sorted = sorted_by_hash(len, &row);
+    let mut runs: Vec<Vec<u32>> = Vec::new();
+    for (j, &(hash, r)) in sorted.iter().enumerate() {
+        let same =
+            j > 0 && sorted[j - 1].0 == hash && row(sorted[j - 1].1 as usize) == row(r as usize);
+        match runs.last_mut() {
+            Some(run) if same => run.push(r),
+            _ => runs.push(vec![r]),
+        }
+    }
+    runs
+}
+
 /// The distinct rows among rows `0..len` (each sorted): the index of each one's first
 /// occurrence, with how many of the rows equal it, in order of first occurrence (rows stored in
 /// that order are then read in ascending addresses). Sorted by hash on rayon, with no map of

@@ -172,8 +172,8 @@ pub fn locate(name: &str) -> Option<PathBuf> {
     search_dirs().into_iter().map(|d| d.join(file)).find(|p| p.is_file())
 }
 
-/// The sha256 of a file, in lower-case hex (standard input's is
-/// [`stdin_digest`](crate::stdin::stdin_digest), taken as it is read).
+/// The sha256 of a file, in lower-case hex (an input's as it was read is
+/// [`input_digest`](crate::stdin::input_digest)).
 pub fn sha256_file(path: &Path) -> Result<String> {
     let mut file = File::open(path).map_err(|e| DataError::io(path, e))?;
     let mut hasher = Sha256::new();

@@ -685,6 +685,27 @@ pub fn prefix_key(row: &[ItemId], bits: u32) -> u128 {
     key
 }
 
+impl crate::rng::DataDigest for TransactionDb {
+    /// The labels and the multiset of transactions (not their order: a publication must not
+    /// depend on the input's order).
+    fn data_digest(&self) -> [u8; 32] {
+        let mut digest = crate::rng::DigestBuilder::new("transactions/1");
+        match &self.labels {
+            ItemLabels::Int(labels) => {
+                digest.text("int").words(labels);
+            }
+            ItemLabels::Str(labels) => {
+                digest.text("str").longs(std::iter::once(labels.len() as u64));
+                for label in labels {
+                    digest.text(label);
+                }
+            }
+        }
+        digest.row_multiset(self.len(), |r, row| row.extend_from_slice(self.transaction(r)));
+        digest.finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,6 +45,7 @@ pub(crate) fn read<R: BufRead>(
     keep_empty: bool,
     gzip: bool,
     size_hint: u64,
+    max_line: u64,
 ) -> Result<(RawDb, ReadReport)> {
     let mut raw = RawDb::default();
     // Every item takes at least two bytes (a digit and a separator), so this reservation is never
@@ -70,23 +71,34 @@ pub(crate) fn read<R: BufRead>(
         let len = buf.len();
         p.report.bytes += len as u64;
         match buf.iter().rposition(|&b| b == b'\n') {
-            None => carry.extend_from_slice(buf),
+            None => {
+                carry.extend_from_slice(buf);
+                if carry.len() as u64 > max_line {
+                    return Err(crate::read::too_long(path, p.line + 1, max_line));
+                }
+            }
             Some(last) => {
                 let mut start = 0;
                 if !carry.is_empty() {
                     let first = buf.iter().position(|&b| b == b'\n').expect("a newline exists");
                     carry.extend_from_slice(&buf[..=first]);
+                    if carry.len() as u64 - 1 > max_line {
+                        return Err(crate::read::too_long(path, p.line + 1, max_line));
+                    }
                     p.region(&carry)?;
                     carry.clear();
                     start = first + 1;
                 }
-                p.region(&buf[start..=last])?;
+                p.region_bounded(&buf[start..=last], max_line)?;
                 carry.extend_from_slice(&buf[last + 1..]);
             }
         }
         reader.consume(len);
     }
     if !carry.is_empty() {
+        if carry.len() as u64 > max_line {
+            return Err(crate::read::too_long(path, p.line + 1, max_line));
+        }
         // The last line had no newline: parse it as if it had one.
         carry.push(b'\n');
         p.region(&carry)?;
@@ -99,6 +111,21 @@ pub(crate) fn read<R: BufRead>(
 }
 
 impl Parser<'_> {
+    /// [`region`](Self::region), each line first checked against `max_line` when the region
+    /// could hold a longer one (never at the default limit: a region is one buffer's lines).
+    fn region_bounded(&mut self, region: &[u8], max_line: u64) -> Result<()> {
+        if region.len() as u64 > max_line {
+            let mut line = self.line;
+            for text in region.split_inclusive(|&b| b == b'\n') {
+                line += 1;
+                if text.len() as u64 - 1 > max_line {
+                    return Err(crate::read::too_long(self.path, line, max_line));
+                }
+            }
+        }
+        self.region(region)
+    }
+
     /// Parses whole lines; `region` ends with `\n`.
     fn region(&mut self, region: &[u8]) -> Result<()> {
         debug_assert_eq!(region.last(), Some(&b'\n'));

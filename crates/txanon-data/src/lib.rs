@@ -61,12 +61,12 @@ pub use index::ItemIndex;
 pub use labels::{ItemId, ItemLabels, Label};
 pub use quest::{QuestParams, ValidQuestParams};
 pub use read::{
-    Format, ReadOptions, ReadReport, detect_format, open_input, read_bytes, read_from, read_path,
-    read_path_with_progress, read_text, split_csv,
+    DEFAULT_MAX_LINE_BYTES, Format, ReadOptions, ReadReport, detect_format, open_input, read_bytes,
+    read_from, read_path, read_path_with_progress, read_text, split_csv,
 };
-pub use rng::publication_rng;
+pub use rng::{DataDigest, DigestBuilder, publication_rng};
 pub use table::{Attribute, AttributeType, Column, MissingPolicy, Role, Schema, Table};
-pub use write::{write_atomic, write_atomic_with_mode, write_db, write_path};
+pub use write::{Destination, write_atomic, write_atomic_with_mode, write_db, write_path};
 
 #[cfg(test)]
 mod autotraits {

@@ -81,12 +81,25 @@ impl std::fmt::Display for Format {
 pub struct ReadOptions {
     format: Option<Format>,
     keep_empty: bool,
+    max_line: u64,
 }
+
+/// The longest line (one transaction, or one row of long-form CSV) a reader accepts by default:
+/// 256 MiB, far beyond any real transaction, and refused before a file with no line breaks
+/// (`/dev/zero`, a binary file) fills the memory.
+pub const DEFAULT_MAX_LINE_BYTES: u64 = 256 << 20;
 
 impl ReadOptions {
     /// Detect the format from the file name (and, for `.csv`, the header), keep empty transactions.
     pub fn new() -> Self {
-        Self { format: None, keep_empty: true }
+        Self { format: None, keep_empty: true, max_line: DEFAULT_MAX_LINE_BYTES }
+    }
+
+    /// The longest line accepted, in bytes (default [`DEFAULT_MAX_LINE_BYTES`]); a longer one
+    /// is refused with [`DataError::Parse`] naming the limit.
+    pub fn max_line_bytes(mut self, bytes: u64) -> Self {
+        self.max_line = bytes.max(1);
+        self
     }
 
     /// Read as `format` whatever the file is called.
@@ -173,6 +186,11 @@ pub fn read_text(path: &Path) -> Result<String> {
     reader
         .read_to_string(&mut text)
         .map_err(|e| DataError::invalid(path, format!("not UTF-8 text: {e}")))?;
+    // A byte-order mark is dropped as every transaction reader drops it: left in, it would
+    // become part of the first label of a list, and that entry would silently match nothing.
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
     Ok(text)
 }
 
@@ -201,7 +219,7 @@ pub fn read_path_with_progress(
     options: &ReadOptions,
     progress: &crate::progress::Progress,
 ) -> Result<(TransactionDb, ReadReport)> {
-    let size = if crate::stdin::is_stdin(path) {
+    let size = if crate::stdin::is_stream(path) {
         0
     } else {
         std::fs::metadata(path).map_or(0, |m| m.len())
@@ -215,13 +233,15 @@ fn read_path_counted(
     options: &ReadOptions,
     progress: Option<&crate::progress::Progress>,
 ) -> Result<(TransactionDb, ReadReport)> {
-    if crate::stdin::is_stdin(path) {
+    // A stream (standard input, a FIFO, `<(…)`) is read once: its format is named or told from
+    // its first line as it passes, never by opening it a second time.
+    if crate::stdin::is_stream(path) {
         let (mut reader, gzip) = open_counted(path, progress)?;
         let format = match options.format {
             Some(f) => f,
             None => sniff_format(&mut reader).map_err(|e| DataError::reading(path, 1, gzip, e))?,
         };
-        return read_with_hint(reader, path, format, options.keep_empty, gzip, 0);
+        return read_with_hint(reader, path, format, options, gzip, 0);
     }
     let format = match detect_format(path, options) {
         Some(f) => f,
@@ -235,7 +255,7 @@ fn read_path_counted(
     let (reader, gzip) = open_counted(path, progress)?;
     // The plain file's size bounds its number of items; a compressed one's does not.
     let hint = if gzip { 0 } else { std::fs::metadata(path).map_or(0, |m| m.len()) };
-    read_with_hint(reader, path, format, options.keep_empty, gzip, hint)
+    read_with_hint(reader, path, format, options, gzip, hint)
 }
 
 /// Reads transactions from in-memory bytes (gzip is recognised as in [`read_path`]); errors name
@@ -246,11 +266,12 @@ pub fn read_bytes(
     keep_empty: bool,
 ) -> Result<(TransactionDb, ReadReport)> {
     let path = Path::new("<memory>");
+    let options = ReadOptions::new().keep_empty(keep_empty);
     if bytes.starts_with(&GZIP_MAGIC) {
         let decoder = BufReader::new(flate2::bufread::MultiGzDecoder::new(bytes));
-        read_with_hint(decoder, path, format, keep_empty, true, 0)
+        read_with_hint(decoder, path, format, &options, true, 0)
     } else {
-        read_with_hint(bytes, path, format, keep_empty, false, bytes.len() as u64)
+        read_with_hint(bytes, path, format, &options, false, bytes.len() as u64)
     }
 }
 
@@ -262,7 +283,7 @@ pub fn read_from<R: BufRead>(
     keep_empty: bool,
     gzip: bool,
 ) -> Result<(TransactionDb, ReadReport)> {
-    read_with_hint(reader, path, format, keep_empty, gzip, 0)
+    read_with_hint(reader, path, format, &ReadOptions::new().keep_empty(keep_empty), gzip, 0)
 }
 
 /// [`read_from`] with the input's size in bytes, when known (0 otherwise), to size buffers once.
@@ -270,18 +291,27 @@ fn read_with_hint<R: BufRead>(
     reader: R,
     path: &Path,
     format: Format,
-    keep_empty: bool,
+    options: &ReadOptions,
     gzip: bool,
     size_hint: u64,
 ) -> Result<(TransactionDb, ReadReport)> {
+    let keep_empty = options.keep_empty;
     let (db, mut report) = match format {
         Format::Fimi | Format::Spmf => {
             let spmf = format == Format::Spmf;
-            let (raw, report) = crate::fimi::read(reader, path, spmf, keep_empty, gzip, size_hint)?;
+            let (raw, report) = crate::fimi::read(
+                reader,
+                path,
+                spmf,
+                keep_empty,
+                gzip,
+                size_hint,
+                options.max_line,
+            )?;
             (raw.finish_int(), report)
         }
         Format::BasketWide | Format::BasketLong => {
-            let mut lines = LineReader::new(reader, path, gzip);
+            let mut lines = LineReader::new(reader, path, gzip).max_line(options.max_line);
             let (db, mut report) = if format == Format::BasketWide {
                 read_wide(&mut lines, keep_empty)?
             } else {
@@ -300,6 +330,19 @@ fn read_with_hint<R: BufRead>(
     Ok((db, report))
 }
 
+/// The error of a line longer than `limit` bytes.
+pub(crate) fn too_long(path: &Path, line: u64, limit: u64) -> DataError {
+    DataError::parse(
+        path,
+        line,
+        0,
+        format!(
+            "the line is longer than the limit of {limit} bytes (--max-line-bytes; the range is 1..=18446744073709551615): \
+             a file with no line breaks, or a transaction too long to read"
+        ),
+    )
+}
+
 /// The UTF-8 byte-order mark.
 pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -312,22 +355,42 @@ pub(crate) struct LineReader<'p, R> {
     pub(crate) line: Vec<u8>,
     pub(crate) number: u64,
     pub(crate) bytes: u64,
+    max_line: u64,
 }
 
 impl<'p, R: BufRead> LineReader<'p, R> {
     pub(crate) fn new(reader: R, path: &'p Path, gzip: bool) -> Self {
-        Self { reader, path, gzip, line: Vec::with_capacity(256), number: 0, bytes: 0 }
+        Self {
+            reader,
+            path,
+            gzip,
+            line: Vec::with_capacity(256),
+            number: 0,
+            bytes: 0,
+            max_line: DEFAULT_MAX_LINE_BYTES,
+        }
+    }
+
+    /// Refuse lines longer than `bytes`.
+    pub(crate) fn max_line(mut self, bytes: u64) -> Self {
+        self.max_line = bytes;
+        self
     }
 
     /// Reads the next line into `self.line`; false at the end of input.
     pub(crate) fn next_line(&mut self) -> Result<bool> {
         self.line.clear();
-        let read = self
-            .reader
+        // At most one byte past the limit is read: a line with no end (`/dev/zero`) is refused
+        // before it fills the memory.
+        let read = std::io::Read::take(self.reader.by_ref(), self.max_line.saturating_add(2))
             .read_until(b'\n', &mut self.line)
             .map_err(|e| DataError::reading(self.path, self.number + 1, self.gzip, e))?;
         if read == 0 {
             return Ok(false);
+        }
+        let body = self.line.len() - usize::from(self.line.last() == Some(&b'\n'));
+        if body as u64 > self.max_line {
+            return Err(too_long(self.path, self.number + 1, self.max_line));
         }
         self.bytes += read as u64;
         self.number += 1;

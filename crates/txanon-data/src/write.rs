@@ -119,6 +119,12 @@ fn push_u32(buf: &mut Vec<u8>, mut v: u32) {
 /// Writes a file atomically: `fill` writes into a temporary file in the destination's directory,
 /// which is renamed over `path` only when `fill` succeeds. A failed run leaves nothing behind.
 ///
+/// What `path` already is decides how it is written (see [`Destination`]): a regular file, or a
+/// link to one, is replaced atomically (a link's target, the link kept); a character device or
+/// a FIFO (`/dev/null`, `/dev/stdout` on a pipe or a terminal) is written in place, as it is
+/// meant to be, and never renamed over; a directory, a block device, a socket or a dangling
+/// link is refused.
+///
 /// # Errors
 /// Whatever `fill` returns, or an I/O error creating, syncing or renaming the temporary file.
 pub fn write_atomic<E>(
@@ -144,6 +150,20 @@ pub fn write_atomic_with_mode<E>(
 where
     E: From<DataError>,
 {
+    let resolved;
+    let path = match Destination::of(path)? {
+        Destination::Stream => {
+            let mut file = fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| DataError::io(path, e))?;
+            return fill(&mut file);
+        }
+        Destination::File(p) => {
+            resolved = p;
+            resolved.as_path()
+        }
+    };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -168,6 +188,59 @@ where
     let _ = mode;
     tmp.persist(path).map_err(|e| DataError::io(path, e.error))?;
     Ok(())
+}
+
+/// How an output path is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Destination {
+    /// A character device or a FIFO, written in place.
+    Stream,
+    /// A regular file (or none yet) at this path, replaced atomically: the path given, or the
+    /// file a link names.
+    File(std::path::PathBuf),
+}
+
+impl Destination {
+    /// What `path` is, as an output.
+    ///
+    /// # Errors
+    /// [`DataError::Invalid`] naming the path for a directory, a block device, a socket or a
+    /// dangling link.
+    pub fn of(path: &Path) -> Result<Self> {
+        #[cfg(unix)]
+        use std::os::unix::fs::FileTypeExt;
+        let Ok(link) = fs::symlink_metadata(path) else {
+            return Ok(Destination::File(path.to_path_buf()));
+        };
+        let Ok(meta) = fs::metadata(path) else {
+            return Err(DataError::invalid(
+                path,
+                "is a dangling link: its target does not exist (name the target, or remove the link)",
+            ));
+        };
+        let kind = meta.file_type();
+        if kind.is_dir() {
+            return Err(DataError::invalid(path, "is a directory, not a file to write"));
+        }
+        #[cfg(unix)]
+        {
+            if kind.is_char_device() || kind.is_fifo() {
+                return Ok(Destination::Stream);
+            }
+            if kind.is_block_device() {
+                return Err(DataError::invalid(path, "is a block device: not written"));
+            }
+            if kind.is_socket() {
+                return Err(DataError::invalid(path, "is a socket: not written"));
+            }
+        }
+        if link.file_type().is_symlink() {
+            // The file the link names is replaced, the link kept.
+            let target = fs::canonicalize(path).map_err(|e| DataError::io(path, e))?;
+            return Ok(Destination::File(target));
+        }
+        Ok(Destination::File(path.to_path_buf()))
+    }
 }
 
 /// Writes `db` to `path` in `format`, atomically (see [`write_atomic`]).

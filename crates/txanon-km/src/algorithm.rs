@@ -1223,7 +1223,7 @@ pub(crate) fn publish(
     let rows = generalize(db, &id_of_item, 0, None);
     let generalized = TransactionDb::from_parts(rows.ends, rows.flat, labels);
     let mut order = generalized.lexicographic_order();
-    order.shuffle(&mut publication_rng(seed));
+    order.shuffle(&mut publication_rng(seed, db));
     generalized.select(order.into_iter().map(|r| r as usize))
 }
 

@@ -27,18 +27,15 @@ pub struct SlicingStats {
     pub splits_kept: usize,
     /// Final buckets.
     pub buckets: usize,
-    /// Time in the diversity check (finding matching keys and updating their sums).
-    #[serde(serialize_with = "seconds")]
+    /// Time in the diversity check (finding matching keys and updating their sums). Never
+    /// serialized: a publication describes the data, not the run.
+    #[serde(skip)]
     pub check_time: Duration,
-    /// Time of the whole tuple partition, the check included.
-    #[serde(serialize_with = "seconds")]
+    /// Time of the whole tuple partition, the check included (not serialized either).
+    #[serde(skip)]
     pub partition_time: Duration,
     /// The largest `p(t, s)` of the final buckets, as the incremental state has it.
     pub worst: f64,
-}
-
-fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f64(d.as_secs_f64())
 }
 
 /// The result of [`anonymize`].
@@ -74,7 +71,7 @@ pub fn anonymize(data: &Microdata, params: &ValidSlicingParams) -> Result<Sliced
     let enc = Encoding::new(data, columns.clone(), params.generalize());
     let (buckets, stats) =
         partition_tuples(data, &enc, params.l(), params.cut(), params.cross_check())?;
-    let mut rng = publication_rng(params.seed());
+    let mut rng = publication_rng(params.seed(), data);
     let table =
         SlicedTable::publish(data, &enc, &buckets, params.l(), params.generalize(), &mut rng);
     let audit = audit(&table, data, &DiversityClaim::new(params.l() as u64)?)?;

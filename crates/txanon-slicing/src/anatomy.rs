@@ -27,7 +27,7 @@ pub fn anatomize(
     let l = params.l();
     let s = data.sensitive();
     let n = data.len();
-    let mut rng = publication_rng(params.seed());
+    let mut rng = publication_rng(params.seed(), data);
     let mut hashes: Vec<Vec<u32>> = vec![Vec::new(); data.domain(s)];
     for (r, &c) in data.codes(s).iter().enumerate() {
         hashes[c as usize].push(r as u32);

@@ -272,3 +272,21 @@ fn code_column(parts: &[&Column]) -> (Vec<String>, Option<Vec<f64>>, Vec<u32>) {
         }
     }
 }
+
+impl txanon_data::DataDigest for Microdata {
+    /// The attributes' names, every value's text and the multiset of rows (their codes; not
+    /// their order): a relabelled copy of a table is other data, a reordered one is not.
+    fn data_digest(&self) -> [u8; 32] {
+        let mut digest = txanon_data::DigestBuilder::new("microdata/1");
+        digest
+            .longs([self.names.len() as u64, self.sensitive as u64, self.rows as u64].into_iter());
+        for (name, labels) in self.names.iter().zip(&self.labels) {
+            digest.text(name).longs(std::iter::once(labels.len() as u64));
+            for label in labels {
+                digest.text(label);
+            }
+        }
+        digest.row_multiset(self.rows, |r, row| row.extend(self.codes.iter().map(|c| c[r])));
+        digest.finish()
+    }
+}

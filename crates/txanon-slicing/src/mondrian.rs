@@ -52,7 +52,7 @@ pub fn mondrian(
             rows.push(row);
         }
     }
-    let mut rng = publication_rng(params.seed());
+    let mut rng = publication_rng(params.seed(), data);
     rows.shuffle(&mut rng);
     let table = GeneralizedTable {
         meta: GeneralizedMeta {

@@ -89,7 +89,7 @@ enum Exchange {
 /// no eligible partner was found for, or a baseline's weakness), or a bug.
 pub fn anonymize(data: Categorized<'_>, params: &ValidSwapParams) -> Result<Swapped, SwapError> {
     let (db, category_of) = (data.db(), data.category_of());
-    let mut rng = txanon_data::publication_rng(params.seed());
+    let mut rng = txanon_data::publication_rng(params.seed(), db);
     let n = db.len();
     // Nobody watching costs an atomic addition per block.
     let progress = params.progress_handle().cloned().unwrap_or_default();

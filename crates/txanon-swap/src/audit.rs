@@ -135,6 +135,16 @@ pub enum SwapViolation {
         /// The original record.
         record: usize,
     },
+    /// Under a swapping (and RandSwap), a published record that lacks an item of its original
+    /// outside the swapped categories: the record's own tendency categories and those of the
+    /// items it received. A swap exchanges whole categories' items; anything else lost was
+    /// moved by someone else.
+    ChangedOutsideSwap {
+        /// The original record.
+        record: usize,
+        /// An item of it, of a category it did not swap, missing from its published record.
+        item: String,
+    },
     /// Under PartSupp, a published record that is not its original less exactly the items of
     /// the original's tendency category.
     NotSuppressedAsClaimed {
@@ -190,6 +200,10 @@ impl fmt::Display for SwapViolation {
             Self::OccurrencesLost { item, original, published } => write!(
                 f,
                 "item {item} occurs {published} times in the publication, {original} in the original: this method loses no item"
+            ),
+            Self::ChangedOutsideSwap { record, item } => write!(
+                f,
+                "record {record} lost item {item:?}, of a category it did not swap (neither its tendency nor one it received)"
             ),
             Self::ChangedWithoutTendency { record } => {
                 write!(f, "record {record} has no tendency, yet its published record differs")
@@ -458,6 +472,24 @@ pub fn audit(
             }
             (shown_category, _) => shown_category.category().into_iter().collect(),
         };
+        if (swapping || method == Method::RandSwap) && rows.len() == 1 {
+            published_row(rows[0], &mut row);
+            let received: Vec<u32> = row
+                .iter()
+                .filter(|i| t.binary_search(i).is_err())
+                .map(|&i| category_of[i as usize])
+                .collect();
+            let lost = t.iter().find(|&&i| {
+                let c = category_of[i as usize];
+                !hidden.contains(&c) && !received.contains(&c) && row.binary_search(&i).is_err()
+            });
+            if let Some(&i) = lost {
+                log.push(SwapViolation::ChangedOutsideSwap {
+                    record: o + 1,
+                    item: original.label(i).to_string(),
+                });
+            }
+        }
         if method == Method::PartSupp {
             published_row(rows[0], &mut row);
             let expected: Vec<ItemId> = match tendency {

@@ -111,6 +111,9 @@ pub fn audit_anatomy(
     if want_s.values().any(|&v| v != 0) {
         log.push(SlicingViolation::SensitiveValues);
     }
+    if log.is_empty() {
+        check_groups(tables, original, &qi_index, &mut log);
+    }
     log.finish(AnatomyAudit {
         groups: totals.len(),
         rows: tables.qit.len(),
@@ -118,4 +121,61 @@ pub fn audit_anatomy(
         table_claims_l: tables.meta.l,
     })
     .map_err(SlicingError::Audit)
+}
+
+/// Each group's sensitive counts against what its tuples can hold. A quasi-identifier `q` held
+/// by `n` original tuples, `k` of them with sensitive value `v`, and published in `c` QIT rows of
+/// a group, brings that group between `max(0, c − (n − k))` and `min(c, k)` tuples with `v`,
+/// whichever of `q`'s tuples it holds: summed over the group's rows, the bounds its ST count of
+/// `v` must lie within. Where `q` identifies tuples that agree on `v` the bounds meet, so values
+/// moved between groups are caught.
+fn check_groups(
+    tables: &AnatomyTables,
+    original: &Microdata,
+    qi_index: &[usize],
+    log: &mut ViolationLog<SlicingViolation>,
+) {
+    let s = original.sensitive();
+    // Per quasi-identifier: its tuples, and how many hold each sensitive value.
+    let mut held: HashMap<Vec<&str>, (u64, HashMap<&str, u64>)> = HashMap::new();
+    for r in 0..original.len() {
+        let entry =
+            held.entry(qi_index.iter().map(|&a| original.text(a, r)).collect()).or_default();
+        entry.0 += 1;
+        *entry.1.entry(original.text(s, r)).or_default() += 1;
+    }
+    // Per group and quasi-identifier: its QIT rows.
+    let mut rows: HashMap<(u32, Vec<&str>), u64> = HashMap::new();
+    for (g, qi) in &tables.qit {
+        *rows.entry((*g, qi.iter().map(String::as_str).collect())).or_default() += 1;
+    }
+    let mut bounds: HashMap<(u32, &str), (u64, u64)> = HashMap::new();
+    for ((g, qi), c) in &rows {
+        let Some((n, values)) = held.get(qi) else { continue };
+        for (&v, &k) in values {
+            let entry = bounds.entry((*g, v)).or_default();
+            entry.0 += c.saturating_sub(n - k);
+            entry.1 += (*c).min(k);
+        }
+    }
+    let mut found: Vec<(u32, String, u64, u64, u64)> = Vec::new();
+    for (g, v, c) in &tables.st {
+        let (least, most) = bounds.remove(&(*g, v.as_str())).unwrap_or((0, 0));
+        let c = u64::from(*c);
+        if c < least || c > most {
+            found.push((*g, v.clone(), c, least, most));
+        }
+    }
+    found.extend(
+        bounds
+            .into_iter()
+            .filter(|&(_, (least, _))| least > 0)
+            .map(|((g, v), (least, most))| (g, v.to_string(), 0, least, most)),
+    );
+    found.sort_unstable();
+    for (group, value, published, least, most) in found {
+        if !log.push(SlicingViolation::GroupSensitive { group, value, published, least, most }) {
+            return;
+        }
+    }
 }

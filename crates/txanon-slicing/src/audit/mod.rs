@@ -157,6 +157,21 @@ pub enum SlicingViolation {
     },
     /// The published sensitive values are not the original's.
     SensitiveValues,
+    /// An Anatomy group counting a sensitive value another number of times than the tuples its
+    /// QIT rows stand for can hold it: where a quasi-identifier identifies its tuples, exactly
+    /// their values.
+    GroupSensitive {
+        /// The group.
+        group: u32,
+        /// The sensitive value.
+        value: String,
+        /// The group's count.
+        published: u64,
+        /// The fewest its tuples can hold.
+        least: u64,
+        /// The most.
+        most: u64,
+    },
     /// An Anatomy group whose sensitive counts do not add up to its QIT rows.
     GroupSize {
         /// The group.
@@ -211,6 +226,15 @@ impl fmt::Display for SlicingViolation {
                 write!(f, "tuple {tuple} is covered by no class with its sensitive value left")
             }
             Self::SensitiveValues => write!(f, "the sensitive values are not the original's"),
+            Self::GroupSensitive { group, value, published, least, most } => write!(
+                f,
+                "group {group}: {value:?} counted {published} times, where its tuples in the original hold it {}",
+                if least == most {
+                    format!("{least} times")
+                } else {
+                    format!("{least} to {most} times")
+                }
+            ),
             Self::GroupSize { group, values, rows } => {
                 write!(f, "group {group}: {values} sensitive values for {rows} QIT rows")
             }
