@@ -449,3 +449,106 @@ fn perm_mondrian_groups_pass_and_a_cut_group_is_rejected() {
         CahdViolation::DegreeBelow { .. } | CahdViolation::CountOutOfRange { .. }
     );
 }
+
+/// With the original, each group must carry what its transactions hold: two groups of one
+/// size exchanging their sensitive counts, or two transactions with unique QID itemsets and
+/// different sensitive items exchanged between groups, keep every total and every share, and
+/// are caught only there (`GroupSensitive`).
+#[test]
+fn exchanges_between_groups_are_caught_with_the_original() {
+    use std::collections::HashMap;
+    let (good, db, sensitive) = valid(2);
+    let is_sensitive = |i: u32| sensitive.contains(&db.label(i).to_string());
+    // Sensitive counts exchanged between two groups of one size with different counts.
+    let (a, b) = (0..good.groups.len())
+        .flat_map(|a| (a + 1..good.groups.len()).map(move |b| (a, b)))
+        .find(|&(a, b)| {
+            let (x, y) = (&good.groups[a], &good.groups[b]);
+            x.qid.len() == y.qid.len() && x.sensitive != y.sensitive
+        })
+        .expect("two groups of one size counting differently");
+    let mut swapped = good.clone();
+    let (x, y) = (swapped.groups[a].sensitive.clone(), swapped.groups[b].sensitive.clone());
+    swapped.groups[a].sensitive = y;
+    swapped.groups[b].sensitive = x;
+    run(&swapped, 3, &sensitive, None).unwrap();
+    rejects!(run(&swapped, 3, &sensitive, Some(&db)), CahdViolation::GroupSensitive { .. });
+
+    // Transactions exchanged: QID itemsets (as labels) held by one original transaction, whose
+    // sensitive items differ.
+    let qid_of = |t: &[u32]| -> Vec<String> {
+        let mut v: Vec<String> =
+            t.iter().filter(|&&i| !is_sensitive(i)).map(|&i| db.label(i).to_string()).collect();
+        v.sort();
+        v
+    };
+    let mut held: HashMap<Vec<String>, Vec<Vec<u32>>> = HashMap::new();
+    for t in db.iter() {
+        held.entry(qid_of(t))
+            .or_default()
+            .push(t.iter().copied().filter(|&i| is_sensitive(i)).collect());
+    }
+    let labels_of = |g: &PublishedGroups, q: &[u32]| -> Vec<String> {
+        let mut v: Vec<String> = q.iter().map(|&k| g.label(k)).collect();
+        v.sort();
+        v
+    };
+    let unique = |q: &Vec<String>| held.get(q).filter(|t| t.len() == 1).map(|t| t[0].clone());
+    let mut tried = 0;
+    'search: for a in 0..good.groups.len() {
+        for b in a + 1..good.groups.len() {
+            for (ra, qa) in good.groups[a].qid.iter().enumerate() {
+                for (rb, qb) in good.groups[b].qid.iter().enumerate() {
+                    let (la, lb) = (labels_of(&good, qa), labels_of(&good, qb));
+                    let (Some(sa), Some(sb)) = (unique(&la), unique(&lb)) else { continue };
+                    if sa == sb {
+                        continue;
+                    }
+                    let mut moved = good.clone();
+                    moved.groups[a].qid[ra] = qb.clone();
+                    moved.groups[b].qid[rb] = qa.clone();
+                    rejects!(
+                        run(&moved, 3, &sensitive, Some(&db)),
+                        CahdViolation::GroupSensitive { .. }
+                    );
+                    tried += 1;
+                    if tried == 20 {
+                        break 'search;
+                    }
+                }
+            }
+        }
+    }
+    assert!(tried >= 5, "only {tried} exchanges of identifying transactions were tried");
+}
+
+/// The published QID file must be the groups' QID itemsets, group after group: a line
+/// dropped, added, or two lines of different groups exchanged, is named by its row.
+#[test]
+fn the_qid_file_must_be_the_groups() {
+    use txanon_cahd::audit_qid_file;
+    let (good, db, _) = valid(1);
+    let rows: Vec<Vec<String>> = good
+        .groups
+        .iter()
+        .flat_map(|g| &g.qid)
+        .map(|q| q.iter().map(|&k| good.label(k)).collect())
+        .collect();
+    let file = |rows: &[Vec<String>]| TransactionDb::from_str_transactions(rows.iter().cloned());
+    audit_qid_file(&good, &file(&rows)).unwrap();
+    let qid_rejects = |rows: &[Vec<String>], row: usize| match audit_qid_file(&good, &file(rows)) {
+        Err(CahdError::Audit(v)) => {
+            assert!(matches!(v.first(), CahdViolation::QidFile { row: r, .. } if *r == row), "{v}")
+        }
+        other => panic!("expected a failed audit, got {other:?}"),
+    };
+    qid_rejects(&rows[1..], 1);
+    let mut longer = rows.clone();
+    longer.push(vec![db.label(0).to_string()]);
+    qid_rejects(&longer, rows.len() + 1);
+    let last = rows.len() - 1;
+    let other = (0..last).rev().find(|&r| rows[r] != rows[last]).unwrap();
+    let mut exchanged = rows.clone();
+    exchanged.swap(other, last);
+    qid_rejects(&exchanged, other + 1);
+}

@@ -84,6 +84,8 @@ pub struct AnatomyArgs {
     #[arg(long, value_name = "H", default_value_t = 0.25)]
     headroom: f64,
     /// Seed of every random choice (only to reproduce a run; by default the OS seeds ChaCha20).
+    /// A secret, like a key: keyed with a digest of the input, it repeats the run byte for
+    /// byte; it is never written into the publication.
     #[arg(long)]
     seed: Option<u64>,
     /// The publication: table.json, anonymized.dat (flattened; .csv for text labels),

@@ -34,6 +34,8 @@ pub struct CahdArgs {
     band: BandArg,
     /// Seed of the publication's shuffles (and of --sensitive-random); by default the OS seeds
     /// ChaCha20, so two runs publish differently.
+    /// A secret, like a key: keyed with a digest of the input, it repeats the run byte for
+    /// byte; it is never written into the publication.
     #[arg(long)]
     seed: Option<u64>,
     /// The publication: groups.json, qid.dat (QID items, group after group; .csv for text

@@ -25,6 +25,8 @@ pub struct CoherenceArgs {
     sensitive: SensitiveArgs,
     /// Seed of --sensitive-random and of the ChaCha20 shuffle of the published transactions
     /// (default: from the operating system).
+    /// A secret, like a key: keyed with a digest of the input, it repeats the run byte for
+    /// byte; it is never written into the publication.
     #[arg(long)]
     seed: Option<u64>,
     #[command(flatten)]

@@ -90,8 +90,8 @@ pub fn check_output(option: &str, path: &Path) -> Result<()> {
     if path == Path::new("-") {
         return Ok(());
     }
-    let destination = txanon_data::Destination::of(path)
-        .map_err(|e| UsageError(format!("{option} {}: {e}", path.display())))?;
+    let destination =
+        txanon_data::Destination::of(path).map_err(|e| UsageError(format!("{option} {e}")))?;
     if let txanon_data::Destination::File(file) = destination
         && let Some(dir) = file.parent().filter(|p| !p.as_os_str().is_empty())
         && !dir.is_dir()

@@ -49,6 +49,8 @@ pub struct KmArgs {
     max_combinations: u64,
     /// Seed of the ChaCha20 shuffle of the published transactions (default: from the
     /// operating system). The cut does not depend on it.
+    /// A secret, like a key: keyed with a digest of the input, it repeats the run byte for
+    /// byte; it is never written into the publication.
     #[arg(long)]
     seed: Option<u64>,
     /// The publication: published.dat (or .csv: generalized items have text labels), cut.txt,

@@ -81,6 +81,8 @@ pub struct SlicingArgs {
     bins: usize,
     /// Seed of the permutations and shuffles (only to reproduce a run; by default the OS
     /// seeds ChaCha20).
+    /// A secret, like a key: keyed with a digest of the input, it repeats the run byte for
+    /// byte; it is never written into the publication.
     #[arg(long)]
     seed: Option<u64>,
     /// The publication: sliced.csv + sliced.json, generalized.csv + generalized.json, or

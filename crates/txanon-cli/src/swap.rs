@@ -85,6 +85,8 @@ pub struct SwapArgs {
     random_categories: Option<usize>,
     /// Seed of every random choice (categories, processing order, partners, publication
     /// order); by default the operating system seeds ChaCha20.
+    /// A secret, like a key: keyed with a digest of the input, it repeats the run byte for
+    /// byte; it is never written into the publication.
     #[arg(long)]
     seed: Option<u64>,
     /// Records that may still show their tendency, beyond what the method leaves exposed by

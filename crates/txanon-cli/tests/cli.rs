@@ -822,36 +822,16 @@ fn anonymize_swap_writes_a_verified_publication_and_a_key() {
     assert_eq!(summary["audit"]["exposed"], 0);
     let published = out.join("published.dat").to_str().unwrap().to_owned();
     let key = key_path.to_str().unwrap().to_owned();
-    let audit = |file: &str, key: &str, method: &str| {
-        txanon(&[
-            "audit",
-            "swap",
-            &data,
-            file,
-            "--categories",
-            &categories,
-            "--key",
-            key,
-            "--method",
-            method,
-        ])
+    let audit_with = |file: &str, key: &str, method: &str, extra: &[&str]| {
+        let mut args = vec!["audit", "swap", &data, file, "--categories", &categories];
+        args.extend(["--key", key, "--method", method]);
+        args.extend_from_slice(extra);
+        txanon(&args)
     };
+    let audit = |file: &str, key: &str, method: &str| audit_with(file, key, method, &[]);
     // Loose files (the original, forged ones) have no manifest: the guarantee alone.
-    let loose = |file: &str, key: &str, method: &str| {
-        txanon(&[
-            "audit",
-            "swap",
-            &data,
-            file,
-            "--categories",
-            &categories,
-            "--key",
-            key,
-            "--method",
-            method,
-            "--no-manifest",
-        ])
-    };
+    let loose =
+        |file: &str, key: &str, method: &str| audit_with(file, key, method, &["--no-manifest"]);
     let o = audit(&published, &key, "partswap");
     assert!(o.status.success(), "{}", stderr(&o));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

@@ -2,3 +2,4 @@
 
 mod cli;
 mod publication;
+mod trust;

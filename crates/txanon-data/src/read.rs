@@ -337,8 +337,8 @@ pub(crate) fn too_long(path: &Path, line: u64, limit: u64) -> DataError {
         line,
         0,
         format!(
-            "the line is longer than the limit of {limit} bytes (--max-line-bytes; the range is 1..=18446744073709551615): \
-             a file with no line breaks, or a transaction too long to read"
+            "the line is longer than the limit of {limit} bytes: a file with no line breaks, or a \
+             transaction too long to read (raise --max-line-bytes, 1 to 18446744073709551615)"
         ),
     )
 }
@@ -620,6 +620,34 @@ mod tests {
 
     fn fimi(text: &str) -> Result<(TransactionDb, ReadReport)> {
         read_bytes(text.as_bytes(), Format::Fimi, true)
+    }
+
+    /// A byte-order mark is dropped from every text file (a side file's first label kept
+    /// whole), and lines past the limit are refused, whether they sit inside one buffer or
+    /// span several.
+    #[test]
+    fn side_files_lose_their_mark_and_lines_are_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("list.txt");
+        std::fs::write(&path, "\u{feff}10295\n12\n").unwrap();
+        assert_eq!(read_text(&path).unwrap(), "10295\n12\n");
+        assert_eq!(crate::read_label_list(&path).unwrap(), ["10295", "12"]);
+        let long: String = (0..30_000).map(|i| format!("{i} ")).collect();
+        let text = format!("1 2\n{long}\n3\n");
+        let file = dir.path().join("long.dat");
+        std::fs::write(&file, &text).unwrap();
+        for (format, name) in [(Format::Fimi, "long.dat"), (Format::BasketWide, "long.dat")] {
+            let file = dir.path().join(name);
+            let enough = ReadOptions::new().format(format).max_line_bytes(long.len() as u64);
+            assert_eq!(read_path(&file, &enough).unwrap().0.len(), 3, "{format}");
+            let short = ReadOptions::new().format(format).max_line_bytes(long.len() as u64 - 1);
+            let err = read_path(&file, &short).unwrap_err().to_string();
+            assert!(err.contains(":2:") && err.contains("--max-line-bytes"), "{format}: {err}");
+            // Inside one buffer: the second line is refused at a small limit.
+            let tiny = ReadOptions::new().format(format).max_line_bytes(3);
+            let err = read_path(&file, &tiny).unwrap_err().to_string();
+            assert!(err.contains(":2:"), "{format}: {err}");
+        }
     }
 
     /// A nameless input's format is told from its first data line, and reading it so gives the

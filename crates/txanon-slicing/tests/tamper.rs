@@ -332,6 +332,50 @@ fn tampered_baselines_are_rejected() {
         audit_anatomy(&edit(&|t| t.st[0].1 = "renamed".into()), &data, &aclaim),
         V::SensitiveValues
     );
+    // 24. Sensitive values exchanged between two groups (one tuple's value each way): sizes,
+    // totals and shares kept, but a group no longer holds its tuples' values. Every such
+    // exchange between groups whose quasi-identifiers each identify one tuple (the QIT holds
+    // every tuple's once) and that keeps the shares is caught; elsewhere an exchange can be
+    // consistent with the original, and passes.
+    let mut times: std::collections::HashMap<&[String], usize> = Default::default();
+    for (_, qi) in &tables.qit {
+        *times.entry(qi.as_slice()).or_default() += 1;
+    }
+    let identifying =
+        |g: u32| tables.qit.iter().filter(|x| x.0 == g).all(|x| times[x.1.as_slice()] == 1);
+    let size = |t: &AnatomyTables, g: u32| t.qit.iter().filter(|x| x.0 == g).count() as u64;
+    let count = |t: &AnatomyTables, g: u32, v: &str| {
+        t.st.iter().find(|x| x.0 == g && x.1 == v).map_or(0, |x| u64::from(x.2))
+    };
+    let mut exchanged = 0;
+    for (x, y) in (0..tables.st.len()).flat_map(|x| (0..tables.st.len()).map(move |y| (x, y))) {
+        let ((ga, va, _), (gb, vb, _)) = (&tables.st[x], &tables.st[y]);
+        if ga >= gb || va == vb || !identifying(*ga) || !identifying(*gb) {
+            continue;
+        }
+        let fits = |g: u32, v: &str| (count(&tables, g, v) + 1) * 3 <= size(&tables, g);
+        if !fits(*gb, va) || !fits(*ga, vb) {
+            continue;
+        }
+        let moved = edit(&|t| {
+            let mut add =
+                |g: u32, v: &str, d: i64| match t.st.iter_mut().find(|x| x.0 == g && x.1 == v) {
+                    Some(e) => e.2 = (i64::from(e.2) + d) as u32,
+                    None => t.st.push((g, v.to_string(), d as u32)),
+                };
+            add(*ga, va, -1);
+            add(*gb, va, 1);
+            add(*gb, vb, -1);
+            add(*ga, vb, 1);
+            t.st.retain(|e| e.2 > 0);
+        });
+        rejects!(audit_anatomy(&moved, &data, &aclaim), V::GroupSensitive { .. });
+        exchanged += 1;
+        if exchanged == 10 {
+            break;
+        }
+    }
+    assert!(exchanged > 0, "no exchange kept the shares");
 }
 
 /// Whether `table` is an ℓ-diverse slicing of `data` by brute force: some assignment of the

@@ -127,6 +127,37 @@ fn tampered_publications_are_rejected() {
     rejects!(run(&db, &renamed, s.key(), &cats, claim), V::ItemNotInOriginal { .. });
     // 5. A key one entry short.
     rejects!(run(&db, &good, &s.key()[1..], &cats, claim), V::KeyLength { .. });
+    // 7. Two items exchanged between two records the method left alone, each of a category
+    // its record did not swap: every count is kept and no tendency shows, but each record
+    // lost an item it never gave away.
+    let original = rows(&db);
+    let cat = |i: u32| cats.category(db.labels().find(&i.to_string()).unwrap());
+    let light = |t: &[u32], x: u32| {
+        let weight = |c: u32| t.iter().filter(|&&i| cat(i) == c).count();
+        let heaviest = t.iter().map(|&i| weight(cat(i))).max().unwrap_or(0);
+        weight(cat(x)) < heaviest
+    };
+    let unchanged: Vec<usize> =
+        (0..good.len()).filter(|&q| good[q] == original[s.key()[q] as usize]).collect();
+    let exchange = unchanged.iter().find_map(|&p| {
+        unchanged.iter().filter(|&&q| q != p).find_map(|&q| {
+            good[p].iter().filter(|&&x| !good[q].contains(&x) && light(&good[p], x)).find_map(
+                |&x| {
+                    good[q]
+                        .iter()
+                        .find(|&&y| !good[p].contains(&y) && cat(y) != cat(x) && light(&good[q], y))
+                        .map(|&y| (p, q, x, y))
+                },
+            )
+        })
+    });
+    let (p, q, x, y) = exchange.expect("two untouched records with light items to exchange");
+    let mut exchanged = good.clone();
+    exchanged[p].retain(|&i| i != x);
+    exchanged[p].push(y);
+    exchanged[q].retain(|&i| i != y);
+    exchanged[q].push(x);
+    rejects!(run(&db, &exchanged, s.key(), &cats, claim), V::ChangedOutsideSwap { .. });
     // 6. A key entry naming no record.
     let mut far = s.key().to_vec();
     far[0] = db.len() as u32 + 5;
