@@ -529,8 +529,7 @@ fn check_groups_sensitive(
     let hash = |r: usize| {
         row(r).iter().fold(0x9e37_79b9_7f4a_7c15u64, |h, &c| txanon_data::mix64(h ^ u64::from(c)))
     };
-    let holds_sensitive =
-        |r: usize| original.transaction(r).iter().any(|&i| sensitive[i as usize]);
+    let holds_sensitive = |r: usize| original.transaction(r).iter().any(|&i| sensitive[i as usize]);
     let wanted: std::collections::HashSet<u64> =
         (0..n).filter(|&r| holds_sensitive(r)).map(hash).collect();
     let candidates: Vec<usize> = (0..2 * n).filter(|&r| wanted.contains(&hash(r))).collect();

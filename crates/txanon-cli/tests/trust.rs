@@ -218,7 +218,7 @@ fn force_refuses_a_target_that_holds_an_input() {
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
     let data = fixture(&out, "a.dat", baskets(50, 0));
-    let o = km(&data, out, &["--force"]);
+    let o = km(&data, &out, &["--force"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("holds the input"), "{}", stderr(&o));
     assert_eq!(files_in(&out), ["a.dat"]);
@@ -489,7 +489,7 @@ fn one_run_at_a_time_writes_a_target() {
     }
     assert!(staged(), "the first run never started");
     let data = fixture(dir.path(), "a.dat", baskets(50, 0));
-    let o = km(&data, out, &["--force"]);
+    let o = km(&data, &out, &["--force"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("another run is writing"), "{}", stderr(&o));
     std::fs::write(&fifo, baskets(100, 0)).unwrap();
