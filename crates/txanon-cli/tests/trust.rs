@@ -435,6 +435,18 @@ fn an_input_is_hashed_as_it_is_read() {
         serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(m["inputs"][0]["bytes"], text.len() as u64);
     assert_eq!(m["inputs"][0]["sha256"], sha256_hex(text.as_bytes()));
+    // A run that loads its input from the cache still hashed it (checking the cache reads it).
+    let data = fixture(dir.path(), "a.dat", &text);
+    let cache = dir.path().join("cache");
+    for name in ["parsed", "cached"] {
+        let out = dir.path().join(name);
+        let o = km(&data, &out, &["--cache", cache.to_str().unwrap()]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap())
+                .unwrap();
+        assert_eq!(m["inputs"][0]["sha256"], sha256_hex(text.as_bytes()), "{name}");
+    }
 }
 
 /// Reading is bounded: a file with no line break, or a line over `--max-line-bytes`, is refused
