@@ -151,6 +151,7 @@ pub fn run(args: CahdArgs) -> Result<()> {
     };
     write_compact_json(&staged.path("groups.json"), &result.published)?;
     write_transactions(staged.dir(), "qid", &qid)?;
+    args.sensitive.publish_drawn(&staged, &db, &sensitive)?;
     let summary_json = staged.write_json("summary.json", &summary)?;
     staged.commit(Description {
         method: "cahd",

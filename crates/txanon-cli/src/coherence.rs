@@ -175,6 +175,7 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
     };
     write_transactions(staged.dir(), "published", &result.published)?;
     staged.write_json("suppressed.json", &steps)?;
+    args.sensitive.publish_drawn(&staged, &db, &private)?;
     let summary_json = staged.write_json("summary.json", &summary)?;
     staged.commit(Description {
         method: "coherence",

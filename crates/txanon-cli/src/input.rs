@@ -251,7 +251,37 @@ impl SensitiveArgs {
     pub fn file(&self) -> Option<&Path> {
         self.sensitive.as_deref()
     }
+
+    /// With `--sensitive-random`, writes the items drawn as `sensitive.txt` into the
+    /// publication `staged`, so that the audit after the run reads the publication's own list
+    /// (`--sensitive out/sensitive.txt`); a given list is the data holder's and is not copied.
+    ///
+    /// # Errors
+    /// Writing the file.
+    pub fn publish_drawn(
+        &self,
+        staged: &crate::publication::Staged,
+        db: &TransactionDb,
+        items: &[ItemId],
+    ) -> Result<()> {
+        if self.sensitive_random.is_none() {
+            return Ok(());
+        }
+        let mut text = String::from(
+            "# The sensitive items this run drew (--sensitive-random), one label per line\n",
+        );
+        for &i in items {
+            text.push_str(&db.label(i).to_string());
+            text.push('\n');
+        }
+        crate::anonymize::write_text(&staged.path(SENSITIVE_FILE), &text)
+    }
 }
+
+/// The name of the drawn sensitive items' list in a publication.
+pub const SENSITIVE_FILE: &str = "sensitive.txt";
+
+impl SensitiveArgs {}
 
 /// Reads a key (`key.txt` as swap's --key-out writes it): per published record, the 1-based
 /// input record it comes from; returned 0-based.

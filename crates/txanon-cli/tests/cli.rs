@@ -1496,3 +1496,48 @@ fn anonymize_km_publishes_the_papers_cut_and_audits_it() {
     assert!(stderr(&o).contains("fewer than k = 5"), "{}", stderr(&o));
     assert!(!none.exists());
 }
+
+/// Items drawn by `--sensitive-random` are written into the publication (`sensitive.txt`),
+/// listed in its manifest, so that the audit after the run reads the publication's own list.
+#[test]
+fn drawn_sensitive_items_are_published_for_the_audit() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = examples("cahd-example.csv");
+    let out = dir.path().join("out");
+    let o = txanon(&[
+        "anonymize",
+        "cahd",
+        &data,
+        "--sensitive-random",
+        "1",
+        "--seed",
+        "1",
+        "-p",
+        "2",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        files_in(&out),
+        ["groups.json", "manifest.json", "qid.csv", "sensitive.txt", "summary.json"]
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let listed = std::fs::read_to_string(out.join("sensitive.txt")).unwrap();
+    let drawn: Vec<&str> = listed.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(serde_json::json!(drawn), summary["sensitive_items"]);
+    let list = out.join("sensitive.txt");
+    let o = txanon(&[
+        "audit",
+        "cahd",
+        out.join("groups.json").to_str().unwrap(),
+        "-p",
+        "2",
+        "--sensitive",
+        list.to_str().unwrap(),
+        "--original",
+        &data,
+        "--strict",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
