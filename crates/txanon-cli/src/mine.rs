@@ -98,10 +98,11 @@ struct Summary {
     items: usize,
     min_support: String,
     min_support_count: u32,
-    /// Itemsets (all, maximal or closed) found, as a decimal string when beyond 2^53.
-    itemsets: String,
+    /// Itemsets (all, maximal or closed) found: a JSON number, exact up to 2^128 (a reader
+    /// in doubles sees counts past 2^53 rounded).
+    itemsets: u128,
     /// Itemsets per length, index = length.
-    by_len: Vec<String>,
+    by_len: Vec<u128>,
     rules: Option<u64>,
     seconds: Seconds,
 }
@@ -170,8 +171,8 @@ fn mine(args: MineArgs) -> Result<()> {
     if args.count_only {
         let spectrum = count_itemsets(&db, &params)?;
         mine_seconds = mining_started.elapsed().as_secs_f64();
-        itemsets = spectrum.total().expect("checked by count_itemsets").to_string();
-        by_len = spectrum.by_len.iter().map(u128::to_string).collect();
+        itemsets = spectrum.total().expect("checked by count_itemsets");
+        by_len = spectrum.by_len.clone();
         let mut text = format!("{itemsets} frequent itemsets\n");
         for (len, c) in spectrum.by_len.iter().enumerate().filter(|(_, c)| **c > 0) {
             writeln!(text, "  length {len:>3}: {c}").ok();
@@ -188,8 +189,8 @@ fn mine(args: MineArgs) -> Result<()> {
             frequent_itemsets(&db, algorithm, &params)?
         };
         mine_seconds = mining_started.elapsed().as_secs_f64();
-        itemsets = found.len().to_string();
-        by_len = found.counts_by_len().iter().map(u64::to_string).collect();
+        itemsets = found.len() as u128;
+        by_len = found.counts_by_len().iter().map(|&c| u128::from(c)).collect();
         if args.rules {
             progress.begin("association rules", Unit::Items, 0);
             let rules_started = Instant::now();
