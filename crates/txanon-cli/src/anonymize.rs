@@ -309,6 +309,20 @@ pub fn run_audit(cmd: AuditCommand) -> Result<()> {
 }
 
 fn audit_anatomy(args: AuditAnatomyArgs) -> Result<()> {
+    let claim = format!(
+        "l-diversity with l = {} ({} reading) of {}",
+        args.l,
+        match args.diversity {
+            DiversityArg::Frequency => "frequency",
+            DiversityArg::Distinct => "distinct",
+        },
+        args.table.display()
+    );
+    let json = args.manifest.json;
+    crate::publication::conclude(&claim, json, audited_anatomy(args))
+}
+
+fn audited_anatomy(args: AuditAnatomyArgs) -> Result<serde_json::Value> {
     use crate::publication::{check_publication, read_published, sibling, unreadable};
     let manifest = check_publication(&args.table, args.manifest.no_manifest)?;
     let text = txanon_data::read_text(&args.table).map_err(|e| unreadable(&args.table, e))?;
@@ -324,5 +338,5 @@ fn audit_anatomy(args: AuditAnatomyArgs) -> Result<()> {
     let original = args.original.as_deref().map(read_transactions).transpose()?;
     let report = audit(&table, &claim, flattened.as_ref(), original.as_ref())
         .with_context(|| format!("auditing {}", args.table.display()))?;
-    crate::publication::emit_report(&report, &manifest)
+    crate::publication::report_value(&report, &manifest)
 }

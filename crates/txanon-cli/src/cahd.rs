@@ -174,6 +174,17 @@ pub fn run(args: CahdArgs) -> Result<()> {
 
 /// Runs `txanon audit cahd`.
 pub fn run_audit(args: AuditCahdArgs) -> Result<()> {
+    let claim = format!(
+        "privacy degree p = {} for the sensitive items of {} in {}",
+        args.p,
+        args.sensitive.display(),
+        args.groups.display()
+    );
+    let json = args.manifest.json;
+    crate::publication::conclude(&claim, json, audited_cahd(args))
+}
+
+fn audited_cahd(args: AuditCahdArgs) -> Result<serde_json::Value> {
     use crate::publication::{check_publication, read_published, sibling, unreadable};
     let manifest = check_publication(&args.groups, args.manifest.no_manifest)?;
     let text = txanon_data::read_text(&args.groups).map_err(|e| unreadable(&args.groups, e))?;
@@ -217,5 +228,5 @@ pub fn run_audit(args: AuditCahdArgs) -> Result<()> {
     }
     let report = audit(&published, &claim, original.as_ref())
         .with_context(|| format!("auditing {}", args.groups.display()))?;
-    crate::publication::emit_report(&report, &manifest)
+    crate::publication::report_value(&report, &manifest)
 }

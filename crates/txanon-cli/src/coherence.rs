@@ -200,6 +200,19 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
 
 /// Runs `txanon audit coherence`.
 pub fn run_audit(args: AuditCoherenceArgs) -> Result<()> {
+    let claim = format!(
+        "(h, k, p)-coherence with h = {}, k = {}, p = {} for the private items of {} in {}",
+        args.setting.h,
+        args.setting.k,
+        args.setting.p,
+        args.sensitive.display(),
+        args.input.input.display()
+    );
+    let json = args.manifest.json;
+    crate::publication::conclude(&claim, json, audited_coherence(args))
+}
+
+fn audited_coherence(args: AuditCoherenceArgs) -> Result<serde_json::Value> {
     use crate::publication::{check_publication, published_or, unreadable};
     let manifest = check_publication(&args.input.input, args.manifest.no_manifest)?;
     let (db, _) = args.input.read().map_err(|e| unreadable(&args.input.input, e))?;
@@ -231,5 +244,5 @@ pub fn run_audit(args: AuditCoherenceArgs) -> Result<()> {
         audit_with_progress(&db, &private, &claim, original.as_ref(), &progress)
     }
     .with_context(|| format!("auditing {}", args.input.input.display()))?;
-    crate::publication::emit_report(&report, &manifest)
+    crate::publication::report_value(&report, &manifest)
 }

@@ -23,7 +23,7 @@ pub struct AuditFailed(pub String);
 pub const AUDIT_FAILED: u8 = 3;
 
 /// True when some cause of `error` is a failed audit.
-fn audit_failed(error: &anyhow::Error) -> bool {
+pub(crate) fn audit_failed(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
         cause.downcast_ref::<AuditFailed>().is_some()
             || cause

@@ -218,6 +218,18 @@ fn read_cut(path: &Path) -> Result<Vec<String>> {
 
 /// Runs `txanon audit km`.
 pub fn run_audit(args: AuditKmArgs) -> Result<()> {
+    let claim = format!(
+        "k^m-anonymity with k = {}, m = {} over the hierarchy {} in {}",
+        args.setting.k,
+        args.setting.m,
+        args.hierarchy.display(),
+        args.input.input.display()
+    );
+    let json = args.manifest.json;
+    crate::publication::conclude(&claim, json, audited_km(args))
+}
+
+fn audited_km(args: AuditKmArgs) -> Result<serde_json::Value> {
     use crate::publication::{check_publication, published_or, sibling, unreadable};
     let manifest = check_publication(&args.input.input, args.manifest.no_manifest)?;
     let (db, _) = args.input.read().map_err(|e| unreadable(&args.input.input, e))?;
@@ -238,5 +250,5 @@ pub fn run_audit(args: AuditKmArgs) -> Result<()> {
         audit_with_progress(&db, &hierarchy, &claim, cut.as_deref(), original.as_ref(), &progress)
     }
     .with_context(|| format!("auditing {}", args.input.input.display()))?;
-    crate::publication::emit_report(&report, &manifest)
+    crate::publication::report_value(&report, &manifest)
 }

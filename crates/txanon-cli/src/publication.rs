@@ -468,7 +468,7 @@ pub fn check_publication(file: &Path, no_manifest: bool) -> Result<ManifestCheck
     })
 }
 
-/// The `--no-manifest` flag of every audit.
+/// The options every audit shares.
 #[derive(Debug, clap::Args)]
 pub struct ManifestArgs {
     /// Audit loose files: skip the publication's manifest (by default every file of the
@@ -476,6 +476,10 @@ pub struct ManifestArgs {
     /// unchanged, or the audit fails); the report says the files were not checked.
     #[arg(long)]
     pub no_manifest: bool,
+    /// The verdict as one JSON object (`verdict`, `claim`, the report or the violations)
+    /// instead of `PASS: …`/`FAIL: …` and lines for people.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// A publication file that does not parse: a failed audit (exit 3) naming it, since an auditor
@@ -567,12 +571,89 @@ pub fn unknown_entries(
     Ok(())
 }
 
-/// Prints an audit's report with what was established of the files: the report's JSON object
-/// with a `manifest` member.
-pub fn emit_report(report: &impl Serialize, manifest: &ManifestCheck) -> Result<()> {
+/// An audit's report with what was established of the files: the report's JSON object with a
+/// `manifest` member.
+///
+/// # Errors
+/// Serialization.
+pub fn report_value(
+    report: &impl Serialize,
+    manifest: &ManifestCheck,
+) -> Result<serde_json::Value> {
     let mut value = serde_json::to_value(report)?;
     if let Some(object) = value.as_object_mut() {
         object.insert("manifest".into(), serde_json::to_value(manifest)?);
     }
-    crate::input::emit(&(serde_json::to_string_pretty(&value)? + "\n"))
+    Ok(value)
+}
+
+/// Prints an audit's verdict on standard output: `PASS: <claim>` or `FAIL: <claim>` as the
+/// first line, then the report's figures or the violations; with `json`, one JSON object with
+/// `verdict`, `claim` and the report (or `violations`). A failed audit is then returned as the
+/// error it is (exit 3); any other error is returned untouched, nothing printed.
+///
+/// # Errors
+/// `outcome`'s error; writing to standard output.
+pub fn conclude(claim: &str, json: bool, outcome: Result<serde_json::Value>) -> Result<()> {
+    let (verdict, body, error) = match outcome {
+        Ok(report) => ("PASS", report, None),
+        Err(e) if crate::exit::audit_failed(&e) => {
+            // The violations as the audit listed them, one a line after its summary line.
+            let text = e.root_cause().to_string();
+            let mut lines = text.lines().map(|l| l.trim_start().trim_start_matches("- "));
+            let summary = lines.next().unwrap_or_default().to_string();
+            let mut violations: Vec<String> = lines.map(str::to_string).collect();
+            if violations.is_empty() {
+                violations.push(summary.clone());
+            }
+            ("FAIL", serde_json::json!({ "summary": summary, "violations": violations }), Some(e))
+        }
+        Err(e) => return Err(e),
+    };
+    let text = if json {
+        let mut object = serde_json::Map::new();
+        object.insert("verdict".into(), verdict.into());
+        object.insert("claim".into(), claim.into());
+        if let serde_json::Value::Object(fields) = body {
+            object.extend(fields);
+        }
+        serde_json::to_string_pretty(&object)? + "\n"
+    } else {
+        let mut text = format!("{verdict}: {claim}\n");
+        match &body {
+            serde_json::Value::Object(fields) if verdict == "PASS" => {
+                for (key, value) in fields {
+                    let shown = match value {
+                        serde_json::Value::String(s) => s.clone(),
+                        serde_json::Value::Object(o) => o
+                            .iter()
+                            .map(|(k, v)| {
+                                format!(
+                                    "{k} {}",
+                                    v.as_str().map_or_else(|| v.to_string(), str::to_owned)
+                                )
+                            })
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        other => other.to_string(),
+                    };
+                    text.push_str(&format!("  {key}: {shown}\n"));
+                }
+            }
+            _ => {
+                if body["violations"].as_array().is_some_and(|v| v.len() > 1) {
+                    text.push_str(&format!("  {}\n", body["summary"].as_str().unwrap_or_default()));
+                }
+                for line in body["violations"].as_array().into_iter().flatten() {
+                    text.push_str(&format!("  {}\n", line.as_str().unwrap_or_default()));
+                }
+            }
+        }
+        text
+    };
+    crate::input::emit(&text)?;
+    match error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }

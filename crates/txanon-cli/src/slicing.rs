@@ -276,6 +276,17 @@ fn refuse_ignored_options(args: &SlicingArgs) -> Result<()> {
 /// Runs `txanon audit slicing`: finds which publication the directory holds and verifies it
 /// against the original.
 pub fn run_audit(args: AuditSlicingArgs) -> Result<()> {
+    let claim = format!(
+        "l-diversity with l = {}{} of the publication in {}",
+        args.l,
+        args.k.map(|k| format!(" (and k-anonymity with k = {k})")).unwrap_or_default(),
+        args.published.display()
+    );
+    let json = args.manifest.json;
+    crate::publication::conclude(&claim, json, audited_slicing(args))
+}
+
+fn audited_slicing(args: AuditSlicingArgs) -> Result<serde_json::Value> {
     use crate::publication::{ManifestCheck, unreadable};
     let dir = &args.published;
     if !dir.is_dir() {
@@ -339,5 +350,5 @@ pub fn run_audit(args: AuditSlicingArgs) -> Result<()> {
         ))
         .into());
     };
-    crate::publication::emit_report(&report, &manifest)
+    crate::publication::report_value(&report, &manifest)
 }

@@ -281,6 +281,17 @@ fn category_file(db: &TransactionDb, path: &Path) -> Result<ItemCategories> {
 
 /// Runs `txanon audit swap`.
 pub fn run_audit(args: AuditSwapArgs) -> Result<()> {
+    let claim = format!(
+        "{} as published, at most {} records showing their tendency beyond its design, in {}",
+        Method::from(args.method).name(),
+        args.max_exposed,
+        args.published.display()
+    );
+    let json = args.manifest.json;
+    crate::publication::conclude(&claim, json, audited_swap(args))
+}
+
+fn audited_swap(args: AuditSwapArgs) -> Result<serde_json::Value> {
     use crate::publication::{check_publication, published_or, read_published};
     let manifest = check_publication(&args.published, args.manifest.no_manifest)?;
     let original = crate::input::read_transactions(&args.original)?;
@@ -293,5 +304,5 @@ pub fn run_audit(args: AuditSwapArgs) -> Result<()> {
         .ties(args.ties.into());
     let report = audit(Categorized::new(&original, &categories)?, &published, &key, &claim)
         .with_context(|| format!("auditing {}", args.published.display()))?;
-    crate::publication::emit_report(&report, &manifest)
+    crate::publication::report_value(&report, &manifest)
 }

@@ -396,6 +396,7 @@ fn anonymize_anatomy_writes_a_verified_table_or_nothing() {
         flattened.to_str().unwrap(),
         "--original",
         quest.to_str().unwrap(),
+        "--json",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -495,6 +496,7 @@ fn anonymize_anatomy_writes_a_verified_table_or_nothing() {
         "8",
         "--diversity",
         "distinct",
+        "--json",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -707,7 +709,7 @@ fn anonymize_coherence_writes_a_verified_publication_or_nothing() {
     assert!(o.status.success(), "{}", stderr(&o));
     // Against the original too: only public items suppressed, each everywhere.
     let mut with_original = vec!["audit", "coherence", &published, "--private", &private];
-    with_original.extend(["--h", "0.5", "--k", "3", "--p", "3", "--original", &data]);
+    with_original.extend(["--h", "0.5", "--k", "3", "--p", "3", "--original", &data, "--json"]);
     let o = txanon(&with_original);
     assert!(o.status.success(), "{}", stderr(&o));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -828,7 +830,7 @@ fn anonymize_swap_writes_a_verified_publication_and_a_key() {
         args.extend_from_slice(extra);
         txanon(&args)
     };
-    let audit = |file: &str, key: &str, method: &str| audit_with(file, key, method, &[]);
+    let audit = |file: &str, key: &str, method: &str| audit_with(file, key, method, &["--json"]);
     // Loose files (the original, forged ones) have no manifest: the guarantee alone.
     let loose =
         |file: &str, key: &str, method: &str| audit_with(file, key, method, &["--no-manifest"]);
@@ -1265,6 +1267,7 @@ fn the_readme_workflows_pass_their_own_audits() {
                 &at("anatomy", "anonymized.dat"),
                 "--original",
                 q,
+                "--json",
             ]),
             "audit anatomy",
         );
@@ -1297,6 +1300,7 @@ fn the_readme_workflows_pass_their_own_audits() {
                 &sensitive,
                 "--original",
                 q,
+                "--json",
             ]),
             "audit cahd",
         );
@@ -1339,6 +1343,7 @@ fn the_readme_workflows_pass_their_own_audits() {
                 "2",
                 "--original",
                 q,
+                "--json",
             ]),
             "audit coherence",
         );
@@ -1354,6 +1359,7 @@ fn the_readme_workflows_pass_their_own_audits() {
                 &schema,
                 "-l",
                 "2",
+                "--json",
             ]),
             "audit slicing",
         );
@@ -1438,7 +1444,7 @@ fn anonymize_km_publishes_the_papers_cut_and_audits_it() {
         args.extend(extra);
         txanon(&args)
     };
-    let o = audit(&published, "2", &["--cut", &cut, "--original", &data]);
+    let o = audit(&published, "2", &["--cut", &cut, "--original", &data, "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(report["smallest_support"], 2);

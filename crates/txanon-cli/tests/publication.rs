@@ -563,7 +563,7 @@ fn a_dash_reads_standard_input() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        String::from_utf8_lossy(&o.stdout).contains("\"suppressed\": 0"),
+        String::from_utf8_lossy(&o.stdout).contains("\n  suppressed: 0\n"),
         "{}",
         String::from_utf8_lossy(&o.stdout)
     );

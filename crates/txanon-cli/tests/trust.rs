@@ -329,17 +329,27 @@ fn the_manifest_cannot_be_routed_around() {
     let dir = tempfile::tempdir().unwrap();
     let list = examples("cahd-example.sensitive");
     let good = cahd(dir.path(), "good");
-    let o = audit_cahd(&good.join("groups.json"), &list, &[]);
+    let o = audit_cahd(&good.join("groups.json"), &list, &["--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(report["manifest"]["status"], "verified");
+    assert_eq!(report["verdict"], "PASS");
+    // For people: the verdict and the claim first.
+    let o = audit_cahd(&good.join("groups.json"), &list, &[]);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.starts_with("PASS: privacy degree p = 2 for the sensitive items of"), "{text}");
 
     let gone = cahd(dir.path(), "gone");
     std::fs::remove_file(gone.join("manifest.json")).unwrap();
     let o = audit_cahd(&gone.join("groups.json"), &list, &[]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("no manifest.json"), "{}", stderr(&o));
-    let o = audit_cahd(&gone.join("groups.json"), &list, &["--no-manifest"]);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        text.starts_with("FAIL: privacy degree p = 2") && text.contains("no manifest.json"),
+        "{text}"
+    );
+    let o = audit_cahd(&gone.join("groups.json"), &list, &["--no-manifest", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(report["manifest"]["status"], "not checked (--no-manifest)");
