@@ -251,6 +251,18 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
         audit: serde_json::to_value(report)?,
         note: None,
     })?;
+    crate::outcome::Outcome::transactions("anatomy", &db, &result.flattened, "-l and -c")
+        .did(format!(
+            "{} buckets; {} records suppressed; {} items moved between columns",
+            result.buckets,
+            result.suppressed,
+            result.items_moved.len()
+        ))
+        .audited(format!(
+            "l-diversity, l = {} ({:?} reading), in every bucket and column",
+            args.l,
+            params.diversity()
+        ));
     emit(&summary_json)
 }
 

@@ -169,6 +169,19 @@ pub fn run(args: CahdArgs) -> Result<()> {
         audit: serde_json::to_value(report)?,
         note: None,
     })?;
+    let counted: usize =
+        result.published.groups.iter().flat_map(|g| &g.sensitive).map(|s| s.1).sum();
+    crate::outcome::Outcome::transactions("cahd", &db, &qid, "-p and the sensitive items")
+        .did(format!(
+            "{} groups; the sensitive items' {counted} occurrences published as counts per group, not in the records",
+            summary.groups
+        ))
+        .audited(format!(
+            "privacy degree p = {} for {} sensitive items (achieved {:.2})",
+            args.p,
+            sensitive_labels.len(),
+            summary.achieved_privacy
+        ));
     emit(&summary_json)
 }
 

@@ -195,6 +195,21 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         audit: serde_json::to_value(&result.audit)?,
         note: None,
     })?;
+    let shown: Vec<&str> = steps.iter().take(8).map(|s| s.item.as_str()).collect();
+    crate::outcome::Outcome::transactions("coherence", &db, &result.published, "--h, --k and --p")
+        .did(format!(
+            "{} public items suppressed everywhere{}{}; nuggets kept {nuggets_after} of {nuggets_before}",
+            steps.len(),
+            if shown.is_empty() { String::new() } else { format!(" ({}", shown.join(" ")) },
+            if shown.is_empty() { "" } else if steps.len() > shown.len() { " …)" } else { ")" },
+        ))
+        .audited(format!(
+            "(h, k, p)-coherence with h = {}, k = {}, p = {} for {} private items",
+            args.setting.h,
+            args.setting.k,
+            args.setting.p,
+            private.len()
+        ));
     emit(&summary_json)
 }
 

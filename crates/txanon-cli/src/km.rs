@@ -203,6 +203,25 @@ pub fn run(args: KmArgs) -> Result<()> {
         audit: serde_json::to_value(&result.audit)?,
         note: None,
     })?;
+    // Items published as themselves keep their label; every other one went up the hierarchy.
+    let items = db.num_items();
+    let generalized = (0..items as u32)
+        .filter(|&i| result.published.labels().find(&db.label(i).to_string()).is_none())
+        .count();
+    let mut outcome =
+        crate::outcome::Outcome::transactions("km", &db, &result.published, "--k and --m").did(
+            format!(
+                "{generalized} of {items} items generalized above the leaves, to a cut of {} nodes (NCP {:.3})",
+                result.cut.len(),
+                result.loss.ncp
+            ),
+        );
+    if generalized * 2 > items {
+        outcome = outcome.warn(format!(
+            "{generalized} of {items} items are generalized above the leaves: --k and --m decide how far"
+        ));
+    }
+    outcome.audited(format!("k^m-anonymity with k = {}, m = {}", args.setting.k, args.setting.m));
     emit(&summary_json)
 }
 

@@ -16,6 +16,7 @@ mod generate;
 mod input;
 mod km;
 mod mine;
+mod outcome;
 mod progress;
 mod publication;
 mod slicing;

@@ -246,6 +246,14 @@ pub fn run(args: SlicingArgs) -> Result<()> {
         audit,
         note: None,
     })?;
+    let mut outcome = crate::outcome::Outcome::new(format!(
+        "{method}: {} tuples in ({dropped} rows dropped by the schema's missing-value policy), all published",
+        data.len()
+    ));
+    if let Some(k) = args.k {
+        outcome = outcome.did(format!("classes of at least k = {k} rows"));
+    }
+    outcome.audited(format!("l-diversity with l = {}", args.l));
     emit(&summary)
 }
 

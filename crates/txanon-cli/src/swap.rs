@@ -258,6 +258,22 @@ pub fn run(args: SwapArgs) -> Result<()> {
             "no key was kept"
         }),
     })?;
+    crate::outcome::Outcome::transactions(
+        &format!("swap/{}", method.name()),
+        &db,
+        &swapped.published,
+        "--method",
+    )
+    .did(format!(
+        "{} of {} records changed ({} pairs); {} records hold a tendency",
+        swapped.audit.changed, swapped.audit.records, swapped.stats.pairs, swapped.audit.with_tendency
+    ))
+    .audited(format!(
+        "{} as published, {} records still showing their tendency beyond its design (at most {} allowed)",
+        method.name(),
+        swapped.audit.exposed,
+        args.max_exposed
+    ));
     emit(&json)
 }
 

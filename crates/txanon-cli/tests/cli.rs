@@ -1547,3 +1547,67 @@ fn drawn_sensitive_items_are_published_for_the_audit() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// Every `anonymize` ends with a summary for people on standard error: records, items and
+/// occurrences in and out, what the method did, the guarantee audited; and a warning, naming
+/// the parameters, exactly when fewer than half the item occurrences were kept.
+#[test]
+fn anonymize_says_what_it_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, private) =
+        (examples("coherence-figure1.csv"), examples("coherence-figure1.private"));
+    for (h, k) in [("0.5", "3"), ("0.9", "2")] {
+        let out = dir.path().join(format!("c{k}"));
+        let o = txanon(&[
+            "anonymize",
+            "coherence",
+            &data,
+            "--private",
+            &private,
+            "--h",
+            h,
+            "--k",
+            k,
+            "--p",
+            "3",
+            "--nugget-support",
+            "2",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = stderr(&o);
+        assert!(text.contains("coherence: 7 records in, 7 published"), "{text}");
+        assert!(
+            text.contains(&format!("audited: (h, k, p)-coherence with h = {h}, k = {k}, p = 3")),
+            "{text}"
+        );
+        let kept: f64 = text
+            .split("item occurrences: ")
+            .nth(1)
+            .and_then(|t| t.split('(').nth(1))
+            .and_then(|t| t.split('%').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(text.contains("warning: the publication keeps"), kept < 50.0, "{text}");
+        assert_eq!(text.contains("--h, --k and --p decide"), kept < 50.0, "{text}");
+    }
+    let out = dir.path().join("km");
+    let o = txanon(&[
+        "anonymize",
+        "km",
+        &examples("km-figure1.csv"),
+        "--hierarchy",
+        &examples("km-figure1.hierarchy"),
+        "--k",
+        "2",
+        "--m",
+        "2",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("2 of 4 items generalized above the leaves"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("audited: k^m-anonymity with k = 2, m = 2"), "{}", stderr(&o));
+}
