@@ -95,6 +95,10 @@ fn report(error: &anyhow::Error) -> u8 {
                 .downcast_ref::<txanon_evaluate::EvaluateError>()
                 .is_some_and(|e| matches!(e, txanon_evaluate::EvaluateError::Params(_)))
             || cause.downcast_ref::<txanon_data::CategoriesMismatch>().is_some()
+            // A path the user named that cannot be read or written, wherever it surfaced.
+            || cause
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| txanon_data::io_is_users(e.kind()))
     });
     if bad_input { 2 } else { INTERNAL }
 }

@@ -162,17 +162,34 @@ impl DataError {
     /// True when the error is the user's input or parameters, not the machine's fault.
     ///
     /// The CLI maps these to exit code 2 and everything else to 1. Every variant but `Io` is
-    /// about the input; among I/O errors, a path that does not exist, cannot be opened or is a
-    /// directory is the user's too.
+    /// about the input; among I/O errors, those [`io_is_users`] names are the user's too.
     pub fn is_bad_input(&self) -> bool {
-        use std::io::ErrorKind::{IsADirectory, NotFound, PermissionDenied};
         match self {
-            DataError::Io { source, .. } => {
-                matches!(source.kind(), NotFound | PermissionDenied | IsADirectory)
-            }
+            DataError::Io { source, .. } => io_is_users(source.kind()),
             _ => true,
         }
     }
+}
+
+/// Whether an I/O failure of this kind is about what the user named, not the machine's fault: a
+/// missing or forbidden path, a directory where a file was meant (or the reverse), a read-only
+/// file system, a full disk, an invalid name.
+pub fn io_is_users(kind: std::io::ErrorKind) -> bool {
+    use std::io::ErrorKind::{
+        AlreadyExists, InvalidFilename, IsADirectory, NotADirectory, NotFound, PermissionDenied,
+        ReadOnlyFilesystem, StorageFull,
+    };
+    matches!(
+        kind,
+        NotFound
+            | PermissionDenied
+            | IsADirectory
+            | NotADirectory
+            | ReadOnlyFilesystem
+            | StorageFull
+            | AlreadyExists
+            | InvalidFilename
+    )
 }
 
 /// Result alias of the data layer.
