@@ -1611,3 +1611,45 @@ fn anonymize_says_what_it_did() {
     assert!(stderr(&o).contains("2 of 4 items generalized above the leaves"), "{}", stderr(&o));
     assert!(stderr(&o).contains("audited: k^m-anonymity with k = 2, m = 2"), "{}", stderr(&o));
 }
+
+/// Every option that takes a support accepts and refuses exactly what `mine -s` does, each
+/// refusal naming the option, the value and the range (they were silently clamped).
+#[test]
+fn every_support_option_is_checked_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = examples("coherence-figure1.csv");
+    let private = examples("coherence-figure1.private");
+    for value in ["-1", "NaN", "0", "inf", "150%", "0%", "4294967296", "1e999"] {
+        let out = dir.path().join("out");
+        let o = txanon(&[
+            "anonymize",
+            "coherence",
+            &data,
+            "--private",
+            &private,
+            "--h",
+            "0.9",
+            "--k",
+            "2",
+            "--p",
+            "2",
+            &format!("--nugget-support={value}"),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{value}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("--nugget-support") && stderr(&o).contains("out of range"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!out.exists());
+        let o = txanon(&["mine", "fpgrowth", &data, &format!("-s={value}")]);
+        assert_eq!(o.status.code(), Some(2), "{value}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("--support") && stderr(&o).contains("out of range"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}

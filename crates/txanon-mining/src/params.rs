@@ -71,14 +71,28 @@ impl FromStr for MinSupport {
                 "{s:?} is not a support: write a percentage (0.5%), a fraction (0.005) or a count (50)"
             )
         };
-        if let Some(percent) = s.strip_suffix('%') {
+        let support = if let Some(percent) = s.strip_suffix('%') {
             let p: f64 = percent.trim().parse().map_err(|_| bad())?;
-            return Ok(MinSupport::Fraction(p / 100.0));
+            MinSupport::Fraction(p / 100.0)
+        } else if s.bytes().all(|b| b.is_ascii_digit()) && !s.is_empty() {
+            s.parse().map(MinSupport::Count).map_err(|_| {
+                format!(
+                    "{s} is out of range: an absolute support is a count from 1 to {}",
+                    u32::MAX
+                )
+            })?
+        } else {
+            s.parse().map(MinSupport::Fraction).map_err(|_| bad())?
+        };
+        // Refused where it is written, so that every option taking a support (mine's -s,
+        // coherence's --nugget-support, …) accepts and refuses exactly the same values.
+        match support.check() {
+            Ok(()) => Ok(support),
+            Err(ParamError::OutOfRange { reason, .. }) => {
+                Err(format!("{s} is out of range: {reason}"))
+            }
+            Err(e) => Err(e.to_string()),
         }
-        if s.bytes().all(|b| b.is_ascii_digit()) && !s.is_empty() {
-            return s.parse().map(MinSupport::Count).map_err(|_| bad());
-        }
-        s.parse().map(MinSupport::Fraction).map_err(|_| bad())
     }
 }
 
