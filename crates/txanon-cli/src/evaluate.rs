@@ -72,8 +72,29 @@ pub struct EvaluateArgs {
     output: OutputArgs,
 }
 
+/// The first value `values` holds twice, for a list option that must not repeat one (a level or
+/// a method given twice would be run and charted twice).
+fn repeated<T: PartialEq + std::fmt::Display>(option: &str, values: &[T]) -> Result<()> {
+    for (i, v) in values.iter().enumerate() {
+        if values[..i].contains(v) {
+            return Err(UsageError(format!("{option}: {v} is given twice: name each once")).into());
+        }
+    }
+    Ok(())
+}
+
 /// Runs `txanon evaluate`.
 pub fn run(args: EvaluateArgs) -> Result<()> {
+    repeated("--methods", &args.methods.iter().map(|m| m.trim().to_string()).collect::<Vec<_>>())?;
+    repeated("--levels", &args.levels)?;
+    repeated("--known", &args.known)?;
+    repeated("--supports", &args.supports)?;
+    if let Some(c) = args.anatomy_columns.filter(|&c| c < 2) {
+        return Err(UsageError(format!(
+            "--anatomy-columns: {c} is out of range 2..=the number of items: anatomy splits the items into at least two columns"
+        ))
+        .into());
+    }
     let methods = args
         .methods
         .iter()

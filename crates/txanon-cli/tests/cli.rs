@@ -1653,3 +1653,34 @@ fn every_support_option_is_checked_alike() {
         );
     }
 }
+
+/// `evaluate` refuses a level, method, known-item count or support given twice, and anatomy
+/// columns below 2, before any work: exit 2, the option named, nothing written.
+#[test]
+fn evaluate_refuses_repeated_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = examples("cahd-example.csv");
+    let sensitive = examples("cahd-example.sensitive");
+    let out = dir.path().join("report");
+    for (option, value) in [
+        ("--levels", "4,4"),
+        ("--methods", "km, km"),
+        ("--known", "1,2,1"),
+        ("--supports", "0.01,0.01"),
+        ("--anatomy-columns", "1"),
+    ] {
+        let o = txanon(&[
+            "evaluate",
+            &data,
+            "--sensitive",
+            &sensitive,
+            option,
+            value,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{option}: {}", stderr(&o));
+        assert!(stderr(&o).starts_with(&format!("error: {option}: ")), "{}", stderr(&o));
+        assert!(!out.exists());
+    }
+}
