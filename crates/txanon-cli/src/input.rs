@@ -42,13 +42,60 @@ pub struct InputArgs {
         value_parser = clap::value_parser!(u64).range(1..)
     )]
     pub max_line_bytes: u64,
+    /// CSV/TSV: the first line is a header (an export's column names); needed with names this
+    /// reader does not know, with --tid-column and --item-column.
+    #[arg(long, conflicts_with = "no_header")]
+    pub header: bool,
+    /// CSV/TSV: the first line is data, whatever it looks like (a basket holding an item named
+    /// "product", say).
+    #[arg(long)]
+    pub no_header: bool,
+    /// CSV/TSV export: the header's name of the transaction (order, basket, session, …) id
+    /// column; by default a common name (transaction_id, order_id, basket, session, invoice, …),
+    /// case-insensitive. Other columns are ignored.
+    #[arg(long, value_name = "NAME", requires = "item_column")]
+    pub tid_column: Option<String>,
+    /// CSV/TSV export: the header's name of the item column; by default a common name (item,
+    /// product, product_id, sku, code, …).
+    #[arg(long, value_name = "NAME", requires = "tid_column")]
+    pub item_column: Option<String>,
+    /// CSV/TSV: the field delimiter, one character (`,` `;` `|`, or `tab`); detected from the
+    /// first line by default.
+    #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
+}
+
+/// `--delimiter`: one ASCII character, or `tab` / `\t`.
+fn parse_delimiter(s: &str) -> std::result::Result<u8, String> {
+    match s {
+        "tab" | "\\t" | "\t" => Ok(b'\t'),
+        _ if s.len() == 1 && s.is_ascii() && s != "\"" && s != "\n" && s != "\r" => {
+            Ok(s.as_bytes()[0])
+        }
+        _ => Err(format!(
+            "{s:?} is not a delimiter: one ASCII character other than a quote or a line break, or tab"
+        )),
+    }
 }
 
 impl InputArgs {
     /// Reads the database, with a progress bar (bytes, rate, time left) for large files.
     pub fn read(&self) -> Result<(TransactionDb, ReadReport)> {
-        let mut options =
-            ReadOptions::new().keep_empty(!self.drop_empty).max_line_bytes(self.max_line_bytes);
+        let mut options = ReadOptions::new()
+            .keep_empty(!self.drop_empty)
+            .max_line_bytes(self.max_line_bytes)
+            .csv(txanon_data::CsvOptions {
+                delimiter: self.delimiter,
+                header: if self.header {
+                    Some(true)
+                } else if self.no_header {
+                    Some(false)
+                } else {
+                    None
+                },
+                tid_column: self.tid_column.clone(),
+                item_column: self.item_column.clone(),
+            });
         if let Some(f) = self.from {
             options = options.format(f);
         }

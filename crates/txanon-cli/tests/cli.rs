@@ -1684,3 +1684,45 @@ fn evaluate_refuses_repeated_settings() {
         assert!(!out.exists());
     }
 }
+
+/// A data holder's export: a header of its own, extra columns, a delimiter other than the
+/// comma, unsorted text ids; read by the header's names, or refused with the options to pass.
+#[test]
+fn a_data_holders_export_is_read_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let stats = |file: &str, extra: &[&str]| {
+        let mut args = vec!["stats", file, "--json"];
+        args.extend_from_slice(extra);
+        txanon(&args)
+    };
+    let orders = fixture(
+        dir.path(),
+        "orders.csv",
+        "Order ID;Product;Quantity\nB-17;milk;2\nA-03;bread;1\nB-17;eggs;12\nA-03;milk;1\nC-99;tea;3\n",
+    );
+    let o = stats(&orders, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["transactions"].as_u64(), v["items"].as_u64()), (Some(3), Some(4)), "{v}");
+    // Names it does not know, over a table: could be a header or a basket, so refused.
+    let export =
+        fixture(dir.path(), "export.csv", "buyer,what,price\nx1,milk,2.5\nx2,tea,1\nx1,tea,1\n");
+    let o = stats(&export, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--header") && stderr(&o).contains("--no-header"),
+        "{}",
+        stderr(&o)
+    );
+    let o = stats(&export, &["--header", "--tid-column", "buyer", "--item-column", "what"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["transactions"].as_u64(), Some(2), "{v}");
+    let o = stats(&export, &["--tid-column", "customer", "--item-column", "what"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("\"customer\" is not a column of the header"), "{}", stderr(&o));
+    let o = stats(&export, &["--no-header"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["transactions"].as_u64(), Some(4), "read as four baskets: {v}");
+}

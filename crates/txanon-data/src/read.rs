@@ -54,7 +54,7 @@ impl Format {
         match ext {
             "dat" | "fimi" => Some(Format::Fimi),
             "spmf" | "txt" => Some(Format::Spmf),
-            "csv" => Some(Format::BasketWide),
+            "csv" | "tsv" => Some(Format::BasketWide),
             _ => None,
         }
     }
@@ -82,6 +82,24 @@ pub struct ReadOptions {
     format: Option<Format>,
     keep_empty: bool,
     max_line: u64,
+    csv: CsvOptions,
+}
+
+/// How a CSV or TSV export is read: which columns hold the transaction id and the item, whether
+/// its first line is a header, and its delimiter. Anything left unset is told from the first
+/// line, and a first line that could be either a header or a basket is refused, never guessed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CsvOptions {
+    /// The field delimiter; detected among `,` `\t` `;` `|` by default (`\t` for `.tsv`).
+    pub delimiter: Option<u8>,
+    /// Whether the first line is a header: `Some(true)` (`--header`), `Some(false)`
+    /// (`--no-header`), or told from its names.
+    pub header: Option<bool>,
+    /// The header's name of the transaction id column (`--tid-column`), matched without regard
+    /// to case.
+    pub tid_column: Option<String>,
+    /// The header's name of the item column (`--item-column`).
+    pub item_column: Option<String>,
 }
 
 /// The longest line (one transaction, or one row of long-form CSV) a reader accepts by default:
@@ -92,7 +110,18 @@ pub const DEFAULT_MAX_LINE_BYTES: u64 = 256 << 20;
 impl ReadOptions {
     /// Detect the format from the file name (and, for `.csv`, the header), keep empty transactions.
     pub fn new() -> Self {
-        Self { format: None, keep_empty: true, max_line: DEFAULT_MAX_LINE_BYTES }
+        Self {
+            format: None,
+            keep_empty: true,
+            max_line: DEFAULT_MAX_LINE_BYTES,
+            csv: CsvOptions::default(),
+        }
+    }
+
+    /// How CSV and TSV exports are read (see [`CsvOptions`]).
+    pub fn csv(mut self, csv: CsvOptions) -> Self {
+        self.csv = csv;
+        self
     }
 
     /// The longest line accepted, in bytes (default [`DEFAULT_MAX_LINE_BYTES`]); a longer one
@@ -311,12 +340,25 @@ fn read_with_hint<R: BufRead>(
             (raw.finish_int(), report)
         }
         Format::BasketWide | Format::BasketLong => {
+            let mut reader = reader;
+            let head =
+                first_data_lines(&mut reader).map_err(|e| DataError::reading(path, 1, gzip, e))?;
+            let tsv = path
+                .to_string_lossy()
+                .to_ascii_lowercase()
+                .trim_end_matches(".gz")
+                .ends_with(".tsv");
+            let layout = csv_layout(&head, format, options, tsv)
+                .map_err(|why| DataError::invalid(path, why))?;
             let mut lines = LineReader::new(reader, path, gzip).max_line(options.max_line);
-            let (db, mut report) = if format == Format::BasketWide {
-                read_wide(&mut lines, keep_empty)?
-            } else {
-                read_long(&mut lines)?
+            let (db, mut report) = match &layout {
+                CsvLayout::Wide { delimiter } => read_wide(&mut lines, keep_empty, *delimiter)?,
+                CsvLayout::Long(long) => read_long(&mut lines, long)?,
             };
+            report.format = Some(match layout {
+                CsvLayout::Wide { .. } => Format::BasketWide,
+                CsvLayout::Long(_) => Format::BasketLong,
+            });
             report.lines = lines.number;
             report.bytes = lines.bytes;
             (db, report)
@@ -325,7 +367,7 @@ fn read_with_hint<R: BufRead>(
     if report.bytes == 0 {
         return Err(DataError::invalid(path, "file is empty"));
     }
-    report.format = Some(format);
+    report.format = report.format.or(Some(format));
     report.gzip = gzip;
     Ok((db, report))
 }
@@ -480,6 +522,7 @@ pub(crate) fn utf8_line<'l, R: BufRead>(lines: &'l LineReader<'_, R>) -> Result<
 fn read_wide<R: BufRead>(
     lines: &mut LineReader<'_, R>,
     keep_empty: bool,
+    delimiter: u8,
 ) -> Result<(TransactionDb, ReadReport)> {
     let mut raw = RawDb::default();
     let mut interner = Interner::default();
@@ -491,7 +534,7 @@ fn read_wide<R: BufRead>(
             continue;
         }
         let text = utf8_line(lines)?;
-        split_csv(text, b',', &mut fields).map_err(|(c, r)| lines.error(c, r))?;
+        split_csv(text, delimiter, &mut fields).map_err(|(c, r)| lines.error(c, r))?;
         let start = raw.items.len();
         for f in fields.iter().filter(|f| !f.is_empty()) {
             raw.items.push(interner.intern(f));
@@ -508,45 +551,266 @@ fn read_wide<R: BufRead>(
     Ok((raw.finish_interned(interner), report))
 }
 
-fn read_long<R: BufRead>(lines: &mut LineReader<'_, R>) -> Result<(TransactionDb, ReadReport)> {
+/// Where the long form's two columns are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct LongLayout {
+    delimiter: u8,
+    /// The first data line is a header, skipped.
+    header: bool,
+    /// The transaction id's column (0-based).
+    tid: usize,
+    /// The item's column.
+    item: usize,
+    /// Fields every row holds (the header's, or 2).
+    columns: usize,
+}
+
+/// How a CSV file is laid out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum CsvLayout {
+    /// One basket per line.
+    Wide { delimiter: u8 },
+    /// One (transaction id, item) pair per line.
+    Long(LongLayout),
+}
+
+/// Names of a transaction id column in exports (compared lower-case, without blanks, `_` or
+/// `-`): orders, baskets, sessions, invoices, receipts, visits.
+const TID_NAMES: &[&str] = &[
+    "transactionid",
+    "transaction",
+    "tid",
+    "orderid",
+    "order",
+    "ordernumber",
+    "orderno",
+    "basketid",
+    "basket",
+    "sessionid",
+    "session",
+    "invoiceid",
+    "invoice",
+    "invoiceno",
+    "invoicenumber",
+    "receiptid",
+    "receipt",
+    "ticketid",
+    "ticket",
+    "visitid",
+    "visit",
+];
+
+/// Names of an item column in exports.
+const ITEM_NAMES: &[&str] = &[
+    "item",
+    "itemid",
+    "items",
+    "itemcode",
+    "product",
+    "productid",
+    "productcode",
+    "productname",
+    "sku",
+    "code",
+    "article",
+    "articleid",
+    "stockcode",
+];
+
+fn column_key(name: &str) -> String {
+    name.chars().filter(|c| !matches!(c, ' ' | '_' | '-')).flat_map(char::to_lowercase).collect()
+}
+
+/// The delimiter of a line: the one of `,` `\t` `;` `|` it holds most often outside quotes
+/// (`,` when none).
+fn detect_delimiter(line: &str) -> u8 {
+    let mut counts = [0usize; 4];
+    let mut quoted = false;
+    for b in line.bytes() {
+        match b {
+            b'"' => quoted = !quoted,
+            b',' if !quoted => counts[0] += 1,
+            b'\t' if !quoted => counts[1] += 1,
+            b';' if !quoted => counts[2] += 1,
+            b'|' if !quoted => counts[3] += 1,
+            _ => {}
+        }
+    }
+    let best = (0..4).max_by_key(|&i| (counts[i], 3 - i)).unwrap_or(0);
+    if counts[best] == 0 { b',' } else { [b',', b'\t', b';', b'|'][best] }
+}
+
+/// The layout of a CSV input from its first data line `head`, the format asked for or implied,
+/// and the options; a first line that could be a header or a basket is refused.
+fn csv_layout(
+    lines: &[String],
+    format: Format,
+    options: &ReadOptions,
+    tsv: bool,
+) -> std::result::Result<CsvLayout, String> {
+    let head = lines.first().map_or("", String::as_str);
+    let csv = &options.csv;
+    let delimiter =
+        csv.delimiter.unwrap_or_else(|| if tsv { b'\t' } else { detect_delimiter(head) });
+    let mut fields = Vec::new();
+    if split_csv(head, delimiter, &mut fields).is_err() {
+        fields = vec![std::borrow::Cow::Borrowed(head)];
+    }
+    let names: Vec<String> = fields.iter().map(|f| column_key(f)).collect();
+    let shown = || fields.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(", ");
+    let find = |name: &str| names.iter().position(|n| *n == column_key(name));
+    let long = |header: bool, tid: usize, item: usize, columns: usize| {
+        CsvLayout::Long(LongLayout { delimiter, header, tid, item, columns })
+    };
+    // Named columns: the header must hold them.
+    if csv.tid_column.is_some() || csv.item_column.is_some() {
+        if csv.header == Some(false) {
+            return Err(
+                "--tid-column and --item-column name header columns: drop --no-header".into()
+            );
+        }
+        let (Some(tid_name), Some(item_name)) = (&csv.tid_column, &csv.item_column) else {
+            return Err("name both columns: --tid-column and --item-column".into());
+        };
+        let tid = find(tid_name).ok_or_else(|| {
+            format!("--tid-column {tid_name:?} is not a column of the header ({})", shown())
+        })?;
+        let item = find(item_name).ok_or_else(|| {
+            format!("--item-column {item_name:?} is not a column of the header ({})", shown())
+        })?;
+        if tid == item {
+            return Err("--tid-column and --item-column name the same column".into());
+        }
+        return Ok(long(true, tid, item, fields.len()));
+    }
+    let tid = names.iter().position(|n| TID_NAMES.contains(&n.as_str()));
+    let item = names.iter().position(|n| ITEM_NAMES.contains(&n.as_str()));
+    // A table under a header: the lines after the first have its number of fields, and some
+    // column is a number on every one of them but not on the first (ids, prices, quantities
+    // under their names). Baskets vary in length, and a basket of numbers has numbers first.
+    let number = |f: &str| f.trim().parse::<f64>().is_ok();
+    let rows: Vec<Vec<String>> = lines
+        .iter()
+        .skip(1)
+        .filter_map(|l| {
+            let mut f = Vec::new();
+            split_csv(l, delimiter, &mut f).ok()?;
+            Some(f.iter().map(|x| x.to_string()).collect())
+        })
+        .collect();
+    let tabular = fields.len() >= 2
+        && !rows.is_empty()
+        && rows.iter().all(|r| r.len() == fields.len())
+        && (0..fields.len()).any(|c| !number(&fields[c]) && rows.iter().all(|r| number(&r[c])));
+    // A header-like table with no name known is as ambiguous as one half-known.
+    let (tid, item) = match (tid, item) {
+        (None, None) if tabular => (Some(usize::MAX), None),
+        other => other,
+    };
+    match (csv.header, tid, item) {
+        (Some(false), _, _) => match format {
+            Format::BasketLong if fields.len() == 2 => Ok(long(false, 0, 1, 2)),
+            Format::BasketLong => Err(format!(
+                "the long form without a header has two columns (transaction id, item); the first line has {}: name them with --header --tid-column --item-column",
+                fields.len()
+            )),
+            _ => Ok(CsvLayout::Wide { delimiter }),
+        },
+        (_, Some(tid), Some(item)) if tid != item => Ok(long(true, tid, item, fields.len())),
+        (Some(true), _, _) => Err(format!(
+            "the header ({}) names no transaction id and item column this reader knows: name them with --tid-column and --item-column",
+            shown()
+        )),
+        (None, None, None) => match format {
+            Format::BasketLong if fields.len() == 2 => Ok(long(false, 0, 1, 2)),
+            Format::BasketLong => Err(format!(
+                "the long form has a transaction id and an item column; the first line has {} fields and no header names them: name them with --header --tid-column --item-column",
+                fields.len()
+            )),
+            _ => Ok(CsvLayout::Wide { delimiter }),
+        },
+        _ => Err(format!(
+            "the first line ({}) could be a header or a basket: pass --header with --tid-column and --item-column to read an export, or --no-header to read baskets",
+            shown()
+        )),
+    }
+}
+
+/// The first lines of `reader` (at most [`LINES_PEEKED`]) that are neither blank nor `#`
+/// comments, as far as its buffer holds them, without consuming anything.
+fn first_data_lines(reader: &mut impl BufRead) -> std::io::Result<Vec<String>> {
+    let head = reader.fill_buf()?;
+    let head = head.strip_prefix(UTF8_BOM).unwrap_or(head);
+    let mut found = Vec::new();
+    let mut pieces = head.split(|&b| b == b'\n').peekable();
+    while let Some(line) = pieces.next() {
+        // The buffer's last piece may be a line cut short: only whole lines count, but a first
+        // line longer than the buffer is taken as far as it goes.
+        if pieces.peek().is_none() && !found.is_empty() {
+            break;
+        }
+        let line = String::from_utf8_lossy(line);
+        let line = line.trim();
+        if !line.is_empty() && !line.starts_with('#') {
+            found.push(line.to_string());
+            if found.len() == LINES_PEEKED {
+                break;
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// How many data lines a CSV's layout is told from.
+const LINES_PEEKED: usize = 20;
+
+/// Reads the long form: one (transaction id, item) pair per row, in the columns `layout` names,
+/// every row with the header's number of fields. Transaction ids are any text, in any order: a
+/// transaction's rows may be scattered through the file. Memory holds, besides the database, one
+/// map entry per distinct transaction id (its text) and each transaction's items until the end.
+fn read_long<R: BufRead>(
+    lines: &mut LineReader<'_, R>,
+    layout: &LongLayout,
+) -> Result<(TransactionDb, ReadReport)> {
     let mut report = ReadReport::default();
     let mut items = Interner::default();
     let mut tx_index: HashMap<String, usize> = HashMap::new();
     let mut transactions: Vec<Vec<u32>> = Vec::new();
-    let mut first = true;
+    let mut header = layout.header;
     while lines.next_line()? {
         let mut fields = Vec::new();
         if lines.line.first() == Some(&b'#') || lines.line.iter().all(|&b| BLANK[b as usize]) {
             report.skipped_lines += 1;
             continue;
         }
+        if std::mem::take(&mut header) {
+            report.skipped_lines += 1;
+            continue;
+        }
         let text = utf8_line(lines)?;
-        split_csv(text, b',', &mut fields).map_err(|(c, r)| lines.error(c, r))?;
-        if fields.len() != 2 {
+        split_csv(text, layout.delimiter, &mut fields).map_err(|(c, r)| lines.error(c, r))?;
+        if fields.len() != layout.columns {
             return Err(lines.error(
                 0,
-                format!("expected 2 columns (transaction_id,item), found {}", fields.len()),
+                format!(
+                    "expected {} columns{}, found {}",
+                    layout.columns,
+                    if layout.header { " as the header has" } else { " (transaction id, item)" },
+                    fields.len()
+                ),
             ));
         }
-        if first {
-            first = false;
-            if fields[0].eq_ignore_ascii_case("transaction_id")
-                && fields[1].eq_ignore_ascii_case("item")
-            {
-                report.skipped_lines += 1;
-                continue;
-            }
-        }
-        if fields[0].is_empty() || fields[1].is_empty() {
-            let column = if fields[0].is_empty() { 1 } else { text.find(',').map_or(0, |p| p + 2) };
+        let (tid, item) = (&fields[layout.tid], &fields[layout.item]);
+        if tid.is_empty() || item.is_empty() {
+            let column = if tid.is_empty() { layout.tid + 1 } else { layout.item + 1 };
             return Err(lines.error(column, "empty transaction id or item"));
         }
         let next = transactions.len();
-        let t = *tx_index.entry(fields[0].to_string()).or_insert(next);
+        let t = *tx_index.entry(tid.to_string()).or_insert(next);
         if t == next {
             transactions.push(Vec::new());
         }
-        transactions[t].push(items.intern(&fields[1]));
+        transactions[t].push(items.intern(item));
     }
     let mut raw = RawDb::default();
     for t in transactions {
@@ -555,20 +819,6 @@ fn read_long<R: BufRead>(lines: &mut LineReader<'_, R>) -> Result<(TransactionDb
     }
     report.duplicates_dropped = raw.duplicates_dropped;
     Ok((raw.finish_interned(items), report))
-}
-
-/// Peeks at a `.csv` file's first line: true when it is the long-form header `transaction_id,item`.
-pub(crate) fn has_long_header(path: &Path) -> bool {
-    let Ok((mut reader, _)) = open_input(path) else { return false };
-    let mut first = String::new();
-    if reader.read_line(&mut first).is_err() {
-        return false;
-    }
-    let mut fields = Vec::new();
-    split_csv(first.trim_end(), b',', &mut fields).is_ok()
-        && fields.len() == 2
-        && fields[0].eq_ignore_ascii_case("transaction_id")
-        && fields[1].eq_ignore_ascii_case("item")
 }
 
 /// The format of a nameless input (standard input) from its first line that is not blank or a
@@ -605,13 +855,10 @@ fn sniff_format(reader: &mut dyn BufRead) -> std::io::Result<Format> {
     Ok(Format::Fimi)
 }
 
-/// The format to read `path` as: the one asked for, else the name's, with `.csv` files that carry
-/// the long-form header read as long form.
+/// The format to read `path` as: the one asked for, else the name's (a CSV file's layout, wide
+/// or long, is then told from its first line as it is read).
 pub fn detect_format(path: &Path, options: &ReadOptions) -> Option<Format> {
-    options.format.or_else(|| match Format::from_path(path) {
-        Some(Format::BasketWide) if has_long_header(path) => Some(Format::BasketLong),
-        other => other,
-    })
+    options.format.or_else(|| Format::from_path(path))
 }
 
 #[cfg(test)]
@@ -620,6 +867,73 @@ mod tests {
 
     fn fimi(text: &str) -> Result<(TransactionDb, ReadReport)> {
         read_bytes(text.as_bytes(), Format::Fimi, true)
+    }
+
+    /// A data holder's CSV export is read by its header's names (any order, extra columns
+    /// ignored, any common delimiter, scattered and textual ids), or refused with a message
+    /// naming the options when its first line could be a header or a basket.
+    #[test]
+    fn exports_are_read_by_their_header_or_refused() {
+        let read = |text: &str, name: &str, csv: CsvOptions| {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            read_path(&path, &ReadOptions::new().csv(csv)).map(|(db, r)| {
+                let mut rows: Vec<Vec<String>> = db
+                    .iter()
+                    .map(|t| t.iter().map(|&i| db.label(i).to_string()).collect())
+                    .collect();
+                rows.sort();
+                (rows, r.format)
+            })
+        };
+        let expected = (
+            vec![vec!["bread".to_string(), "milk".into()], vec!["eggs".into(), "milk".into()]],
+            Some(Format::BasketLong),
+        );
+        for (text, name) in [
+            ("order_id,product\nA-1,milk\nB-2,eggs\nA-1,bread\nB-2,milk\n", "a.csv"),
+            (
+                "Price;Product;Order ID;Note\n1;milk;A-1;x\n2;eggs;B-2;\n3;bread;A-1;\"a;b\"\n4;milk;B-2;\n",
+                "b.csv",
+            ),
+            ("session\tsku\nA-1\tmilk\nB-2\teggs\nA-1\tbread\nB-2\tmilk\n", "c.tsv"),
+            (
+                "\u{feff}# exported\nTRANSACTION_ID|ITEM\nA-1|milk\nB-2|eggs\nA-1|bread\nB-2|milk\n",
+                "d.csv",
+            ),
+        ] {
+            assert_eq!(read(text, name, CsvOptions::default()).unwrap(), expected, "{text}");
+        }
+        let named = CsvOptions {
+            tid_column: Some("buyer".into()),
+            item_column: Some("what".into()),
+            ..CsvOptions::default()
+        };
+        let text = "buyer,what,price\nA-1,milk,1\nB-2,eggs,2\nA-1,bread,1\nB-2,milk,2\n";
+        assert_eq!(read(text, "e.csv", named).unwrap(), expected);
+        let err = read(text, "e.csv", CsvOptions::default()).unwrap_err().to_string();
+        assert!(
+            err.contains("could be a header or a basket") && err.contains("--no-header"),
+            "{err}"
+        );
+        // A basket whose first line names an item "product": refused, then read as baskets.
+        let baskets = "product,milk\nbread\n";
+        assert!(read(baskets, "f.csv", CsvOptions::default()).is_err());
+        let no_header = CsvOptions { header: Some(false), ..CsvOptions::default() };
+        let (rows, format) = read(baskets, "f.csv", no_header).unwrap();
+        assert_eq!((rows.len(), format), (2, Some(Format::BasketWide)));
+        // Plain baskets are still baskets; a row short of the header's columns is located.
+        assert_eq!(
+            read("bread,milk\nmilk\n", "g.csv", CsvOptions::default()).unwrap().1,
+            Some(Format::BasketWide)
+        );
+        let err =
+            read("order,item,qty\n1,milk,2\n2,eggs\n", "h.csv", CsvOptions::default()).unwrap_err();
+        assert!(
+            err.to_string().contains(":3: expected 3 columns as the header has, found 2"),
+            "{err}"
+        );
     }
 
     /// A byte-order mark is dropped from every text file (a side file's first label kept

@@ -51,7 +51,7 @@ fn spmf_errors() {
 fn csv_errors() {
     assert_eq!(
         error_of("a.csv", b"transaction_id,item\n1,milk\n2,bread,extra\n").0,
-        "FILE:3: expected 2 columns (transaction_id,item), found 3"
+        "FILE:3: expected 2 columns as the header has, found 3"
     );
     assert_eq!(error_of("a.csv", b"milk,\"bread\n").0, "FILE:1:6: unterminated quoted field");
     assert_eq!(error_of("a.csv", b"milk\nbr\xc3(ad\n").0, "FILE:2:3: invalid UTF-8");
