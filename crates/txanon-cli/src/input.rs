@@ -39,7 +39,7 @@ pub struct InputArgs {
         long,
         value_name = "BYTES",
         default_value_t = txanon_data::DEFAULT_MAX_LINE_BYTES,
-        value_parser = clap::value_parser!(u64).range(1..)
+        value_parser = parse_line_bytes
     )]
     pub max_line_bytes: u64,
     /// CSV/TSV: the first line is a header (an export's column names); needed with names this
@@ -63,6 +63,14 @@ pub struct InputArgs {
     /// first line by default.
     #[arg(long, value_name = "CHAR", value_parser = parse_delimiter)]
     pub delimiter: Option<u8>,
+}
+
+/// `--max-line-bytes`: a count of bytes, 1 to 2⁶⁴ − 1.
+fn parse_line_bytes(s: &str) -> std::result::Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{s} is out of range: a count of bytes in 1..={}", u64::MAX)),
+    }
 }
 
 /// `--delimiter`: one ASCII character, or `tab` / `\t`.
@@ -105,7 +113,7 @@ impl InputArgs {
             return Ok(read_path_with_progress(&self.input, &options, &progress)?);
         };
         let _spinner = Spinner::start(format!("reading {}", self.input.display()));
-        if txanon_data::stdin::is_stream(&self.input) {
+        if txanon_data::source::is_stream(&self.input) {
             return Err(UsageError(
                 "--cache keeps the parse of a file: a stream (standard input, a pipe) cannot be cached; drop --cache or name the file".into(),
             )
@@ -223,12 +231,6 @@ pub fn read_item_list(db: &TransactionDb, path: &Path, input: &Path) -> Result<V
     Ok(items)
 }
 
-/// A seed from the operating system, for runs that give none.
-pub fn os_seed() -> u64 {
-    use rand::TryRngCore;
-    rand::rngs::OsRng.try_next_u64().expect("the operating system's random source")
-}
-
 /// Reads a transaction file an audit is given (the publication's, or the original), in the
 /// format its name says.
 ///
@@ -288,8 +290,12 @@ impl SensitiveArgs {
                 }
                 Ok(items)
             }
-            (None, Some(n)) => Ok(txanon_data::random_items(db, n, seed.unwrap_or_else(os_seed))
-                .with_context(|| input.display().to_string())?),
+            // The draw is published (summary, sensitive.txt): keyed like the publication, so
+            // that it does not give the seed away.
+            (None, Some(n)) => {
+                Ok(txanon_data::random_items(db, n, txanon_data::draw_seed(seed, db))
+                    .with_context(|| input.display().to_string())?)
+            }
             (None, None) => unreachable!("clap requires one"),
         }
     }

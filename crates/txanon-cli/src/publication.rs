@@ -46,7 +46,8 @@ pub struct Staged {
     replace: bool,
     committed: bool,
     started: Instant,
-    lock: Lock,
+    /// The target's lock, held until the publication is in place or dropped (a guard).
+    _lock: Lock,
 }
 
 /// What the manifest says of the input.
@@ -95,7 +96,8 @@ pub struct Description<'a> {
 #[derive(Debug)]
 struct Lock {
     path: PathBuf,
-    file: std::fs::File,
+    /// Held open for the `flock`, which lasts as long as it does (never read: a guard).
+    _file: std::fs::File,
 }
 
 impl Lock {
@@ -133,7 +135,7 @@ impl Lock {
                     .is_ok_and(|now| now.ino() == held.ino() && now.dev() == held.dev())
             };
             if same {
-                return Ok(Self { path, file });
+                return Ok(Self { path, _file: file });
             }
         }
         Err(UsageError(format!(
@@ -148,8 +150,8 @@ impl Drop for Lock {
     /// Unlinked while still held, so that no run can lock the same file afterwards and think it
     /// alone (a run that opened it meanwhile finds the path names another file, and retries).
     fn drop(&mut self) {
+        // The file (and with it the lock) is closed after this, when the fields drop.
         let _ = std::fs::remove_file(&self.path);
-        let _ = &self.file;
     }
 }
 
@@ -184,7 +186,7 @@ pub fn prepare(out: &Path, replace: bool, inputs: &[&Path]) -> Result<Staged> {
     }
     if out.is_dir() {
         let target = resolved(out);
-        for input in inputs.iter().filter(|p| !txanon_data::stdin::is_stdin(p)) {
+        for input in inputs.iter().filter(|p| !txanon_data::source::is_stdin(p)) {
             if resolved(input).starts_with(&target) {
                 return Err(bad(format!(
                     "holds the input {}: replacing the directory would delete it; move the input out or choose another output directory",
@@ -217,8 +219,15 @@ pub fn prepare(out: &Path, replace: bool, inputs: &[&Path]) -> Result<Staged> {
         .map_or(0, |d| d.subsec_nanos());
     let staging = parent.join(format!("{prefix}{}-{nanos}", std::process::id()));
     std::fs::create_dir(&staging).map_err(|e| bad(format!("cannot write beside it: {e}")))?;
-    txanon_data::stdin::record_input_digests();
-    Ok(Staged { target: out.to_path_buf(), staging, replace, committed: false, started, lock })
+    txanon_data::source::record_input_digests();
+    Ok(Staged {
+        target: out.to_path_buf(),
+        staging,
+        replace,
+        committed: false,
+        started,
+        _lock: lock,
+    })
 }
 
 impl Staged {
@@ -259,14 +268,14 @@ impl Staged {
             .inputs
             .iter()
             .map(|p| -> Result<InputFile> {
-                let name = if txanon_data::stdin::is_stdin(p) {
+                let name = if txanon_data::source::is_stdin(p) {
                     "(standard input)".to_string()
                 } else {
                     p.display().to_string()
                 };
                 // As it was read, in the one pass that read it: a stream cannot be read again,
                 // and a file read again may have changed.
-                let read = txanon_data::stdin::input_digest(p).with_context(|| {
+                let read = txanon_data::source::input_digest(p).with_context(|| {
                     format!("{} was not read to its end: its digest is unknown", p.display())
                 })?;
                 Ok(InputFile { name, bytes: read.bytes, sha256: read.sha256 })
@@ -318,13 +327,12 @@ impl Staged {
 }
 
 impl Drop for Staged {
-    /// A publication not committed (a failed run) leaves nothing behind; the lock is released
-    /// after the staging directory is gone.
+    /// A publication not committed (a failed run) leaves nothing behind; the lock, a field, is
+    /// released after this, once the staging directory is gone.
     fn drop(&mut self) {
         if !self.committed {
             let _ = std::fs::remove_dir_all(&self.staging);
         }
-        let _ = &self.lock;
     }
 }
 
@@ -437,7 +445,7 @@ pub fn verify_manifest(dir: &Path) -> Result<usize> {
 /// [`UsageError`] (exit 2) for a file that does not exist, or standard input without
 /// `--no-manifest`; [`AuditFailed`] (exit 3) as [`verify_manifest`].
 pub fn check_publication(file: &Path, no_manifest: bool) -> Result<ManifestCheck> {
-    let stream = txanon_data::stdin::is_stream(file);
+    let stream = txanon_data::source::is_stream(file);
     if !stream && !file.is_file() {
         return Err(UsageError(format!("{}: no such file", file.display())).into());
     }
@@ -494,7 +502,7 @@ pub fn unreadable(file: &Path, why: impl std::fmt::Display) -> anyhow::Error {
 /// # Errors
 /// As said.
 pub fn read_published(path: &Path) -> Result<txanon_data::TransactionDb> {
-    if !txanon_data::stdin::is_stream(path) && !path.is_file() {
+    if !txanon_data::source::is_stream(path) && !path.is_file() {
         return Err(UsageError(format!("{}: no such file", path.display())).into());
     }
     txanon_data::read_path(path, &txanon_data::ReadOptions::new())

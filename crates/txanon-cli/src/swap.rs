@@ -14,7 +14,7 @@ use txanon_swap::{
 
 use crate::anonymize::{OutputArgs, write_text, write_transactions};
 use crate::exit::UsageError;
-use crate::input::{InputArgs, emit, os_seed};
+use crate::input::{InputArgs, emit};
 use crate::publication::Description;
 
 /// `--method`.
@@ -181,12 +181,12 @@ pub fn run(args: SwapArgs) -> Result<()> {
     }
     let staged = args.output.prepare(&[Some(&args.input.input), args.categories.as_deref()])?;
     let (db, _) = args.input.read()?;
-    // The categorization is the paper's artificial one, published beside the data; the
-    // publication's own randomness is seeded from all 256 bits of the OS when no --seed.
-    let seed = args.seed.unwrap_or_else(os_seed);
+    // The categorization is the paper's artificial one, published beside the data: drawn from a
+    // seed keyed like the publication, so that categories.txt does not give --seed away (the
+    // publication's own randomness is seeded from all 256 bits of the OS when no --seed).
     let categories = match (&args.categories, args.random_categories) {
         (Some(path), _) => category_file(&db, path)?,
-        (None, Some(n)) => random_categories(&db, n, seed)
+        (None, Some(n)) => random_categories(&db, n, txanon_data::draw_seed(args.seed, &db))
             .with_context(|| args.input.input.display().to_string())?,
         (None, None) => unreachable!("clap requires one"),
     };

@@ -124,6 +124,36 @@ fn the_seed_is_a_secret_keyed_with_the_data() {
     };
     assert_ne!(key(&a, "sa"), key(&b, "sb"));
 
+    // Published draws do not give the seed away: sensitive items drawn under one seed from data
+    // of the same shape are other items (a draw from the seed alone picks the same ranks, here
+    // the same labels shifted by 1000, which anyone could match against candidate seeds).
+    let drawn = |input: &str, name: &str| -> Vec<u32> {
+        let out = dir.path().join(name);
+        let o = txanon(&[
+            "anonymize",
+            "cahd",
+            input,
+            "--sensitive-random",
+            "3",
+            "-p",
+            "2",
+            "--seed",
+            "7",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read_to_string(out.join("sensitive.txt"))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.parse().unwrap())
+            .collect()
+    };
+    let (from_a, from_b) = (drawn(&a, "da"), drawn(&b, "db"));
+    assert_eq!(from_a, drawn(&a, "da2"), "the same seed on the same data draws the same");
+    assert_ne!(from_a, from_b.iter().map(|i| i - 1000).collect::<Vec<_>>());
+
     // Slicing: Table 1 and a copy whose disease names are relabelled in the same order code
     // alike; under one seed their buckets' permutations differ.
     let table = std::fs::read_to_string(examples("slicing-table1.csv")).unwrap();
@@ -482,8 +512,18 @@ fn reading_is_bounded() {
         let o = txanon(&["stats", "--from", format, &file, "--max-line-bytes", "100"]);
         assert!(o.status.success(), "{format}: {}", stderr(&o));
     }
-    let o = txanon(&["stats", &data, "--max-line-bytes", "0"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // The option's own range: named with the value, 0 and 2⁶⁴ refused, 2⁶⁴ − 1 taken.
+    for value in ["0", "18446744073709551616"] {
+        let o = txanon(&["stats", &data, "--max-line-bytes", value]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let said = format!("{value} is out of range: a count of bytes in 1..=18446744073709551615");
+        assert!(
+            stderr(&o).contains("--max-line-bytes") && stderr(&o).contains(&said),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert!(txanon(&["stats", &data, "--max-line-bytes", "18446744073709551615"]).status.success());
 }
 
 /// Two runs into one target: the second is refused while the first holds the target (its input

@@ -1,4 +1,5 @@
-//! Reader throughput: FIMI parsing of T40I10D100K-sized data, plain and gzip, and basket CSV.
+//! Reader throughput: FIMI parsing of T40I10D100K-sized data, plain and gzip, and basket CSV;
+//! and the data digest a seeded publication's randomness is keyed by, beside one read.
 //!
 //! Uses the real T40I10D100K sample when it is found, and always a full-size Quest stand-in
 //! (100,000 transactions, about 15 MB, the size of the real T40I10D100K.dat).
@@ -7,7 +8,7 @@ use std::hint::black_box;
 use std::io::Write;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use txanon_data::{Format, QuestParams, TransactionDb, datasets, read_bytes, write_db};
+use txanon_data::{DataDigest, Format, QuestParams, TransactionDb, datasets, read_bytes, write_db};
 
 fn encode(db: &TransactionDb, format: Format) -> Vec<u8> {
     let mut buf = Vec::new();
@@ -107,5 +108,23 @@ fn quest(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, fimi, basket_csv, write, quest);
+/// The digest a seeded run computes once (labels and the multiset of rows, on rayon), against
+/// parsing the same data: what keying the randomness by the data costs, in reads.
+fn digest(c: &mut Criterion) {
+    let mut group = c.benchmark_group("read/digest");
+    group.sample_size(20);
+    for (name, bytes) in inputs() {
+        let db = read_bytes(&bytes, Format::Fimi, true).expect("valid").0;
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_with_input(BenchmarkId::new("data_digest", &name), &db, |b, db| {
+            b.iter(|| black_box(db).data_digest())
+        });
+        group.bench_with_input(BenchmarkId::new("read", &name), &bytes, |b, bytes| {
+            b.iter(|| read_bytes(black_box(bytes), Format::Fimi, true).expect("valid"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, fimi, basket_csv, write, quest, digest);
 criterion_main!(benches);

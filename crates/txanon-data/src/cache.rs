@@ -57,7 +57,7 @@ fn content_hash(path: &Path) -> Result<u64> {
     use std::io::Read;
     // Opened as every input is, so that a run that loads the cache still has the file's
     // digest for its manifest (this is the one pass that reads it then).
-    let mut file = crate::stdin::open_raw(path)?;
+    let mut file = crate::source::open_raw(path)?;
     let mut buf = vec![0u8; 1 << 16];
     let (mut h, mut total, mut carry) = (0x9e37_79b9_7f4a_7c15u64, 0u64, Vec::with_capacity(8));
     let mix = |h: &mut u64, word: u64| {

@@ -173,7 +173,7 @@ pub fn locate(name: &str) -> Option<PathBuf> {
 }
 
 /// The sha256 of a file, in lower-case hex (an input's as it was read is
-/// [`input_digest`](crate::stdin::input_digest)).
+/// [`input_digest`](crate::source::input_digest)).
 pub fn sha256_file(path: &Path) -> Result<String> {
     let mut file = File::open(path).map_err(|e| DataError::io(path, e))?;
     let mut hasher = Sha256::new();

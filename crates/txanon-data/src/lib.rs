@@ -44,7 +44,7 @@ pub mod quest;
 mod read;
 mod rng;
 pub mod sets;
-pub mod stdin;
+pub mod source;
 mod table;
 mod write;
 
@@ -64,7 +64,7 @@ pub use read::{
     CsvOptions, DEFAULT_MAX_LINE_BYTES, Format, ReadOptions, ReadReport, detect_format, open_input,
     read_bytes, read_from, read_path, read_path_with_progress, read_text, split_csv,
 };
-pub use rng::{DataDigest, DigestBuilder, publication_rng};
+pub use rng::{DataDigest, DigestBuilder, draw_seed, publication_rng};
 pub use table::{Attribute, AttributeType, Column, MissingPolicy, Role, Schema, Table};
 pub use write::{Destination, write_atomic, write_atomic_with_mode, write_db, write_path};
 

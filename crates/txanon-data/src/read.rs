@@ -190,7 +190,7 @@ fn open_counted(
     path: &Path,
     progress: Option<&crate::progress::Progress>,
 ) -> Result<(Box<dyn BufRead + Send>, bool)> {
-    let mut file = crate::stdin::open_raw(path)?;
+    let mut file = crate::source::open_raw(path)?;
     if let Some(progress) = progress {
         file = Box::new(crate::progress::Counting { inner: file, progress: progress.clone() });
     }
@@ -248,7 +248,7 @@ pub fn read_path_with_progress(
     options: &ReadOptions,
     progress: &crate::progress::Progress,
 ) -> Result<(TransactionDb, ReadReport)> {
-    let size = if crate::stdin::is_stream(path) {
+    let size = if crate::source::is_stream(path) {
         0
     } else {
         std::fs::metadata(path).map_or(0, |m| m.len())
@@ -264,7 +264,7 @@ fn read_path_counted(
 ) -> Result<(TransactionDb, ReadReport)> {
     // A stream (standard input, a FIFO, `<(…)`) is read once: its format is named or told from
     // its first line as it passes, never by opening it a second time.
-    if crate::stdin::is_stream(path) {
+    if crate::source::is_stream(path) {
         let (mut reader, gzip) = open_counted(path, progress)?;
         let format = match options.format {
             Some(f) => f,
@@ -702,11 +702,6 @@ fn csv_layout(
         && !rows.is_empty()
         && rows.iter().all(|r| r.len() == fields.len())
         && (0..fields.len()).any(|c| !number(&fields[c]) && rows.iter().all(|r| number(&r[c])));
-    // A header-like table with no name known is as ambiguous as one half-known.
-    let (tid, item) = match (tid, item) {
-        (None, None) if tabular => (Some(usize::MAX), None),
-        other => other,
-    };
     match (csv.header, tid, item) {
         (Some(false), _, _) => match format {
             Format::BasketLong if fields.len() == 2 => Ok(long(false, 0, 1, 2)),
@@ -721,7 +716,9 @@ fn csv_layout(
             "the header ({}) names no transaction id and item column this reader knows: name them with --tid-column and --item-column",
             shown()
         )),
-        (None, None, None) => match format {
+        // No name known and no table under a header: baskets, or the unnamed long form. (A
+        // header-like table with no name known is as ambiguous as one half-known.)
+        (None, None, None) if !tabular => match format {
             Format::BasketLong if fields.len() == 2 => Ok(long(false, 0, 1, 2)),
             Format::BasketLong => Err(format!(
                 "the long form has a transaction id and an item column; the first line has {} fields and no header names them: name them with --header --tid-column --item-column",
