@@ -449,15 +449,7 @@ pub fn check_publication(file: &Path, no_manifest: bool) -> Result<ManifestCheck
     if !stream && !file.is_file() {
         return Err(UsageError(format!("{}: no such file", file.display())).into());
     }
-    if no_manifest {
-        eprintln!("note: --no-manifest: the files' integrity is not checked, only the guarantee");
-        return Ok(ManifestCheck {
-            status: "not checked (--no-manifest)",
-            directory: None,
-            files: None,
-        });
-    }
-    if stream {
+    if stream && !no_manifest {
         return Err(UsageError(format!(
             "{}: a stream has no manifest to verify: audit the publication directory's file, or pass --no-manifest",
             file.display()
@@ -468,6 +460,24 @@ pub fn check_publication(file: &Path, no_manifest: bool) -> Result<ManifestCheck
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
+    check_directory(dir, no_manifest)
+}
+
+/// Checks the publication directory `dir` before its audit: its manifest (see
+/// [`verify_manifest`]), unless `no_manifest`, when the report says the files' integrity was
+/// not checked.
+///
+/// # Errors
+/// [`AuditFailed`] (exit 3) as [`verify_manifest`].
+pub fn check_directory(dir: &Path, no_manifest: bool) -> Result<ManifestCheck> {
+    if no_manifest {
+        eprintln!("note: --no-manifest: the files' integrity is not checked, only the guarantee");
+        return Ok(ManifestCheck {
+            status: "not checked (--no-manifest)",
+            directory: None,
+            files: None,
+        });
+    }
     let files = verify_manifest(dir)?;
     Ok(ManifestCheck {
         status: "verified",

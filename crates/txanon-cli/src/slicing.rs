@@ -295,7 +295,7 @@ pub fn run_audit(args: AuditSlicingArgs) -> Result<()> {
 }
 
 fn audited_slicing(args: AuditSlicingArgs) -> Result<serde_json::Value> {
-    use crate::publication::{ManifestCheck, unreadable};
+    use crate::publication::unreadable;
     let dir = &args.published;
     if !dir.is_dir() {
         return Err(UsageError(format!(
@@ -304,17 +304,7 @@ fn audited_slicing(args: AuditSlicingArgs) -> Result<serde_json::Value> {
         ))
         .into());
     }
-    let manifest = if args.manifest.no_manifest {
-        eprintln!("note: --no-manifest: the files' integrity is not checked, only the guarantee");
-        ManifestCheck { status: "not checked (--no-manifest)", directory: None, files: None }
-    } else {
-        let files = crate::publication::verify_manifest(dir)?;
-        ManifestCheck {
-            status: "verified",
-            directory: Some(dir.display().to_string()),
-            files: Some(files),
-        }
-    };
+    let manifest = crate::publication::check_directory(dir, args.manifest.no_manifest)?;
     let (original, _) = read_microdata(&args.original, &args.schema)?;
     let at = |name: &str| dir.join(name);
     let select = |names: Vec<&str>| -> Result<Microdata> {
