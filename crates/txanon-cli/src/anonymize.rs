@@ -105,6 +105,11 @@ pub struct OutputArgs {
     /// the new one, never a mix.
     #[arg(long)]
     pub force: bool,
+    /// The format of the published transaction files: fimi (.dat; basket-wide .csv when the
+    /// labels are text, as generalized items are), basket-wide or basket-long (.csv), parquet
+    /// (.parquet) or arrow (.arrow: Arrow IPC) [default: fimi].
+    #[arg(long = "to", value_name = "FORMAT")]
+    pub to: Option<Format>,
 }
 
 impl OutputArgs {
@@ -235,7 +240,7 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
         worst_share: report.worst_share,
     };
     write_compact_json(&staged.path("table.json"), &result.table)?;
-    write_transactions(staged.dir(), "anonymized", &result.flattened)?;
+    write_transactions(staged.dir(), "anonymized", &result.flattened, args.output.to)?;
     let summary_json = staged.write_json("summary.json", &summary)?;
     staged.commit(Description {
         method: "anatomy",
@@ -266,16 +271,28 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
     emit(&summary_json)
 }
 
-/// Writes `db` atomically as `dir/stem.dat` (FIMI) when every label is an integer, else as
-/// `dir/stem.csv` (basket CSV, wide form); returns the path.
+/// The extensions a published transaction file may have, in the order an audit looks for them.
+pub(crate) const TRANSACTION_FILES: [&str; 4] = ["dat", "csv", "parquet", "arrow"];
+
+/// Writes `db` atomically as `dir/stem.EXT` in the format `to` asks for (`--to`): by default
+/// `.dat` (FIMI) when every label is an integer, else `.csv` (basket CSV, wide form); SPMF is
+/// never a publication's format, and FIMI asked of text labels gives wide basket CSV, as the
+/// default does. Returns the path.
 pub(crate) fn write_transactions(
     dir: &Path,
     stem: &str,
     db: &txanon_data::TransactionDb,
+    to: Option<Format>,
 ) -> Result<PathBuf> {
-    let ints =
-        (0..db.num_items() as u32).all(|i| matches!(db.label(i), txanon_data::Label::Int(_)));
-    let (ext, format) = if ints { ("dat", Format::Fimi) } else { ("csv", Format::BasketWide) };
+    let ints = matches!(db.labels(), txanon_data::ItemLabels::Int(_));
+    let (ext, format) = match to.unwrap_or(Format::Fimi) {
+        Format::Parquet => ("parquet", Format::Parquet),
+        Format::ArrowIpc => ("arrow", Format::ArrowIpc),
+        Format::BasketLong => ("csv", Format::BasketLong),
+        Format::BasketWide => ("csv", Format::BasketWide),
+        Format::Fimi | Format::Spmf if ints => ("dat", Format::Fimi),
+        Format::Fimi | Format::Spmf => ("csv", Format::BasketWide),
+    };
     let path = dir.join(format!("{stem}.{ext}"));
     write_atomic(&path, |file| -> Result<()> {
         let mut w = std::io::BufWriter::new(file);
@@ -342,10 +359,9 @@ fn audited_anatomy(args: AuditAnatomyArgs) -> Result<serde_json::Value> {
     let claim = AnatomyClaim::new(args.l, args.diversity.into())?;
     // The flattened records are part of the publication: read from beside the table when the
     // auditor names no other file.
-    let flattened_path = args
-        .flattened
-        .clone()
-        .or_else(|| sibling(&args.table, &manifest, &["anonymized.dat", "anonymized.csv"]));
+    let flattened_path = args.flattened.clone().or_else(|| {
+        sibling(&args.table, &manifest, &TRANSACTION_FILES.map(|ext| format!("anonymized.{ext}")))
+    });
     let flattened = flattened_path.as_deref().map(read_published).transpose()?;
     let original = args.original.as_deref().map(read_transactions).transpose()?;
     let report = audit(&table, &claim, flattened.as_ref(), original.as_ref())

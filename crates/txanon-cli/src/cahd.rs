@@ -150,7 +150,7 @@ pub fn run(args: CahdArgs) -> Result<()> {
         reconstruction_error_r4: error,
     };
     write_compact_json(&staged.path("groups.json"), &result.published)?;
-    write_transactions(staged.dir(), "qid", &qid)?;
+    write_transactions(staged.dir(), "qid", &qid, args.output.to)?;
     args.sensitive.publish_drawn(&staged, &db, &sensitive)?;
     let summary_json = staged.write_json("summary.json", &summary)?;
     staged.commit(Description {
@@ -235,7 +235,11 @@ fn audited_cahd(args: AuditCahdArgs) -> Result<serde_json::Value> {
     )?;
     let claim = CahdClaim::new(args.p, sensitive)?;
     // The QID file is part of the publication: it must be the groups' QID itemsets.
-    if let Some(qid) = sibling(&args.groups, &manifest, &["qid.dat", "qid.csv"]) {
+    if let Some(qid) = sibling(
+        &args.groups,
+        &manifest,
+        &crate::anonymize::TRANSACTION_FILES.map(|ext| format!("qid.{ext}")),
+    ) {
         audit_qid_file(&published, &read_published(&qid)?)
             .with_context(|| format!("auditing {}", qid.display()))?;
     }

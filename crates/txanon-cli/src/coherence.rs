@@ -173,7 +173,7 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         occurrences_suppressed_percent: 100.0 * result.occurrences_suppressed as f64
             / (result.occurrences as f64).max(1.0),
     };
-    write_transactions(staged.dir(), "published", &result.published)?;
+    write_transactions(staged.dir(), "published", &result.published, args.output.to)?;
     staged.write_json("suppressed.json", &steps)?;
     args.sensitive.publish_drawn(&staged, &db, &private)?;
     let summary_json = staged.write_json("summary.json", &summary)?;

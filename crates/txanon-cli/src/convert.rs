@@ -16,7 +16,7 @@ pub struct ConvertArgs {
     /// The output file (`.gz` compresses; `-` writes to stdout). It appears only when complete.
     output: PathBuf,
     /// Write this format instead of guessing from the output's name
-    /// [possible values: fimi, spmf, basket-long, basket-wide].
+    /// [possible values: fimi, spmf, basket-long, basket-wide, parquet, arrow].
     #[arg(long = "to", value_name = "FORMAT")]
     to: Option<Format>,
 }

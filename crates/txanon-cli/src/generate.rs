@@ -51,7 +51,7 @@ pub struct QuestArgs {
     /// Output file (`.gz` compresses; `-` is stdout).
     #[arg(long, short)]
     out: PathBuf,
-    /// Output format, if the name does not say [possible values: fimi, spmf, basket-long, basket-wide].
+    /// Output format, if the name does not say [possible values: fimi, spmf, basket-long, basket-wide, parquet, arrow].
     #[arg(long = "to", value_name = "FORMAT")]
     to: Option<Format>,
 }

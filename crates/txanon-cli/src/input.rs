@@ -18,11 +18,12 @@ use crate::progress::Spinner;
 /// How to read a transaction file: shared by every subcommand that takes one.
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
-    /// The transaction file (FIMI .dat, SPMF .spmf/.txt, basket .csv; any of them may be .gz);
+    /// The transaction file (FIMI .dat, SPMF .spmf/.txt, basket .csv/.tsv, any of them may be
+    /// .gz; Parquet .parquet, Arrow IPC .arrow/.feather);
     /// `-` reads standard input, in the format --from names or its first line shows.
     pub input: PathBuf,
     /// Read the input as this format instead of guessing from its name
-    /// [possible values: fimi, spmf, basket-long, basket-wide].
+    /// [possible values: fimi, spmf, basket-long, basket-wide, parquet, arrow].
     #[arg(long = "from", value_name = "FORMAT")]
     pub from: Option<Format>,
     /// Drop empty transactions (by default they are kept, since they count in n and in every
@@ -167,10 +168,21 @@ pub fn output_format(path: &Path, asked: Option<Format>) -> Result<Format> {
     check_output("output", path)?;
     asked.or_else(|| Format::from_path(path)).ok_or_else(|| {
         crate::exit::UsageError(format!(
-            "{}: cannot tell the output format from the name: give --to (fimi, spmf, basket-long, basket-wide)",
+            "{}: cannot tell the output format from the name: give --to (fimi, spmf, basket-long, basket-wide, parquet, arrow)",
             path.display()
         ))
         .into()
+    })
+    .and_then(|format| {
+        let gzip = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+        if gzip && matches!(format, Format::Parquet | Format::ArrowIpc) {
+            return Err(crate::exit::UsageError(format!(
+                "{}: {format} is not gzipped (Parquet pages are compressed inside the file): drop .gz",
+                path.display()
+            ))
+            .into());
+        }
+        Ok(format)
     })
 }
 

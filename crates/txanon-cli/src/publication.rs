@@ -522,7 +522,11 @@ pub fn read_published(path: &Path) -> Result<txanon_data::TransactionDb> {
 
 /// The first of `names` present beside `file` in its directory (a sibling file of the
 /// publication the audit reads too), when the manifest was verified.
-pub fn sibling(file: &Path, manifest: &ManifestCheck, names: &[&str]) -> Option<PathBuf> {
+pub fn sibling(
+    file: &Path,
+    manifest: &ManifestCheck,
+    names: &[impl AsRef<Path>],
+) -> Option<PathBuf> {
     manifest.files?;
     let dir = match file.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,

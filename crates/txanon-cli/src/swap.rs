@@ -212,7 +212,7 @@ pub fn run(args: SwapArgs) -> Result<()> {
         stats: swapped.stats.clone(),
         audit: swapped.audit.clone(),
     };
-    write_transactions(staged.dir(), "published", &swapped.published)?;
+    write_transactions(staged.dir(), "published", &swapped.published, args.output.to)?;
     if args.random_categories.is_some() {
         let mut text =
             String::from("# item category (txanon anonymize swap --random-categories)\n");

@@ -1726,3 +1726,104 @@ fn a_data_holders_export_is_read_or_refused() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["transactions"].as_u64(), Some(4), "read as four baskets: {v}");
 }
+
+/// Parquet and Arrow IPC in and out: `convert` round-trips a database exactly, a gzip name is
+/// refused for a format compressed inside, and every transaction family publishes its
+/// transaction file as Parquet (`--to parquet`) that its own audit reads and passes.
+#[test]
+fn parquet_in_and_out_for_every_transaction_family() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name).to_str().unwrap().to_owned();
+    let q = at("q.dat");
+    let o = txanon(&[
+        "generate",
+        "quest",
+        "--transactions",
+        "2000",
+        "--avg-len",
+        "8",
+        "--pattern-len",
+        "3",
+        "--items",
+        "150",
+        "--seed",
+        "4",
+        "--out",
+        &q,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for name in ["q.parquet", "q.arrow"] {
+        let o = txanon(&["convert", &q, &at(name)]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let back = at(&format!("{name}.dat"));
+        let o = txanon(&["convert", &at(name), &back]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(std::fs::read(&q).unwrap(), std::fs::read(&back).unwrap(), "{name}");
+    }
+    let o = txanon(&["convert", &q, &at("q.parquet.gz")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("drop .gz"), "{}", stderr(&o));
+    assert!(!dir.path().join("q.parquet.gz").exists());
+    // Published and audited from Parquet, the input Parquet too.
+    let p = at("q.parquet");
+    let key = at("key.txt");
+    const KEY: &str = "KEY";
+    let runs: [(&str, &[&str], &str, &[&str]); 5] = [
+        ("anatomy", &["-c", "5", "-l", "3"], "table.json", &["-l", "3"]),
+        ("cahd", &["--sensitive-random", "5", "-p", "4"], "groups.json", &["-p", "4"]),
+        (
+            "coherence",
+            &[
+                "--sensitive-random",
+                "10",
+                "--h",
+                "0.5",
+                "--k",
+                "5",
+                "--p",
+                "2",
+                "--nugget-support",
+                "30",
+            ],
+            "published.parquet",
+            &["--h", "0.5", "--k", "5", "--p", "2"],
+        ),
+        ("km", &["--k", "5", "--m", "2"], "published.parquet", &["--k", "5", "--m", "2"]),
+        ("swap", &["--random-categories", "4", "--key-out", KEY], "published.parquet", &[]),
+    ];
+    for (family, params, file, audit) in runs {
+        let out = dir.path().join(family);
+        let mut args = vec!["anonymize", family, &p, "--to", "parquet", "--seed", "1"];
+        args.extend(params.iter().map(|&a| if a == KEY { key.as_str() } else { a }));
+        args.extend(["-o", out.to_str().unwrap()]);
+        let o = txanon(&args);
+        assert!(o.status.success(), "{family}: {}", stderr(&o));
+        let files = files_in(&out);
+        assert!(files.iter().any(|f| f.ends_with(".parquet")), "{family}: {files:?}");
+        assert!(!files.iter().any(|f| f.ends_with(".dat")), "{family}: {files:?}");
+        let published = out.join(file);
+        let mut args = if family == "swap" {
+            vec!["audit", family, &p, published.to_str().unwrap(), "--method", "partswap"]
+        } else {
+            vec!["audit", family, published.to_str().unwrap(), "--original", &p]
+        };
+        args.extend_from_slice(audit);
+        let extra: Vec<String> = match family {
+            "cahd" | "coherence" => {
+                vec!["--sensitive".into(), out.join("sensitive.txt").to_str().unwrap().into()]
+            }
+            "km" => vec!["--hierarchy".into(), out.join("hierarchy.txt").to_str().unwrap().into()],
+            "swap" => vec![
+                "--categories".into(),
+                out.join("categories.txt").to_str().unwrap().into(),
+                "--key".into(),
+                key.clone(),
+            ],
+            _ => vec![],
+        };
+        args.extend(extra.iter().map(String::as_str));
+        let o = txanon(&args);
+        assert!(o.status.success(), "audit {family}: {}", stderr(&o));
+        assert!(String::from_utf8_lossy(&o.stdout).starts_with("PASS"), "{family}");
+    }
+}

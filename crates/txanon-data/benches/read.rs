@@ -1,5 +1,6 @@
 //! Reader throughput: FIMI parsing of T40I10D100K-sized data, plain and gzip, and basket CSV;
-//! and the data digest a seeded publication's randomness is keyed by, beside one read.
+//! the data digest a seeded publication's randomness is keyed by, beside one read; Parquet and
+//! Arrow IPC beside FIMI text of the same million transactions.
 //!
 //! Uses the real T40I10D100K sample when it is found, and always a full-size Quest stand-in
 //! (100,000 transactions, about 15 MB, the size of the real T40I10D100K.dat).
@@ -126,5 +127,26 @@ fn digest(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, fimi, basket_csv, write, quest, digest);
+/// Parquet and Arrow IPC against FIMI text of the same transactions, in one run: a data
+/// holder's columnar export must read at least as fast as the text it replaces.
+fn columnar(c: &mut Criterion) {
+    let mut group = c.benchmark_group("read/columnar");
+    group.sample_size(20);
+    let quest =
+        QuestParams::new(1_000_000, 10.0, 4.0, 5000).seed(1).check().expect("valid").generate();
+    let fimi = encode(&quest, Format::Fimi);
+    // Throughput is the FIMI text's size for every row, so the rows compare directly.
+    group.throughput(Throughput::Bytes(fimi.len() as u64));
+    for format in [Format::Fimi, Format::Parquet, Format::ArrowIpc] {
+        let bytes = encode(&quest, format);
+        group.bench_with_input(
+            BenchmarkId::new(format.name(), "quest-T10I4D1M"),
+            &bytes,
+            |b, bytes| b.iter(|| read_bytes(black_box(bytes), format, true).expect("valid")),
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, fimi, basket_csv, write, quest, digest, columnar);
 criterion_main!(benches);

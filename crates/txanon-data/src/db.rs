@@ -663,6 +663,11 @@ impl Interner {
         self.strings.push(s.to_owned());
         id
     }
+
+    /// The strings, in order of their ids.
+    pub(crate) fn into_strings(self) -> Vec<String> {
+        self.strings
+    }
 }
 
 /// The bits [`prefix_key`] gives each item of ids below `num_items` (each stored plus one).

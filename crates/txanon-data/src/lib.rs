@@ -6,7 +6,8 @@
 //!   item categories, read with [`read_label_list`] and [`read_categories`]), and its
 //!   transpose [`ItemIndex`] (item → transactions);
 //! - strict, streaming readers ([`read_path`]) for FIMI, SPMF and basket CSV (long and wide),
-//!   plain or gzip, whose errors name file, line, column and reason; writers ([`write_db`],
+//!   plain or gzip, whose errors name file, line, column and reason, and Parquet and Arrow IPC
+//!   ([`columnar`]); writers ([`write_db`],
 //!   [`write_path`]) that round-trip the labels, and [`write_atomic`] so that no failed run
 //!   leaves a partial file;
 //! - a checksummed binary [`cache`] of parsed databases;
@@ -30,6 +31,7 @@
 mod annotations;
 pub mod audit;
 pub mod cache;
+pub mod columnar;
 pub mod datasets;
 mod db;
 mod error;

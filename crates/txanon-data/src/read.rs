@@ -1,4 +1,5 @@
-//! Strict, streaming readers for transaction files: FIMI, SPMF and basket CSV, plain or gzip.
+//! Strict, streaming readers for transaction files: FIMI, SPMF and basket CSV, plain or gzip
+//! (Parquet and Arrow IPC are dispatched to [`crate::columnar`]).
 //!
 //! Every reader works line by line on a [`BufRead`], so memory holds the database being built
 //! and one line, never the whole file. Every error names the file, line, column and reason.
@@ -27,12 +28,23 @@ pub enum Format {
     /// Basket CSV, wide form: one transaction per line, comma-separated labels; `#` lines are
     /// comments, empty fields are ignored.
     BasketWide,
+    /// Apache Parquet: a list column of items, or transaction id and item columns (see
+    /// [`crate::columnar`]).
+    Parquet,
+    /// Apache Arrow IPC, file or stream format, with the columns Parquet may have.
+    ArrowIpc,
 }
 
 impl Format {
     /// Every format, in the order the CLI lists them.
-    pub const ALL: [Format; 4] =
-        [Format::Fimi, Format::Spmf, Format::BasketLong, Format::BasketWide];
+    pub const ALL: [Format; 6] = [
+        Format::Fimi,
+        Format::Spmf,
+        Format::BasketLong,
+        Format::BasketWide,
+        Format::Parquet,
+        Format::ArrowIpc,
+    ];
 
     /// The format's name on the command line.
     pub fn name(self) -> &'static str {
@@ -41,12 +53,15 @@ impl Format {
             Format::Spmf => "spmf",
             Format::BasketLong => "basket-long",
             Format::BasketWide => "basket-wide",
+            Format::Parquet => "parquet",
+            Format::ArrowIpc => "arrow",
         }
     }
 
     /// The format a file name implies, ignoring a trailing `.gz`: `.dat`/`.fimi` → FIMI,
-    /// `.spmf`/`.txt` → SPMF, `.csv` → wide basket CSV (long form must be named or carry
-    /// the `transaction_id,item` header, see [`read_path`]).
+    /// `.spmf`/`.txt` → SPMF, `.csv`/`.tsv` → basket CSV (wide or long, told from the header, see
+    /// [`read_path`]), `.parquet`/`.pq` → Parquet, `.arrow`/`.arrows`/`.feather`/`.ipc` → Arrow
+    /// IPC.
     pub fn from_path(path: &Path) -> Option<Format> {
         let name = path.file_name()?.to_str()?.to_ascii_lowercase();
         let name = name.strip_suffix(".gz").unwrap_or(&name);
@@ -55,6 +70,8 @@ impl Format {
             "dat" | "fimi" => Some(Format::Fimi),
             "spmf" | "txt" => Some(Format::Spmf),
             "csv" | "tsv" => Some(Format::BasketWide),
+            "parquet" | "pq" => Some(Format::Parquet),
+            "arrow" | "arrows" | "feather" | "ipc" => Some(Format::ArrowIpc),
             _ => None,
         }
     }
@@ -65,7 +82,9 @@ impl std::str::FromStr for Format {
 
     fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
         Format::ALL.into_iter().find(|f| f.name() == s).ok_or_else(|| {
-            format!("unknown format {s:?} (expected fimi, spmf, basket-long or basket-wide)")
+            format!(
+                "unknown format {s:?} (expected fimi, spmf, basket-long, basket-wide, parquet or arrow)"
+            )
         })
     }
 }
@@ -80,9 +99,9 @@ impl std::fmt::Display for Format {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReadOptions {
     format: Option<Format>,
-    keep_empty: bool,
+    pub(crate) keep_empty: bool,
     max_line: u64,
-    csv: CsvOptions,
+    pub(crate) csv: CsvOptions,
 }
 
 /// How a CSV or TSV export is read: which columns hold the transaction id and the item, whether
@@ -277,7 +296,7 @@ fn read_path_counted(
         None => {
             return Err(DataError::invalid(
                 path,
-                "cannot tell the format from the file name: name it (fimi, spmf, basket-long, basket-wide)",
+                "cannot tell the format from the file name: name it (fimi, spmf, basket-long, basket-wide, parquet, arrow)",
             ));
         }
     };
@@ -326,6 +345,14 @@ fn read_with_hint<R: BufRead>(
 ) -> Result<(TransactionDb, ReadReport)> {
     let keep_empty = options.keep_empty;
     let (db, mut report) = match format {
+        Format::Parquet | Format::ArrowIpc => {
+            let mut reader = reader;
+            // Sized once for a plain file, so the bytes are not copied while they grow.
+            let mut bytes = Vec::with_capacity(size_hint.min(1 << 40) as usize);
+            std::io::Read::read_to_end(&mut reader, &mut bytes)
+                .map_err(|e| DataError::io(path, e))?;
+            crate::columnar::read(bytes, path, format, options)?
+        }
         Format::Fimi | Format::Spmf => {
             let spmf = format == Format::Spmf;
             let (raw, report) = crate::fimi::read(
@@ -576,7 +603,7 @@ enum CsvLayout {
 
 /// Names of a transaction id column in exports (compared lower-case, without blanks, `_` or
 /// `-`): orders, baskets, sessions, invoices, receipts, visits.
-const TID_NAMES: &[&str] = &[
+pub(crate) const TID_NAMES: &[&str] = &[
     "transactionid",
     "transaction",
     "tid",
@@ -601,7 +628,7 @@ const TID_NAMES: &[&str] = &[
 ];
 
 /// Names of an item column in exports.
-const ITEM_NAMES: &[&str] = &[
+pub(crate) const ITEM_NAMES: &[&str] = &[
     "item",
     "itemid",
     "items",
@@ -617,7 +644,7 @@ const ITEM_NAMES: &[&str] = &[
     "stockcode",
 ];
 
-fn column_key(name: &str) -> String {
+pub(crate) fn column_key(name: &str) -> String {
     name.chars().filter(|c| !matches!(c, ' ' | '_' | '-')).flat_map(char::to_lowercase).collect()
 }
 
@@ -824,6 +851,12 @@ fn read_long<R: BufRead>(
 /// (FIMI has none); else wide basket CSV with one item per line. The lines stay in the reader.
 fn sniff_format(reader: &mut dyn BufRead) -> std::io::Result<Format> {
     let head = reader.fill_buf()?;
+    if crate::columnar::is_parquet(head) {
+        return Ok(Format::Parquet);
+    }
+    if crate::columnar::is_arrow_ipc(head) {
+        return Ok(Format::ArrowIpc);
+    }
     let head = head.strip_prefix(UTF8_BOM).unwrap_or(head);
     let mut commented = false;
     for line in head.split(|&b| b == b'\n') {

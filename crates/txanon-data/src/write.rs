@@ -24,6 +24,7 @@ pub fn write_db<W: Write>(db: &TransactionDb, format: Format, out: W) -> Result<
     let mut out = BufWriter::with_capacity(1 << 16, out);
     let io = |e| DataError::io(path, e);
     match format {
+        Format::Parquet | Format::ArrowIpc => crate::columnar::write(db, format, &mut out)?,
         Format::Fimi | Format::Spmf => {
             let ItemLabels::Int(labels) = db.labels() else {
                 return Err(DataError::Unsupported(format!(

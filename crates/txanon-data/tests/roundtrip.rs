@@ -32,7 +32,7 @@ fn roundtrip(db: &TransactionDb, format: Format, gzip: bool) -> TransactionDb {
 proptest! {
     #[test]
     fn integer_labels_roundtrip(db in int_db(), gzip in any::<bool>()) {
-        for format in [Format::Fimi, Format::Spmf, Format::BasketWide] {
+        for format in [Format::Fimi, Format::Spmf, Format::BasketWide, Format::Parquet, Format::ArrowIpc] {
             prop_assert_eq!(&roundtrip(&db, format, gzip), &db, "{}", format);
         }
         // Long form cannot represent an empty transaction: compare without them.
@@ -43,6 +43,8 @@ proptest! {
     fn text_labels_roundtrip(db in str_db()) {
         prop_assert_eq!(&roundtrip(&db, Format::BasketWide, false), &db);
         prop_assert_eq!(&roundtrip(&db, Format::BasketLong, true), &db);
+        prop_assert_eq!(&roundtrip(&db, Format::Parquet, false), &db);
+        prop_assert_eq!(&roundtrip(&db, Format::ArrowIpc, false), &db);
     }
 
     /// The model's invariants hold whatever the input order: sorted unique items, supports that
