@@ -63,11 +63,11 @@ pub struct AnatomyArgs {
     #[command(flatten)]
     input: InputArgs,
     /// Number of item columns (the paper's p), as slicing's --columns.
-    #[arg(long, short = 'c')]
+    #[arg(long, short = 'c', value_parser = crate::numbers::whole(2usize, usize::MAX))]
     columns: usize,
     /// Diversity l: in every bucket and column no value is held by more than 1/l of the records
     /// (or, with --diversity distinct, at least l distinct values).
-    #[arg(long, short = 'l')]
+    #[arg(long, short = 'l', value_parser = crate::numbers::whole(2usize, usize::MAX))]
     l: usize,
     /// Reading of l-diversity: `frequency` (the paper's Definition 5; bounds an attacker's
     /// inference by 1/l) or `distinct` (at least l distinct values per bucket and column, the
@@ -81,12 +81,12 @@ pub struct AnatomyArgs {
     partitioning: PartitioningArg,
     /// With --partitioning repaired: aim every column's most frequent value at 1/(l·(1 + H))
     /// of the records; more headroom gives smaller buckets and less correlated columns.
-    #[arg(long, value_name = "H", default_value_t = 0.25)]
+    #[arg(long, value_name = "H", default_value_t = 0.25, value_parser = crate::numbers::real(0.0, crate::numbers::End::Closed, f64::INFINITY, crate::numbers::End::Open))]
     headroom: f64,
     /// Seed of every random choice (only to reproduce a run; by default the OS seeds ChaCha20).
     /// A secret, like a key: keyed with a digest of the input, it repeats the run byte for
     /// byte; it is never written into the publication.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numbers::any::<u64>())]
     seed: Option<u64>,
     /// The publication: table.json, anonymized.dat (flattened; .csv for text labels),
     /// summary.json and manifest.json.
@@ -156,7 +156,7 @@ pub struct AuditAnatomyArgs {
     /// The published table (table.json).
     table: PathBuf,
     /// The diversity l to verify (the table's own claim is printed, never used).
-    #[arg(long, short = 'l')]
+    #[arg(long, short = 'l', value_parser = crate::numbers::whole(2u64, u64::MAX))]
     l: u64,
     /// The reading of l-diversity to verify.
     #[arg(long, value_enum, default_value_t = DiversityArg::Frequency)]

@@ -23,10 +23,10 @@ pub struct CahdArgs {
     #[command(flatten)]
     sensitive: SensitiveArgs,
     /// Privacy degree p: no sensitive item linked to a transaction with probability above 1/p.
-    #[arg(long, short = 'p')]
+    #[arg(long, short = 'p', value_parser = crate::numbers::whole(2usize, usize::MAX))]
     p: usize,
     /// Candidate factor α: α·p non-conflicting neighbours on each side are considered.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = crate::numbers::positive::<usize>())]
     alpha: usize,
     /// Transaction order: `aat` (RCM on transactions sharing QID items, the paper's),
     /// `sym-pad` (RCM on A + Aᵀ of the padded matrix) or `none` (input order, the baseline).
@@ -36,7 +36,7 @@ pub struct CahdArgs {
     /// ChaCha20, so two runs publish differently.
     /// A secret, like a key: keyed with a digest of the input, it repeats the run byte for
     /// byte; it is never written into the publication.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numbers::any::<u64>())]
     seed: Option<u64>,
     /// The publication: groups.json, qid.dat (QID items, group after group; .csv for text
     /// labels), summary.json and manifest.json.
@@ -61,7 +61,7 @@ pub struct AuditCahdArgs {
     /// The published groups (groups.json).
     groups: PathBuf,
     /// The privacy degree p to verify (the file's own claim is printed, never used).
-    #[arg(long, short = 'p')]
+    #[arg(long, short = 'p', value_parser = crate::numbers::whole(2u64, u64::MAX))]
     p: u64,
     /// The items the auditor considers sensitive (labels, blank- or comma-separated): none may
     /// appear among the QID items, whatever the file declares.

@@ -27,7 +27,7 @@ pub struct CoherenceArgs {
     /// (default: from the operating system).
     /// A secret, like a key: keyed with a digest of the input, it repeats the run byte for
     /// byte; it is never written into the publication.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numbers::any::<u64>())]
     seed: Option<u64>,
     #[command(flatten)]
     setting: Setting,
@@ -74,13 +74,13 @@ pub struct AuditCoherenceArgs {
 #[derive(Debug, Clone, Copy, Args)]
 struct Setting {
     /// Breach bound h: no private item inferred with probability above h.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numbers::real(0.0, crate::numbers::End::Closed, 1.0, crate::numbers::End::Open))]
     h: f64,
     /// Cohort size k: every known itemset must match at least k transactions.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(2..=u64::from(u32::MAX)))]
+    #[arg(long, value_parser = crate::numbers::whole(2u64, u64::from(u32::MAX)))]
     k: u64,
     /// Attacker's power p: at most p public items known.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numbers::positive::<usize>())]
     p: usize,
 }
 

@@ -27,10 +27,10 @@ pub struct CompareArgs {
     #[arg(long, short = 's', value_parser = |s: &str| s.parse::<MinSupport>())]
     support: MinSupport,
     /// Minimum rule confidence.
-    #[arg(long, default_value_t = 0.8)]
+    #[arg(long, default_value_t = 0.8, value_parser = crate::numbers::share())]
     confidence: f64,
     /// Largest itemset and rule length mined (the anatomy paper counts rules of 2 to 4 items).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numbers::positive::<usize>())]
     max_len: Option<usize>,
     /// Read both files as this format instead of guessing from their names.
     #[arg(long = "from", value_name = "FORMAT")]

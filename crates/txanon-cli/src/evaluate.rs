@@ -30,43 +30,43 @@ pub struct EvaluateArgs {
     categories: Option<PathBuf>,
     /// The swap paper's artificial categorization instead: N categories sharing the items at
     /// random in equal shares (from --seed, else 0).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::numbers::positive::<usize>())]
     random_categories: Option<usize>,
     /// Methods to compare, comma-separated: anatomy, cahd, coherence, km, swap.
     #[arg(long, value_delimiter = ',', default_value = "anatomy,cahd,coherence,km,swap")]
     methods: Vec<String>,
     /// Privacy levels L, comma-separated, each matched as "one in L": anatomy's l, CAHD's p,
     /// coherence's k with h = 1/L, km's k (2 to 1,000,000).
-    #[arg(long, value_delimiter = ',', default_value = "4,8,16")]
+    #[arg(long, value_delimiter = ',', default_value = "4,8,16", value_parser = crate::numbers::whole(2usize, usize::MAX))]
     levels: Vec<usize>,
     /// Numbers q of a target's public items the adversary knows, comma-separated (1 to 32).
-    #[arg(long, value_delimiter = ',', default_value = "1,2,3,4")]
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3,4", value_parser = crate::numbers::positive::<usize>())]
     known: Vec<usize>,
     /// Random draws of the q known items per target (1 to 10,000).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = crate::numbers::positive::<usize>())]
     draws: usize,
     /// Attack a random sample of this many targets instead of every one.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::numbers::positive::<usize>())]
     targets: Option<usize>,
     /// Minimum supports of the frequent itemsets compared, as shares, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "0.01,0.005")]
+    #[arg(long, value_delimiter = ',', default_value = "0.01,0.005", value_parser = crate::numbers::share())]
     supports: Vec<f64>,
     /// Count queries in the utility workload (1 to 1,000,000).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = crate::numbers::positive::<usize>())]
     queries: usize,
     /// Anatomy's number of item columns (the paper's p), at most the data's items [default: 10,
     /// or the number of items when fewer].
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", value_parser = crate::numbers::whole(2usize, usize::MAX))]
     anatomy_columns: Option<usize>,
     /// Coherence's p: the most public items its adversary knows.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = crate::numbers::positive::<usize>())]
     coherence_p: usize,
     /// kᵐ-anonymity's m: the most items its adversary knows (1 to 4).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = crate::numbers::positive::<usize>())]
     km_m: usize,
     /// Seed of every publication, of the attack's draws and of the workload (publications from
     /// the operating system without it; the draws and the workload from 0).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numbers::any::<u64>())]
     seed: Option<u64>,
     #[command(flatten)]
     output: OutputArgs,

@@ -21,32 +21,32 @@ pub enum GenerateCommand {
 #[derive(Debug, Args)]
 pub struct QuestArgs {
     /// Number of transactions |D|.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 100_000, value_parser = crate::numbers::positive::<usize>())]
     transactions: usize,
     /// Mean transaction length |T|.
-    #[arg(long, default_value_t = 40.0)]
+    #[arg(long, default_value_t = 40.0, value_parser = crate::numbers::real(0.0, crate::numbers::End::Open, f64::INFINITY, crate::numbers::End::Open))]
     avg_len: f64,
     /// Mean length of the potentially large itemsets |I|.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = crate::numbers::real(0.0, crate::numbers::End::Open, f64::INFINITY, crate::numbers::End::Open))]
     pattern_len: f64,
     /// Number of items N.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = crate::numbers::positive::<u32>())]
     items: u32,
     /// Number of potentially large itemsets |L|.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 2000, value_parser = crate::numbers::positive::<usize>())]
     patterns: usize,
     /// Correlation between consecutive patterns.
-    #[arg(long, default_value_t = 0.25)]
+    #[arg(long, default_value_t = 0.25, value_parser = crate::numbers::real(0.0, crate::numbers::End::Closed, 1.0, crate::numbers::End::Closed))]
     correlation: f64,
     /// Mean pattern confidence (1 − mean corruption level).
-    #[arg(long, default_value_t = 0.75)]
+    #[arg(long, default_value_t = 0.75, value_parser = crate::numbers::real(0.0, crate::numbers::End::Closed, 1.0, crate::numbers::End::Closed))]
     confidence: f64,
     /// Variance of the pattern confidence.
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, default_value_t = 0.1, value_parser = crate::numbers::real(0.0, crate::numbers::End::Closed, f64::INFINITY, crate::numbers::End::Open))]
     confidence_var: f64,
     /// Seed; the same seed gives the same file. Synthetic data holds no person, so a fixed
     /// default keeps the embedded data reproducible.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::numbers::any::<u64>())]
     seed: u64,
     /// Output file (`.gz` compresses; `-` is stdout).
     #[arg(long, short)]

@@ -40,7 +40,7 @@ pub struct InputArgs {
         long,
         value_name = "BYTES",
         default_value_t = txanon_data::DEFAULT_MAX_LINE_BYTES,
-        value_parser = parse_line_bytes
+        value_parser = crate::numbers::positive::<u64>()
     )]
     pub max_line_bytes: u64,
     /// CSV/TSV: the first line is a header (an export's column names); needed with names this
@@ -67,13 +67,6 @@ pub struct InputArgs {
 }
 
 /// `--max-line-bytes`: a count of bytes, 1 to 2⁶⁴ − 1.
-fn parse_line_bytes(s: &str) -> std::result::Result<u64, String> {
-    match s.trim().parse::<u64>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!("{s} is out of range: a count of bytes in 1..={}", u64::MAX)),
-    }
-}
-
 /// `--delimiter`: one ASCII character, or `tab` / `\t`.
 fn parse_delimiter(s: &str) -> std::result::Result<u8, String> {
     match s {
@@ -273,7 +266,8 @@ pub struct SensitiveArgs {
         long,
         visible_alias = "private-random",
         value_name = "N",
-        required_unless_present = "sensitive"
+        required_unless_present = "sensitive",
+        value_parser = crate::numbers::positive::<usize>()
     )]
     pub sensitive_random: Option<usize>,
 }

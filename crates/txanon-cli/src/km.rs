@@ -27,7 +27,7 @@ pub struct KmArgs {
     /// Fanout f of the built hierarchy (the paper's balanced hierarchies): each node
     /// generalizes f children.
     #[arg(long, value_name = "F", conflicts_with = "hierarchy", default_value_t = 5,
-          value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
+          value_parser = crate::numbers::whole(2u64, 1_000_000))]
     fanout: u64,
     /// How the built hierarchy groups items: `order` (the paper's: consecutive items in
     /// label order) or `cooccurrence` (items seen together, by φ²).
@@ -39,19 +39,19 @@ pub struct KmArgs {
     algorithm: AlgorithmArg,
     /// With --algorithm oa: refuse hierarchies with more cuts than this.
     #[arg(long, value_name = "N", default_value_t = 1_000_000,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = crate::numbers::positive::<u64>())]
     max_cuts: u64,
     /// With --algorithm aa or da: refuse a counting pass that could hold more distinct
     /// itemsets than this (memory grows with it, about 37 bytes a counter; at most 5·10⁸; DA
     /// on raw data with m = 4 exceeds the default).
     #[arg(long, value_name = "N", default_value_t = 200_000_000,
-          value_parser = clap::value_parser!(u64).range(1..=txanon_km::MAX_COUNTERS))]
+          value_parser = crate::numbers::whole(1u64, txanon_km::MAX_COUNTERS))]
     max_combinations: u64,
     /// Seed of the ChaCha20 shuffle of the published transactions (default: from the
     /// operating system). The cut does not depend on it.
     /// A secret, like a key: keyed with a digest of the input, it repeats the run byte for
     /// byte; it is never written into the publication.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numbers::any::<u64>())]
     seed: Option<u64>,
     /// The publication: published.dat (or .csv: generalized items have text labels), cut.txt,
     /// hierarchy.txt, summary.json and manifest.json.
@@ -84,10 +84,10 @@ pub struct AuditKmArgs {
 #[derive(Debug, Clone, Copy, Args)]
 struct Setting {
     /// Cohort size k: every combination of at most m items must be in at least k transactions.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(2..=u64::from(u32::MAX)))]
+    #[arg(long, value_parser = crate::numbers::whole(2u64, u64::from(u32::MAX)))]
     k: u64,
     /// Adversary's knowledge m: at most m items of a transaction known (the paper's 1 to 4).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=4))]
+    #[arg(long, value_parser = crate::numbers::whole(1u64, 4))]
     m: u64,
 }
 

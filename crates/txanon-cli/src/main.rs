@@ -16,6 +16,7 @@ mod generate;
 mod input;
 mod km;
 mod mine;
+mod numbers;
 mod outcome;
 mod progress;
 mod publication;
@@ -63,10 +64,26 @@ enum Command {
     Generate(generate::GenerateCommand),
 }
 
+/// The command line, parsed with negative numbers taken as values (`--k -1` reaches the
+/// option's checked parser, which names the range) in every subcommand.
+fn parse() -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    fn negative_numbers(command: clap::Command) -> clap::Command {
+        command.allow_negative_numbers(true).mut_subcommands(negative_numbers)
+    }
+    let matches = negative_numbers(Cli::command()).try_get_matches()?;
+    Cli::from_arg_matches(&matches)
+}
+
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(cli) => cli,
         Err(e) => {
+            // A refused value is one line naming the option, the value and the range.
+            if let Some(message) = numbers::refusal(&e) {
+                eprintln!("error: {message}");
+                return ExitCode::from(2);
+            }
             // clap prints help and version to stdout with success, usage errors with code 2.
             let _ = e.print();
             return ExitCode::from(e.exit_code() as u8);

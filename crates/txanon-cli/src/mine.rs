@@ -47,10 +47,10 @@ pub struct MineArgs {
     #[arg(long, short = 's', value_parser = parse_support)]
     support: MinSupport,
     /// Smallest itemset (or, with --rules, rule) length reported.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numbers::positive::<usize>())]
     min_len: Option<usize>,
     /// Largest itemset (or rule) length reported; the search stops there too.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numbers::positive::<usize>())]
     max_len: Option<usize>,
     /// Only the maximal frequent itemsets.
     #[arg(long, conflicts_with_all = ["closed", "rules", "count_only"])]
@@ -62,7 +62,7 @@ pub struct MineArgs {
     #[arg(long)]
     rules: bool,
     /// Minimum rule confidence, in [0, 1].
-    #[arg(long, default_value_t = 0.8, requires = "rules")]
+    #[arg(long, default_value_t = 0.8, requires = "rules", value_parser = crate::numbers::share())]
     confidence: f64,
     /// Only rules with one item in the consequent (how pyfim and Weka count rules).
     #[arg(long, requires = "rules")]
@@ -72,7 +72,7 @@ pub struct MineArgs {
     #[arg(long, conflicts_with = "rules")]
     count_only: bool,
     /// Most itemsets or rules a listing may hold before failing (memory bound).
-    #[arg(long, default_value_t = txanon_mining::DEFAULT_LIMIT)]
+    #[arg(long, default_value_t = txanon_mining::DEFAULT_LIMIT, value_parser = crate::numbers::positive::<u64>())]
     limit: u64,
     /// Mine on one thread.
     #[arg(long)]

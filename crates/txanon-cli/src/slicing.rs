@@ -53,7 +53,7 @@ pub struct SlicingArgs {
     #[arg(long, value_enum, default_value_t = MethodArg::Slicing)]
     method: MethodArg,
     /// Slicing: number of columns c, found by PAM k-medoids on 1 − φ².
-    #[arg(long, short = 'c', conflicts_with = "column_spec")]
+    #[arg(long, short = 'c', conflicts_with = "column_spec", value_parser = crate::numbers::whole(2usize, usize::MAX))]
     columns: Option<usize>,
     /// Slicing: cluster the other attributes into c − 1 columns and keep the sensitive
     /// attribute alone in the last (needed when its correlated attributes predict it).
@@ -64,26 +64,26 @@ pub struct SlicingArgs {
     #[arg(long, value_name = "SPEC")]
     column_spec: Option<String>,
     /// Diversity: no tuple's sensitive value can be inferred with probability above 1/l.
-    #[arg(long, short = 'l')]
+    #[arg(long, short = 'l', value_parser = crate::numbers::whole(2usize, usize::MAX))]
     l: usize,
     /// Mondrian: k-anonymity (default: l).
-    #[arg(long, short = 'k')]
+    #[arg(long, short = 'k', value_parser = crate::numbers::positive::<usize>())]
     k: Option<usize>,
     /// Slicing: column generalization, every column value made to occur at least K times.
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = crate::numbers::positive::<usize>())]
     generalize: Option<usize>,
     /// Slicing: when a bucket's cut along its widest attribute fails the check, `first` makes
     /// it final (the paper), `any` tries the next widest attribute's cut.
     #[arg(long, value_enum, default_value_t = CutArg::First)]
     cut: CutArg,
     /// Slicing: intervals of a numeric attribute when φ² is computed.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = crate::numbers::whole(2usize, usize::MAX))]
     bins: usize,
     /// Seed of the permutations and shuffles (only to reproduce a run; by default the OS
     /// seeds ChaCha20).
     /// A secret, like a key: keyed with a digest of the input, it repeats the run byte for
     /// byte; it is never written into the publication.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numbers::any::<u64>())]
     seed: Option<u64>,
     /// The publication: sliced.csv + sliced.json, generalized.csv + generalized.json, or
     /// qit.csv + st.csv + anatomy.json; summary.json and manifest.json.
@@ -102,10 +102,10 @@ pub struct AuditSlicingArgs {
     #[arg(long, value_name = "FILE")]
     schema: PathBuf,
     /// The diversity ℓ to verify (the publication's own claim is printed, never used).
-    #[arg(long, short = 'l')]
+    #[arg(long, short = 'l', value_parser = crate::numbers::whole(2u64, u64::MAX))]
     l: u64,
     /// Mondrian: the k to verify (required for a generalized table).
-    #[arg(long, short = 'k')]
+    #[arg(long, short = 'k', value_parser = crate::numbers::positive::<u64>())]
     k: Option<u64>,
     #[command(flatten)]
     manifest: crate::publication::ManifestArgs,

@@ -20,7 +20,7 @@ pub struct StatsArgs {
     #[arg(long, value_name = "FILE")]
     schema: Option<PathBuf>,
     /// How many of the most frequent items to list.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = crate::numbers::any::<usize>())]
     top: usize,
     /// Print JSON instead of text.
     #[arg(long)]

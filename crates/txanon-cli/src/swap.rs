@@ -81,17 +81,17 @@ pub struct SwapArgs {
     categories: Option<PathBuf>,
     /// The paper's artificial categorization: N categories sharing the items at random in
     /// equal shares (written to categories.txt).
-    #[arg(long, value_name = "N", required_unless_present = "categories")]
+    #[arg(long, value_name = "N", required_unless_present = "categories", value_parser = crate::numbers::positive::<usize>())]
     random_categories: Option<usize>,
     /// Seed of every random choice (categories, processing order, partners, publication
     /// order); by default the operating system seeds ChaCha20.
     /// A secret, like a key: keyed with a digest of the input, it repeats the run byte for
     /// byte; it is never written into the publication.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::numbers::any::<u64>())]
     seed: Option<u64>,
     /// Records that may still show their tendency, beyond what the method leaves exposed by
     /// design, for the run to publish (its audit fails otherwise and nothing is written).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::numbers::any::<usize>())]
     max_exposed: usize,
     /// Which of a record's equally heavy heaviest categories (its weight WR above the mean
     /// MTV) are its tendency: what partswap, randswap and partsupp move or delete.
@@ -104,7 +104,7 @@ pub struct SwapArgs {
     /// the record, as on skewed data (docs/SCALE.md: minutes for a million kosarak-shaped
     /// records, where --window 64 takes seconds); the window also leaves fewer records
     /// without a partner, and costs some utility there.
-    #[arg(long, value_name = "W", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "W", value_parser = crate::numbers::positive::<u64>())]
     window: Option<u64>,
     /// Where to write the key (secret: it links every published record to its input record
     /// and undoes the anonymization), with mode 0600; never inside the publication. Without it
@@ -135,7 +135,7 @@ pub struct AuditSwapArgs {
     #[arg(long, value_enum)]
     method: MethodArg,
     /// Records that may still show their tendency beyond the method's design.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = crate::numbers::any::<usize>())]
     max_exposed: usize,
     /// The tie rule whose guarantee is verified: with `all`, a published record shows the
     /// tendency when any of its heaviest categories is one of the original's tied heaviest.

@@ -516,7 +516,7 @@ fn reading_is_bounded() {
     for value in ["0", "18446744073709551616"] {
         let o = txanon(&["stats", &data, "--max-line-bytes", value]);
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-        let said = format!("{value} is out of range: a count of bytes in 1..=18446744073709551615");
+        let said = format!("--max-line-bytes: {value} is out of range 1..=18446744073709551615");
         assert!(
             stderr(&o).contains("--max-line-bytes") && stderr(&o).contains(&said),
             "{}",
