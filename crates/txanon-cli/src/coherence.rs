@@ -42,6 +42,12 @@ pub struct CoherenceArgs {
     /// Count with the paper's border edges and Compute-δ.
     #[arg(long)]
     edges: bool,
+    /// Refuse, before the work, an input whose public itemsets of at most p items (counted with
+    /// repeats over the transactions, after the pre-step) exceed N: the work and the memory grow
+    /// with them, and a transaction of a million items at p = 2 would take days.
+    #[arg(long, value_name = "N", default_value_t = txanon_coherence::DEFAULT_MAX_ITEMSETS,
+          value_parser = crate::numbers::positive::<u64>())]
+    max_itemsets: u64,
     /// The publication: published.dat (or .csv), suppressed.json, summary.json and
     /// manifest.json.
     #[command(flatten)]
@@ -133,6 +139,7 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
     let progress = txanon_data::progress::Progress::new();
     let params = CoherenceParams::new(h, k, p, nugget_support)
         .engine(engine)
+        .max_itemsets(args.max_itemsets)
         .seed(args.seed)
         .progress(progress.clone())
         .check()?;

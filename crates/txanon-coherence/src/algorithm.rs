@@ -108,6 +108,30 @@ fn effective_p(db: &TransactionDb, params: &ValidCoherenceParams) -> usize {
     params.p().min(longest.max(1))
 }
 
+/// The public itemsets of at most `p` items the work examines, bounded before it: per length
+/// `i`, the transactions' `Σ_t C(|t|, i)` (with repeats), capped by `C(P, i)` for `P` public
+/// items; saturating at `u64::MAX`.
+fn itemsets_to_examine(w: &Working, p: usize) -> u64 {
+    let binomial = |n: usize, i: usize| {
+        if i > n {
+            return 0;
+        }
+        txanon_border::binomial(n, i).map_or(u64::MAX, |c| u64::try_from(c).unwrap_or(u64::MAX))
+    };
+    let mut total = 0u64;
+    // Lengths past the longest transaction add nothing, and a saturated total cannot grow: a
+    // large p from a flag costs no more than the data's longest transaction.
+    let longest = w.public.iter().map(Vec::len).max().unwrap_or(0);
+    for i in 1..=p.min(longest) {
+        let listed = w.public.iter().fold(0u64, |sum, t| sum.saturating_add(binomial(t.len(), i)));
+        total = total.saturating_add(listed.min(binomial(w.public_items(), i)));
+        if total == u64::MAX {
+            break;
+        }
+    }
+    total
+}
+
 /// The mole border of `db` with private items `private` after the pre-step (public items in
 /// fewer than `max(k, k′)` transactions removed): the paper's Figure 3 for its running example.
 ///
@@ -237,6 +261,10 @@ pub fn anonymize(
     let progress = params.progress_handle().cloned().unwrap_or_default();
     progress.begin("coherence: public items and the pre-step", Unit::Items, 0);
     let (mut w, mut suppressed) = prepare(db, private, params)?;
+    let itemsets = itemsets_to_examine(&w, p);
+    if itemsets > params.max_itemsets() {
+        return Err(CoherenceError::TooManyItemsets { p, itemsets, limit: params.max_itemsets() });
+    }
     let settings = (h, k, p, params.engine() == Engine::BorderEdges);
     let nonmoles = NonMoles::find(&w, settings, &progress);
     let minimal_moles = nonmoles.minimal_count;
@@ -377,5 +405,53 @@ mod tests {
         assert_eq!(compare_scores((big, big - 1), (big - 1, big - 2)), Ordering::Less);
         assert_eq!(compare_scores((8, 2), (4, 1)), Ordering::Equal);
         assert_eq!(compare_scores((1, 0), (u128::MAX, 1)), Ordering::Greater);
+    }
+
+    /// The budget is checked before the work: the estimate is the listing with repeats (checked
+    /// against listing every subset), capped by what the public items can form; one over the
+    /// limit is refused, the limit itself is not.
+    #[test]
+    fn itemsets_over_the_budget_are_refused_before_the_work() {
+        let rows: Vec<Vec<u32>> =
+            vec![(0..12).collect(), vec![0, 1, 2], vec![3, 4], (0..12).collect(), vec![5]];
+        let db = TransactionDb::from_int_transactions(rows.clone());
+        let params =
+            |limit| crate::CoherenceParams::new(0.9, 2, 3, 2).max_itemsets(limit).check().unwrap();
+        let (w, _) = prepare(&db, &[], &params(1)).unwrap();
+        // Every subset of every row listed, per length, against what 12 public items can form.
+        let choose = |n: u64, r: u64| (0..r).fold(1u64, |c, j| c * (n - j) / (j + 1));
+        let expected: u64 = (1..=3u32)
+            .map(|i| {
+                let listed = rows
+                    .iter()
+                    .map(|t| (1u64..(1 << t.len())).filter(|m| m.count_ones() == i).count() as u64)
+                    .sum::<u64>();
+                listed.min(choose(12, u64::from(i)))
+            })
+            .sum();
+        assert_eq!(expected, 12 + 66 + 220, "the cap binds at every length here");
+        assert_eq!(itemsets_to_examine(&w, 3), expected);
+        match anonymize(&db, &[], &params(expected - 1)) {
+            Err(CoherenceError::TooManyItemsets { p: 3, itemsets, limit }) => {
+                assert_eq!((itemsets, limit), (expected, expected - 1));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(anonymize(&db, &[], &params(expected)).is_ok());
+        // Without the cap: rows of distinct items, each twice (to pass the pre-step).
+        let apart: Vec<Vec<u32>> = [vec![0, 1, 2], vec![3, 4, 5, 6], vec![7, 8]]
+            .into_iter()
+            .flat_map(|t| [t.clone(), t])
+            .collect();
+        let (w, _) =
+            prepare(&TransactionDb::from_int_transactions(apart), &[], &params(1)).unwrap();
+        // Singletons: 18 listed, 9 items; pairs: 2·(3 + 6 + 1) = 20 ≤ C(9, 2); triples 2·(1 + 4).
+        assert_eq!(itemsets_to_examine(&w, 3), 9 + 20 + 10);
+        // The cap: 1,000 copies of one 4-item transaction list 4,000 singletons, of 4 items.
+        let copies = TransactionDb::from_int_transactions(vec![vec![0, 1, 2, 3]; 1000]);
+        let (w, _) = prepare(&copies, &[], &params(1)).unwrap();
+        assert_eq!(itemsets_to_examine(&w, 3), 4 + 6 + 4);
+        // A p far beyond the longest transaction costs nothing more.
+        assert_eq!(itemsets_to_examine(&w, usize::MAX), 15);
     }
 }

@@ -24,6 +24,18 @@ pub enum CoherenceError {
         /// The limit.
         limit: u64,
     },
+    /// More public itemsets to examine than the limit allows ([`crate::CoherenceParams::max_itemsets`]).
+    #[error(
+        "p = {p} means examining about {itemsets} public itemsets of at most {p} items (counted with repeats over the transactions after the pre-step), over the limit of {limit} (--max-itemsets): lower p, raise k or the nugget support so that the pre-step drops more items, or raise the limit"
+    )]
+    TooManyItemsets {
+        /// The attacker's power.
+        p: usize,
+        /// The estimate.
+        itemsets: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// A count beyond 128 bits.
     #[error(transparent)]
     Border(#[from] BorderError),

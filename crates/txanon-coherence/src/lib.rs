@@ -42,7 +42,7 @@ pub use audit::{
     audit_with_progress,
 };
 pub use error::CoherenceError;
-pub use params::{CoherenceParams, Engine, ValidCoherenceParams};
+pub use params::{CoherenceParams, DEFAULT_MAX_ITEMSETS, Engine, ValidCoherenceParams};
 
 #[cfg(test)]
 mod autotraits {

@@ -35,9 +35,16 @@ pub struct CoherenceParams {
     nugget_support: u32,
     engine: Engine,
     enumeration_limit: u64,
+    max_itemsets: u64,
     seed: Option<u64>,
     progress: Option<Progress>,
 }
+
+/// The default [`CoherenceParams::max_itemsets`]: 10¹² public itemsets of at most `p` items,
+/// counted with repeats. Kosarak-shaped data at 10⁷ transactions and p = 3 is about 2·10¹¹ and
+/// takes three minutes; 10¹² is hours of work, and one transaction of 1.5 million items at
+/// p = 2 (1.1·10¹² pairs) is refused before it fills the memory.
+pub const DEFAULT_MAX_ITEMSETS: u64 = 1_000_000_000_000;
 
 /// Checked [`CoherenceParams`].
 #[derive(Debug, Clone, PartialEq)]
@@ -56,6 +63,7 @@ impl CoherenceParams {
             nugget_support,
             engine: Engine::Counting,
             enumeration_limit: 300_000_000,
+            max_itemsets: DEFAULT_MAX_ITEMSETS,
             seed: None,
             progress: None,
         }
@@ -81,6 +89,15 @@ impl CoherenceParams {
     /// GB of memory).
     pub fn enumeration_limit(mut self, limit: u64) -> Self {
         self.enumeration_limit = limit;
+        self
+    }
+
+    /// Refuse, before the work, inputs whose public itemsets of at most `p` items (after the
+    /// pre-step) exceed this many: counted with repeats over the transactions, `Σ_t Σ_{i≤p}
+    /// C(|t|, i)`, each length capped by the itemsets the public items can form (default
+    /// [`DEFAULT_MAX_ITEMSETS`]). The work and the memory of every engine grow with it.
+    pub fn max_itemsets(mut self, limit: u64) -> Self {
+        self.max_itemsets = limit;
         self
     }
 
@@ -155,6 +172,11 @@ impl ValidCoherenceParams {
     /// The enumeration limit.
     pub fn enumeration_limit(&self) -> u64 {
         self.0.enumeration_limit
+    }
+
+    /// The limit on the public itemsets to examine.
+    pub fn max_itemsets(&self) -> u64 {
+        self.0.max_itemsets
     }
 
     /// The seed of the publication shuffle.
