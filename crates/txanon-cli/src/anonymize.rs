@@ -92,6 +92,8 @@ pub struct AnatomyArgs {
     /// summary.json and manifest.json.
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    format: crate::anonymize::PublishedFormat,
 }
 
 /// Where a publication goes.
@@ -105,6 +107,11 @@ pub struct OutputArgs {
     /// the new one, never a mix.
     #[arg(long)]
     pub force: bool,
+}
+
+/// `--to`: the format of a publication's transaction files.
+#[derive(Debug, Clone, Args)]
+pub struct PublishedFormat {
     /// The format of the published transaction files: fimi (.dat; basket-wide .csv when the
     /// labels are text, as generalized items are), basket-wide or basket-long (.csv), parquet
     /// (.parquet) or arrow (.arrow: Arrow IPC) [default: fimi].
@@ -240,7 +247,7 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
         worst_share: report.worst_share,
     };
     write_compact_json(&staged.path("table.json"), &result.table)?;
-    write_transactions(staged.dir(), "anonymized", &result.flattened, args.output.to)?;
+    write_transactions(staged.dir(), "anonymized", &result.flattened, args.format.to)?;
     let summary_json = staged.write_json("summary.json", &summary)?;
     staged.commit(Description {
         method: "anatomy",

@@ -42,6 +42,8 @@ pub struct CahdArgs {
     /// labels), summary.json and manifest.json.
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    format: crate::anonymize::PublishedFormat,
 }
 
 /// `--band`.
@@ -150,7 +152,7 @@ pub fn run(args: CahdArgs) -> Result<()> {
         reconstruction_error_r4: error,
     };
     write_compact_json(&staged.path("groups.json"), &result.published)?;
-    write_transactions(staged.dir(), "qid", &qid, args.output.to)?;
+    write_transactions(staged.dir(), "qid", &qid, args.format.to)?;
     args.sensitive.publish_drawn(&staged, &db, &sensitive)?;
     let summary_json = staged.write_json("summary.json", &summary)?;
     staged.commit(Description {

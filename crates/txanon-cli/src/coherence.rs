@@ -52,6 +52,8 @@ pub struct CoherenceArgs {
     /// manifest.json.
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    format: crate::anonymize::PublishedFormat,
 }
 
 /// Arguments of `txanon audit coherence`.
@@ -180,7 +182,7 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         occurrences_suppressed_percent: 100.0 * result.occurrences_suppressed as f64
             / (result.occurrences as f64).max(1.0),
     };
-    write_transactions(staged.dir(), "published", &result.published, args.output.to)?;
+    write_transactions(staged.dir(), "published", &result.published, args.format.to)?;
     staged.write_json("suppressed.json", &steps)?;
     args.sensitive.publish_drawn(&staged, &db, &private)?;
     let summary_json = staged.write_json("summary.json", &summary)?;

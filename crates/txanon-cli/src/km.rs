@@ -57,6 +57,8 @@ pub struct KmArgs {
     /// hierarchy.txt, summary.json and manifest.json.
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    format: crate::anonymize::PublishedFormat,
 }
 
 /// Arguments of `txanon audit km`.
@@ -183,7 +185,7 @@ pub fn run(args: KmArgs) -> Result<()> {
         ncp: result.loss.ncp,
         occurrences_by_height: result.loss.occurrences_by_height.clone(),
     };
-    write_transactions(staged.dir(), "published", &result.published, args.output.to)?;
+    write_transactions(staged.dir(), "published", &result.published, args.format.to)?;
     write_text(&staged.path("cut.txt"), &(result.cut.join("\n") + "\n"))?;
     write_text(&staged.path("hierarchy.txt"), &hierarchy.to_text()?)?;
     let summary_json = staged.write_json("summary.json", &summary)?;

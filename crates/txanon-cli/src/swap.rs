@@ -115,6 +115,8 @@ pub struct SwapArgs {
     /// categories.txt with --random-categories.
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    format: crate::anonymize::PublishedFormat,
 }
 
 /// Arguments of `txanon audit swap`.
@@ -212,7 +214,7 @@ pub fn run(args: SwapArgs) -> Result<()> {
         stats: swapped.stats.clone(),
         audit: swapped.audit.clone(),
     };
-    write_transactions(staged.dir(), "published", &swapped.published, args.output.to)?;
+    write_transactions(staged.dir(), "published", &swapped.published, args.format.to)?;
     if args.random_categories.is_some() {
         let mut text =
             String::from("# item category (txanon anonymize swap --random-categories)\n");

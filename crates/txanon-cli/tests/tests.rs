@@ -2,4 +2,5 @@
 
 mod cli;
 mod publication;
+mod readme;
 mod trust;
