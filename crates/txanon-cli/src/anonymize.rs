@@ -11,7 +11,7 @@ use txanon_anatomy::{
 };
 use txanon_data::{Format, write_atomic, write_db};
 
-use crate::input::{InputArgs, emit, read_transactions};
+use crate::input::{InputArgs, read_transactions};
 use crate::publication::{Description, Staged};
 
 /// Anonymization methods.
@@ -93,6 +93,8 @@ pub struct AnatomyArgs {
     #[command(flatten)]
     output: OutputArgs,
     #[command(flatten)]
+    report: crate::anonymize::RunReport,
+    #[command(flatten)]
     format: crate::anonymize::PublishedFormat,
 }
 
@@ -107,6 +109,17 @@ pub struct OutputArgs {
     /// the new one, never a mix.
     #[arg(long)]
     pub force: bool,
+}
+
+/// `--json`: how a run reports what it published.
+#[derive(Debug, Clone, Args)]
+pub struct RunReport {
+    /// Print what the run did as one JSON object on standard output (`summary`: summary.json;
+    /// `outcome`: records, items and item occurrences in and published, what the method did,
+    /// the guarantee audited, the warnings; numbers as numbers) instead of the few lines for
+    /// people on standard error beside summary.json on standard output.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `--to`: the format of a publication's transaction files.
@@ -274,8 +287,8 @@ fn anatomy(args: AnatomyArgs) -> Result<()> {
             "l-diversity, l = {} ({:?} reading), in every bucket and column",
             args.l,
             params.diversity()
-        ));
-    emit(&summary_json)
+        ))
+        .report(&summary_json, args.report.json)
 }
 
 /// The extensions a published transaction file may have, in the order an audit looks for them.

@@ -12,7 +12,7 @@ use txanon_cahd::{
 };
 
 use crate::anonymize::{OutputArgs, write_compact_json, write_transactions};
-use crate::input::{InputArgs, SensitiveArgs, emit};
+use crate::input::{InputArgs, SensitiveArgs};
 use crate::publication::Description;
 
 /// Arguments of `txanon anonymize cahd`.
@@ -42,6 +42,8 @@ pub struct CahdArgs {
     /// labels), summary.json and manifest.json.
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    report: crate::anonymize::RunReport,
     #[command(flatten)]
     format: crate::anonymize::PublishedFormat,
 }
@@ -183,8 +185,8 @@ pub fn run(args: CahdArgs) -> Result<()> {
             args.p,
             sensitive_labels.len(),
             summary.achieved_privacy
-        ));
-    emit(&summary_json)
+        ))
+        .report(&summary_json, args.report.json)
 }
 
 /// Runs `txanon audit cahd`.

@@ -13,7 +13,7 @@ use txanon_mining::MinSupport;
 
 use crate::anonymize::{OutputArgs, write_transactions};
 use crate::exit::UsageError;
-use crate::input::{InputArgs, SensitiveArgs, emit};
+use crate::input::{InputArgs, SensitiveArgs};
 use crate::publication::Description;
 
 /// Arguments of `txanon anonymize coherence`.
@@ -52,6 +52,8 @@ pub struct CoherenceArgs {
     /// manifest.json.
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    report: crate::anonymize::RunReport,
     #[command(flatten)]
     format: crate::anonymize::PublishedFormat,
 }
@@ -114,11 +116,11 @@ struct Summary {
     /// Only the border-edge engine (`--edges`) lists the mole border's maximal side.
     #[serde(skip_serializing_if = "Option::is_none")]
     maximal_public_itemsets: Option<usize>,
-    moles: String,
+    moles: u128,
     suppressed_infrequent: usize,
     suppressed_greedy: usize,
-    nuggets_before: String,
-    nuggets_after: String,
+    nuggets_before: u128,
+    nuggets_after: u128,
     nuggets_kept_percent: f64,
     occurrences_suppressed_percent: f64,
 }
@@ -173,11 +175,11 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         },
         minimal_moles: result.minimal_moles,
         maximal_public_itemsets: result.maximal_public,
-        moles: result.moles.to_string(),
+        moles: result.moles,
         suppressed_infrequent: steps.len() - greedy,
         suppressed_greedy: greedy,
-        nuggets_before: nuggets_before.to_string(),
-        nuggets_after: nuggets_after.to_string(),
+        nuggets_before,
+        nuggets_after,
         nuggets_kept_percent: 100.0 * nuggets_after as f64 / (nuggets_before as f64).max(1.0),
         occurrences_suppressed_percent: 100.0 * result.occurrences_suppressed as f64
             / (result.occurrences as f64).max(1.0),
@@ -218,8 +220,8 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
             args.setting.k,
             args.setting.p,
             private.len()
-        ));
-    emit(&summary_json)
+        ))
+        .report(&summary_json, args.report.json)
 }
 
 /// Runs `txanon audit coherence`.

@@ -9,7 +9,7 @@ use txanon_data::progress::Progress;
 use txanon_km::{Algorithm, Hierarchy, KmClaim, KmParams, anonymize, audit_with_progress};
 
 use crate::anonymize::{OutputArgs, write_text, write_transactions};
-use crate::input::{InputArgs, emit, read_transactions};
+use crate::input::{InputArgs, read_transactions};
 use crate::publication::Description;
 
 /// Arguments of `txanon anonymize km`.
@@ -57,6 +57,8 @@ pub struct KmArgs {
     /// hierarchy.txt, summary.json and manifest.json.
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    report: crate::anonymize::RunReport,
     #[command(flatten)]
     format: crate::anonymize::PublishedFormat,
 }
@@ -223,8 +225,9 @@ pub fn run(args: KmArgs) -> Result<()> {
             "{generalized} of {items} items are generalized above the leaves: --k and --m decide how far"
         ));
     }
-    outcome.audited(format!("k^m-anonymity with k = {}, m = {}", args.setting.k, args.setting.m));
-    emit(&summary_json)
+    outcome
+        .audited(format!("k^m-anonymity with k = {}, m = {}", args.setting.k, args.setting.m))
+        .report(&summary_json, args.report.json)
 }
 
 /// Reads a cut file: one node label per line (labels may hold spaces), `#` comments.

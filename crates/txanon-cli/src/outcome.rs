@@ -1,9 +1,10 @@
 //! The few lines every `anonymize` ends with on standard error, for the person who ran it: what
 //! went in, what was published, what the method did to get there, the guarantee its audit
 //! verified, and a warning when the publication kept little of the data, naming the parameter
-//! that drives the loss. The JSON summary on standard output (and summary.json) carries the same
-//! figures for machines.
+//! that drives the loss. With `--json` the same facts go to standard output as one JSON object
+//! beside the run's summary, numbers as numbers.
 
+use serde::Serialize;
 use txanon_data::TransactionDb;
 
 /// What one run did.
@@ -11,6 +12,34 @@ use txanon_data::TransactionDb;
 pub struct Outcome {
     lines: Vec<String>,
     warnings: Vec<String>,
+    counts: Option<Counts>,
+    did: Vec<String>,
+    audited: String,
+}
+
+/// Records, distinct items and item occurrences in and published.
+#[derive(Debug, Clone, Copy, Serialize)]
+struct Counts {
+    records_in: u64,
+    records_published: u64,
+    items_in: u64,
+    items_published: u64,
+    occurrences_in: u64,
+    occurrences_published: u64,
+}
+
+/// The `outcome` member of `--json`.
+#[derive(Debug, Serialize)]
+struct OutcomeJson<'a> {
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    counts: Option<Counts>,
+    /// Published occurrences over input ones, when there were any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    occurrences_kept: Option<f64>,
+    summary: &'a str,
+    did: &'a [String],
+    audited: &'a str,
+    warnings: &'a [String],
 }
 
 impl Outcome {
@@ -35,6 +64,16 @@ impl Outcome {
                 ),
             ],
             warnings: Vec::new(),
+            counts: Some(Counts {
+                records_in: input.len() as u64,
+                records_published: published.len() as u64,
+                items_in: present(input) as u64,
+                items_published: present(published) as u64,
+                occurrences_in: before,
+                occurrences_published: after,
+            }),
+            did: Vec::new(),
+            audited: String::new(),
         };
         if after * 2 < before {
             outcome.warnings.push(format!(
@@ -47,12 +86,20 @@ impl Outcome {
 
     /// A run whose publication is not a transaction file (slicing's tables): its first line.
     pub fn new(line: impl Into<String>) -> Self {
-        Self { lines: vec![line.into()], warnings: Vec::new() }
+        Self {
+            lines: vec![line.into()],
+            warnings: Vec::new(),
+            counts: None,
+            did: Vec::new(),
+            audited: String::new(),
+        }
     }
 
     /// A line saying what the method did (suppressed, generalized, swapped, …).
     pub fn did(mut self, what: impl Into<String>) -> Self {
-        self.lines.push(format!("  {}", what.into()));
+        let what = what.into();
+        self.lines.push(format!("  {what}"));
+        self.did.push(what);
         self
     }
 
@@ -62,15 +109,45 @@ impl Outcome {
         self
     }
 
-    /// The guarantee the audit verified, last; then prints everything to standard error.
-    pub fn audited(mut self, guarantee: impl Into<String>) {
-        self.lines.push(format!("  audited: {}", guarantee.into()));
+    /// The guarantee the audit verified, last.
+    pub fn audited(mut self, guarantee: impl Into<String>) -> Self {
+        self.audited = guarantee.into();
+        self.lines.push(format!("  audited: {}", self.audited));
+        self
+    }
+
+    /// Reports the run: with `json`, one object on standard output holding `summary` (the
+    /// run's summary.json, given as its text) and this outcome; else the lines for people on
+    /// standard error and the summary on standard output.
+    ///
+    /// # Errors
+    /// When standard output cannot be written, or the summary is not JSON (a bug).
+    pub fn report(self, summary: &str, json: bool) -> anyhow::Result<()> {
+        if json {
+            let outcome = OutcomeJson {
+                counts: self.counts,
+                occurrences_kept: self
+                    .counts
+                    .filter(|c| c.occurrences_in > 0)
+                    .map(|c| c.occurrences_published as f64 / c.occurrences_in as f64),
+                summary: self.lines.first().map_or("", String::as_str),
+                did: &self.did,
+                audited: &self.audited,
+                warnings: &self.warnings,
+            };
+            let value = serde_json::json!({
+                "summary": serde_json::from_str::<serde_json::Value>(summary)?,
+                "outcome": outcome,
+            });
+            return crate::input::emit(&(serde_json::to_string_pretty(&value)? + "\n"));
+        }
         for line in &self.lines {
             eprintln!("{line}");
         }
         for warning in &self.warnings {
             eprintln!("warning: {warning}");
         }
+        crate::input::emit(summary)
     }
 }
 

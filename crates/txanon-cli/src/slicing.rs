@@ -15,7 +15,6 @@ use txanon_slicing::{
 
 use crate::anonymize::{OutputArgs, write_text};
 use crate::exit::UsageError;
-use crate::input::emit;
 use crate::publication::Description;
 
 /// `--method`.
@@ -89,6 +88,8 @@ pub struct SlicingArgs {
     /// qit.csv + st.csv + anatomy.json; summary.json and manifest.json.
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    report: crate::anonymize::RunReport,
 }
 
 /// Arguments of `txanon audit slicing`.
@@ -253,8 +254,7 @@ pub fn run(args: SlicingArgs) -> Result<()> {
     if let Some(k) = args.k {
         outcome = outcome.did(format!("classes of at least k = {k} rows"));
     }
-    outcome.audited(format!("l-diversity with l = {}", args.l));
-    emit(&summary)
+    outcome.audited(format!("l-diversity with l = {}", args.l)).report(&summary, args.report.json)
 }
 
 /// Options a method does not use are refused, not silently dropped.

@@ -14,7 +14,7 @@ use txanon_swap::{
 
 use crate::anonymize::{OutputArgs, write_text, write_transactions};
 use crate::exit::UsageError;
-use crate::input::{InputArgs, emit};
+use crate::input::InputArgs;
 use crate::publication::Description;
 
 /// `--method`.
@@ -115,6 +115,8 @@ pub struct SwapArgs {
     /// categories.txt with --random-categories.
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    report: crate::anonymize::RunReport,
     #[command(flatten)]
     format: crate::anonymize::PublishedFormat,
 }
@@ -275,8 +277,8 @@ pub fn run(args: SwapArgs) -> Result<()> {
         method.name(),
         swapped.audit.exposed,
         args.max_exposed
-    ));
-    emit(&json)
+    ))
+        .report(&json, args.report.json)
 }
 
 /// The key's path must lie outside the publication and its directory must exist.

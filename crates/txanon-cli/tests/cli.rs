@@ -677,10 +677,10 @@ fn anonymize_coherence_writes_a_verified_publication_or_nothing() {
     // The paper's Example 3: c and d by the pre-step, then a and b; 9 nuggets become 5.
     assert_eq!(summary["suppressed_infrequent"], 2);
     assert_eq!(summary["suppressed_greedy"], 2);
-    assert_eq!(summary["moles"], "12");
+    assert_eq!(summary["moles"], 12);
     assert_eq!(
-        (summary["nuggets_before"].as_str(), summary["nuggets_after"].as_str()),
-        (Some("9"), Some("5"))
+        (summary["nuggets_before"].as_u64(), summary["nuggets_after"].as_u64()),
+        (Some(9), Some(5))
     );
     let steps: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("suppressed.json")).unwrap())
@@ -1610,6 +1610,53 @@ fn anonymize_says_what_it_did() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("2 of 4 items generalized above the leaves"), "{}", stderr(&o));
     assert!(stderr(&o).contains("audited: k^m-anonymity with k = 2, m = 2"), "{}", stderr(&o));
+    // `--json`: the same facts as one object on standard output, numbers as numbers, beside
+    // the summary; no lines for people on standard error.
+    for (h, k) in [("0.5", "3"), ("0.9", "2")] {
+        let out = dir.path().join(format!("json{k}"));
+        let o = txanon(&[
+            "anonymize",
+            "coherence",
+            &data,
+            "--private",
+            &private,
+            "--h",
+            h,
+            "--k",
+            k,
+            "--p",
+            "3",
+            "--nugget-support",
+            "2",
+            "--json",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(!stderr(&o).contains("audited:"), "{}", stderr(&o));
+        let run: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let published: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(run["summary"], published);
+        let outcome = &run["outcome"];
+        assert_eq!(
+            (outcome["records_in"].as_u64(), outcome["records_published"].as_u64()),
+            (Some(7), Some(7))
+        );
+        let (before, after) = (
+            outcome["occurrences_in"].as_u64().unwrap(),
+            outcome["occurrences_published"].as_u64().unwrap(),
+        );
+        assert!(after <= before && before > 0);
+        assert_eq!(outcome["occurrences_kept"].as_f64(), Some(after as f64 / before as f64));
+        assert_eq!(outcome["warnings"].as_array().unwrap().len(), usize::from(after * 2 < before));
+        assert_eq!(
+            outcome["audited"],
+            format!("(h, k, p)-coherence with h = {h}, k = {k}, p = 3 for 4 private items")
+                .as_str()
+        );
+    }
 }
 
 /// Every option that takes a support accepts and refuses exactly what `mine -s` does, each
