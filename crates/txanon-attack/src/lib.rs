@@ -50,3 +50,21 @@ pub use attack::{
 pub use error::ViewError;
 pub use itemsets::{TooManyItemsets, estimated_itemsets};
 pub use view::{Own, Value, View, ViewBuilder};
+
+#[cfg(test)]
+mod autotraits {
+    fn send_sync<T: Send + Sync>() {}
+
+    /// Views and reports cross threads (evaluate attacks publications in parallel).
+    #[test]
+    fn public_types_are_send_and_sync() {
+        send_sync::<super::View>();
+        send_sync::<super::ViewBuilder>();
+        send_sync::<super::AttackParams>();
+        send_sync::<super::ValidAttackParams>();
+        send_sync::<super::AttackReport>();
+        send_sync::<super::Risk>();
+        send_sync::<super::ViewError>();
+        send_sync::<super::TooManyItemsets>();
+    }
+}

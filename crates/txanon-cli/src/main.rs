@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 2 bad input or parameters (the error on stderr), 3 a publication that
 //! failed its audit, 1 an internal failure (a panic included).
 
+mod anatomy;
 mod anonymize;
 mod band;
 mod cahd;

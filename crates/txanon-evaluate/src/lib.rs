@@ -439,3 +439,21 @@ pub fn evaluate(
         points,
     })
 }
+
+#[cfg(test)]
+mod autotraits {
+    fn send_sync<T: Send + Sync>() {}
+
+    /// An evaluation runs on rayon and its results go back to any thread.
+    #[test]
+    fn public_types_are_send_and_sync() {
+        send_sync::<super::EvaluateParams>();
+        send_sync::<super::ValidEvaluateParams>();
+        send_sync::<super::Evaluation>();
+        send_sync::<super::Point>();
+        send_sync::<super::Outcome>();
+        send_sync::<super::Settings>();
+        send_sync::<super::EvaluateError>();
+        send_sync::<super::Utility>();
+    }
+}

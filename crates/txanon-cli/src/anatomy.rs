@@ -1,0 +1,227 @@
+//! `txanon anonymize anatomy` and `txanon audit anatomy`.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use txanon_anatomy::{
+    AnatomizedTable, AnatomyClaim, AnatomyParams, Diversity, ItemPartitioning, anonymize, audit,
+};
+
+use crate::anonymize::{OutputArgs, TRANSACTION_FILES, write_compact_json, write_transactions};
+use crate::input::{InputArgs, read_transactions};
+use crate::publication::Description;
+
+/// Arguments of `txanon anonymize anatomy`.
+#[derive(Debug, Args)]
+pub struct AnatomyArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Number of item columns (the paper's p), as slicing's --columns.
+    #[arg(long, short = 'c', value_parser = crate::numbers::whole(2usize, usize::MAX))]
+    columns: usize,
+    /// Diversity l: in every bucket and column no value is held by more than 1/l of the records
+    /// (or, with --diversity distinct, at least l distinct values).
+    #[arg(long, short = 'l', value_parser = crate::numbers::whole(2usize, usize::MAX))]
+    l: usize,
+    /// Reading of l-diversity: `frequency` (the paper's Definition 5; bounds an attacker's
+    /// inference by 1/l) or `distinct` (at least l distinct values per bucket and column, the
+    /// paper's Example 4; weaker).
+    #[arg(long, value_enum, default_value_t = DiversityArg::Frequency)]
+    diversity: DiversityArg,
+    /// Item partition into the p columns: `repaired` (k-medoids, then items moved until every
+    /// column admits l), `clustered` (the paper's k-medoids alone, often infeasible on sparse
+    /// data) or `diverse` (built for Definition 5's l, no clustering: the highest l).
+    #[arg(long, value_enum, default_value_t = PartitioningArg::Repaired)]
+    partitioning: PartitioningArg,
+    /// With --partitioning repaired: aim every column's most frequent value at 1/(l·(1 + H))
+    /// of the records; more headroom gives smaller buckets and less correlated columns.
+    #[arg(long, value_name = "H", default_value_t = 0.25, value_parser = crate::numbers::real(0.0, crate::numbers::End::Closed, f64::INFINITY, crate::numbers::End::Open))]
+    headroom: f64,
+    /// Seed of every random choice (only to reproduce a run; by default the OS seeds ChaCha20).
+    /// A secret, like a key: keyed with a digest of the input, it repeats the run byte for
+    /// byte; it is never written into the publication.
+    #[arg(long, value_parser = crate::numbers::any::<u64>())]
+    seed: Option<u64>,
+    /// The publication: table.json, anonymized.dat (flattened; .csv for text labels),
+    /// summary.json and manifest.json.
+    #[command(flatten)]
+    output: OutputArgs,
+    #[command(flatten)]
+    report: crate::anonymize::RunReport,
+    #[command(flatten)]
+    format: crate::anonymize::PublishedFormat,
+}
+
+/// `--diversity`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DiversityArg {
+    /// Most frequent value at most 1/l of every bucket and column (Definition 5).
+    Frequency,
+    /// At least l distinct values in every bucket and column.
+    Distinct,
+}
+
+impl From<DiversityArg> for Diversity {
+    fn from(d: DiversityArg) -> Self {
+        match d {
+            DiversityArg::Frequency => Diversity::Frequency,
+            DiversityArg::Distinct => Diversity::Distinct,
+        }
+    }
+}
+
+/// `--partitioning`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PartitioningArg {
+    /// k-medoids, then repaired so that every column admits l.
+    Repaired,
+    /// k-medoids alone (the paper).
+    Clustered,
+    /// Built for Definition 5 on a sample, no clustering: reaches the highest l.
+    Diverse,
+}
+
+/// Arguments of `txanon audit anatomy`.
+#[derive(Debug, Args)]
+pub struct AuditAnatomyArgs {
+    /// The published table (table.json).
+    table: PathBuf,
+    /// The diversity l to verify (the table's own claim is printed, never used).
+    #[arg(long, short = 'l', value_parser = crate::numbers::whole(2u64, u64::MAX))]
+    l: u64,
+    /// The reading of l-diversity to verify.
+    #[arg(long, value_enum, default_value_t = DiversityArg::Frequency)]
+    diversity: DiversityArg,
+    /// The flattened records published beside the table (anonymized.dat): checked to hold
+    /// each bucket's values.
+    #[arg(long, value_name = "FILE")]
+    flattened: Option<PathBuf>,
+    /// The original transactions: every column's values must come from them.
+    #[arg(long, value_name = "FILE")]
+    original: Option<PathBuf>,
+    #[command(flatten)]
+    manifest: crate::publication::ManifestArgs,
+}
+
+#[derive(Debug, Serialize)]
+struct AnatomySummary {
+    input: String,
+    records: usize,
+    columns: usize,
+    l: usize,
+    diversity: Diversity,
+    items_moved: usize,
+    buckets: usize,
+    published_records: u64,
+    leftovers_placed: usize,
+    leftovers_merged: usize,
+    buckets_absorbed: usize,
+    suppressed: usize,
+    ln_faked_records: f64,
+    worst_share: f64,
+}
+
+/// Runs `txanon anonymize anatomy`.
+pub fn run(args: AnatomyArgs) -> Result<()> {
+    let staged = args.output.prepare(&[Some(&args.input.input)])?;
+    let (db, _) = args.input.read()?;
+    let progress = txanon_data::progress::Progress::new();
+    let params = AnatomyParams::new(args.columns, args.l)
+        .seed(args.seed)
+        .diversity(args.diversity.into())
+        .partitioning(match args.partitioning {
+            PartitioningArg::Repaired => ItemPartitioning::Repaired,
+            PartitioningArg::Clustered => ItemPartitioning::Clustered,
+            PartitioningArg::Diverse => ItemPartitioning::Diverse,
+        })
+        .headroom(args.headroom)
+        .progress(progress.clone())
+        .check()?;
+    // `anonymize` has audited the table, the flattened records and both against the input.
+    let result = {
+        let _meter = crate::progress::Spinner::follow(&progress);
+        anonymize(&db, &params)?
+    };
+    let report = &result.audit;
+    let summary = AnatomySummary {
+        input: args.input.input.display().to_string(),
+        records: db.len(),
+        columns: args.columns,
+        l: args.l,
+        diversity: params.diversity(),
+        items_moved: result.items_moved.len(),
+        buckets: result.buckets,
+        published_records: report.records,
+        leftovers_placed: result.leftovers_placed,
+        leftovers_merged: result.leftovers_merged,
+        buckets_absorbed: result.buckets_absorbed,
+        suppressed: result.suppressed,
+        ln_faked_records: result.ln_faked_records,
+        worst_share: report.worst_share,
+    };
+    write_compact_json(&staged.path("table.json"), &result.table)?;
+    write_transactions(staged.dir(), "anonymized", &result.flattened, args.format.to)?;
+    let summary_json = staged.write_json("summary.json", &summary)?;
+    staged.commit(Description {
+        method: "anatomy",
+        parameters: serde_json::json!({
+            "columns": args.columns,
+            "l": args.l,
+            "diversity": params.diversity(),
+            "partitioning": format!("{:?}", args.partitioning).to_lowercase(),
+            "headroom": args.headroom,
+        }),
+        seed: args.seed,
+        inputs: vec![&args.input.input],
+        audit: serde_json::to_value(report)?,
+        note: None,
+    })?;
+    crate::outcome::Outcome::transactions("anatomy", &db, &result.flattened, "-l and -c")
+        .did(format!(
+            "{} buckets; {} records suppressed; {} items moved between columns",
+            result.buckets,
+            result.suppressed,
+            result.items_moved.len()
+        ))
+        .audited(format!(
+            "l-diversity, l = {} ({:?} reading), in every bucket and column",
+            args.l,
+            params.diversity()
+        ))
+        .report(&summary_json, args.report.json)
+}
+
+/// Runs `txanon audit anatomy`.
+pub fn run_audit(args: AuditAnatomyArgs) -> Result<()> {
+    let claim = format!(
+        "l-diversity with l = {} ({} reading) of {}",
+        args.l,
+        match args.diversity {
+            DiversityArg::Frequency => "frequency",
+            DiversityArg::Distinct => "distinct",
+        },
+        args.table.display()
+    );
+    let json = args.manifest.json;
+    crate::publication::conclude(&claim, json, audited_anatomy(args))
+}
+
+fn audited_anatomy(args: AuditAnatomyArgs) -> Result<serde_json::Value> {
+    use crate::publication::{check_publication, read_published, sibling, unreadable};
+    let manifest = check_publication(&args.table, args.manifest.no_manifest)?;
+    let text = txanon_data::read_text(&args.table).map_err(|e| unreadable(&args.table, e))?;
+    let table = AnatomizedTable::from_json(&text).map_err(|e| unreadable(&args.table, e))?;
+    let claim = AnatomyClaim::new(args.l, args.diversity.into())?;
+    // The flattened records are part of the publication: read from beside the table when the
+    // auditor names no other file.
+    let flattened_path = args.flattened.clone().or_else(|| {
+        sibling(&args.table, &manifest, &TRANSACTION_FILES.map(|ext| format!("anonymized.{ext}")))
+    });
+    let flattened = flattened_path.as_deref().map(read_published).transpose()?;
+    let original = args.original.as_deref().map(read_transactions).transpose()?;
+    let report = audit(&table, &claim, flattened.as_ref(), original.as_ref())
+        .with_context(|| format!("auditing {}", args.table.display()))?;
+    crate::publication::report_value(&report, &manifest)
+}
