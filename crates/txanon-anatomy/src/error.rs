@@ -78,15 +78,18 @@ pub enum AnatomyError {
     Json(#[from] serde_json::Error),
 }
 
-impl AnatomyError {
-    /// True when the error comes from the caller's data or parameters (a CLI exits 2), false
-    /// for a failure inside the run, such as a publication failing its own audit.
-    pub fn is_bad_input(&self) -> bool {
-        !matches!(self, AnatomyError::Audit(_))
-    }
-
-    /// True for a publication that failed its audit (a CLI exits 3).
-    pub fn is_audit_failure(&self) -> bool {
-        matches!(self, AnatomyError::Audit(_))
+impl txanon_data::Classify for AnatomyError {
+    fn kind(&self) -> txanon_data::ErrorKind {
+        use txanon_data::ErrorKind;
+        match self {
+            AnatomyError::Infeasible { .. }
+            | AnatomyError::TooFewValues { .. }
+            | AnatomyError::NotDiverse { .. } => ErrorKind::Infeasible,
+            AnatomyError::Audit(_) => ErrorKind::AuditFailed,
+            AnatomyError::Correlate(e) => txanon_data::Classify::kind(e),
+            AnatomyError::Params(_)
+            | AnatomyError::TooManyColumns { .. }
+            | AnatomyError::Json(_) => ErrorKind::BadInput,
+        }
     }
 }

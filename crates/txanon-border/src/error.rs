@@ -13,3 +13,14 @@ pub enum BorderError {
     #[error("not a border: {0}")]
     NotABorder(String),
 }
+
+impl txanon_data::Classify for BorderError {
+    /// A count past 128 bits is a setting this data cannot meet; a set that is not a border
+    /// is the caller's.
+    fn kind(&self) -> txanon_data::ErrorKind {
+        match self {
+            BorderError::Overflow => txanon_data::ErrorKind::Infeasible,
+            BorderError::NotABorder(_) => txanon_data::ErrorKind::BadInput,
+        }
+    }
+}

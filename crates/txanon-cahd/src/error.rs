@@ -40,18 +40,16 @@ pub enum CahdError {
     Mismatch(String),
 }
 
-impl CahdError {
-    /// True when the error comes from the caller's data or parameters (a CLI exits 2), false
-    /// for a failure inside the run, such as a publication failing its own audit.
-    pub fn is_bad_input(&self) -> bool {
-        matches!(
-            self,
-            CahdError::Params(_) | CahdError::NoSensitiveItems | CahdError::Infeasible { .. }
-        )
-    }
-
-    /// True for a publication that failed its audit (a CLI exits 3).
-    pub fn is_audit_failure(&self) -> bool {
-        matches!(self, CahdError::Audit(_))
+impl txanon_data::Classify for CahdError {
+    /// A malformed or mismatched publication handed to a library call is the caller's
+    /// inconsistency, not the user's input: internal.
+    fn kind(&self) -> txanon_data::ErrorKind {
+        use txanon_data::ErrorKind;
+        match self {
+            CahdError::Params(_) | CahdError::NoSensitiveItems => ErrorKind::BadInput,
+            CahdError::Infeasible { .. } => ErrorKind::Infeasible,
+            CahdError::Audit(_) => ErrorKind::AuditFailed,
+            CahdError::Json(_) | CahdError::Mismatch(_) => ErrorKind::Internal,
+        }
     }
 }

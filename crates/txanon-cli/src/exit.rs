@@ -3,8 +3,7 @@
 
 use std::process::ExitCode;
 
-use txanon_data::DataError;
-use txanon_mining::MiningError;
+use txanon_data::{Classify, ErrorKind};
 
 /// An error the user caused with arguments that clap could not check (an impossible combination,
 /// say). Exit code 2.
@@ -22,32 +21,62 @@ pub struct AuditFailed(pub String);
 /// a script can tell "the file is malformed" from "the publication is unsafe".
 pub const AUDIT_FAILED: u8 = 3;
 
+/// The kind of one cause of an error, when it is one of the workspace's (the families' errors,
+/// the data layer's, this binary's own): each says its kind through [`Classify`], and this is
+/// the one list of the types a cause may be.
+fn kind_of(cause: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
+    macro_rules! classified {
+        ($($t:ty),* $(,)?) => {$(
+            if let Some(e) = cause.downcast_ref::<$t>() {
+                return Some(e.kind());
+            }
+        )*};
+    }
+    if cause.downcast_ref::<UsageError>().is_some() {
+        return Some(ErrorKind::BadInput);
+    }
+    if cause.downcast_ref::<AuditFailed>().is_some() {
+        return Some(ErrorKind::AuditFailed);
+    }
+    // A path the user named that cannot be read or written, wherever it surfaced.
+    if let Some(e) = cause.downcast_ref::<std::io::Error>() {
+        return txanon_data::io_is_users(e.kind()).then_some(ErrorKind::BadInput);
+    }
+    classified!(
+        txanon_data::DataError,
+        txanon_data::ParamError,
+        txanon_data::CategoriesMismatch,
+        txanon_mining::MiningError,
+        txanon_anatomy::AnatomyError,
+        txanon_cahd::CahdError,
+        txanon_coherence::CoherenceError,
+        txanon_km::KmError,
+        txanon_swap::SwapError,
+        txanon_slicing::SlicingError,
+        txanon_evaluate::EvaluateError,
+    );
+    None
+}
+
 /// True when some cause of `error` is a failed audit.
 pub(crate) fn audit_failed(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause.downcast_ref::<AuditFailed>().is_some()
-            || cause
-                .downcast_ref::<txanon_evaluate::EvaluateError>()
-                .is_some_and(|e| matches!(e, txanon_evaluate::EvaluateError::Audit { .. }))
-            || cause
-                .downcast_ref::<txanon_anatomy::AnatomyError>()
-                .is_some_and(txanon_anatomy::AnatomyError::is_audit_failure)
-            || cause
-                .downcast_ref::<txanon_cahd::CahdError>()
-                .is_some_and(txanon_cahd::CahdError::is_audit_failure)
-            || cause
-                .downcast_ref::<txanon_coherence::CoherenceError>()
-                .is_some_and(txanon_coherence::CoherenceError::is_audit_failure)
-            || cause
-                .downcast_ref::<txanon_km::KmError>()
-                .is_some_and(txanon_km::KmError::is_audit_failure)
-            || cause
-                .downcast_ref::<txanon_swap::SwapError>()
-                .is_some_and(txanon_swap::SwapError::is_audit_failure)
-            || cause
-                .downcast_ref::<txanon_slicing::SlicingError>()
-                .is_some_and(txanon_slicing::SlicingError::is_audit_failure)
-    })
+    error.chain().filter_map(kind_of).any(|k| k == ErrorKind::AuditFailed)
+}
+
+/// The exit code of `error`: 3 when any cause is a failed audit, else 2 when any is the user's
+/// input or a setting the data cannot meet, else 1.
+fn exit_code(error: &anyhow::Error) -> u8 {
+    if audit_failed(error) {
+        AUDIT_FAILED
+    } else if error
+        .chain()
+        .filter_map(kind_of)
+        .any(|k| matches!(k, ErrorKind::BadInput | ErrorKind::Infeasible))
+    {
+        2
+    } else {
+        INTERNAL
+    }
 }
 
 /// Prints `error` with its causes to stderr and picks the exit code.
@@ -66,41 +95,7 @@ fn report(error: &anyhow::Error) -> u8 {
         message.push_str(&text);
     }
     eprintln!("error: {message}");
-    if audit_failed(error) {
-        return AUDIT_FAILED;
-    }
-    let bad_input = error.chain().any(|cause| {
-        cause.downcast_ref::<UsageError>().is_some()
-            || cause.downcast_ref::<DataError>().is_some_and(DataError::is_bad_input)
-            // Every mining error comes from the parameters: a limit, an impossible combination.
-            || cause.downcast_ref::<MiningError>().is_some()
-            || cause
-                .downcast_ref::<txanon_anatomy::AnatomyError>()
-                .is_some_and(txanon_anatomy::AnatomyError::is_bad_input)
-            || cause.downcast_ref::<txanon_cahd::CahdError>().is_some_and(txanon_cahd::CahdError::is_bad_input)
-            || cause
-                .downcast_ref::<txanon_coherence::CoherenceError>()
-                .is_some_and(txanon_coherence::CoherenceError::is_bad_input)
-            || cause
-                .downcast_ref::<txanon_km::KmError>()
-                .is_some_and(txanon_km::KmError::is_bad_input)
-            || cause
-                .downcast_ref::<txanon_swap::SwapError>()
-                .is_some_and(txanon_swap::SwapError::is_bad_input)
-            || cause
-                .downcast_ref::<txanon_slicing::SlicingError>()
-                .is_some_and(txanon_slicing::SlicingError::is_bad_input)
-            || cause.downcast_ref::<txanon_data::ParamError>().is_some()
-            || cause
-                .downcast_ref::<txanon_evaluate::EvaluateError>()
-                .is_some_and(|e| matches!(e, txanon_evaluate::EvaluateError::Params(_)))
-            || cause.downcast_ref::<txanon_data::CategoriesMismatch>().is_some()
-            // A path the user named that cannot be read or written, wherever it surfaced.
-            || cause
-                .downcast_ref::<std::io::Error>()
-                .is_some_and(|e| txanon_data::io_is_users(e.kind()))
-    });
-    if bad_input { 2 } else { INTERNAL }
+    exit_code(error)
 }
 
 /// The exit code of an internal failure: a bug, never the user's input.

@@ -47,14 +47,17 @@ pub enum CoherenceError {
     Audit(crate::audit::CoherenceViolations),
 }
 
-impl CoherenceError {
-    /// True when the error comes from the caller's data or parameters (a CLI exits 2).
-    pub fn is_bad_input(&self) -> bool {
-        !matches!(self, CoherenceError::Audit(_))
-    }
-
-    /// True for a publication that failed its audit (a CLI exits 3).
-    pub fn is_audit_failure(&self) -> bool {
-        matches!(self, CoherenceError::Audit(_))
+impl txanon_data::Classify for CoherenceError {
+    fn kind(&self) -> txanon_data::ErrorKind {
+        use txanon_data::ErrorKind;
+        match self {
+            CoherenceError::Params(_) => ErrorKind::BadInput,
+            CoherenceError::NoCohesion(_)
+            | CoherenceError::TooLarge { .. }
+            | CoherenceError::TooManyItemsets { .. } => ErrorKind::Infeasible,
+            CoherenceError::Border(e) => txanon_data::Classify::kind(e),
+            CoherenceError::Mining(e) => txanon_data::Classify::kind(e),
+            CoherenceError::Audit(_) => ErrorKind::AuditFailed,
+        }
     }
 }

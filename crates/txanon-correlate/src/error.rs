@@ -52,3 +52,10 @@ pub enum CorrelateError {
         max: usize,
     },
 }
+
+impl txanon_data::Classify for CorrelateError {
+    /// Every correlation error is about the caller's parameters.
+    fn kind(&self) -> txanon_data::ErrorKind {
+        txanon_data::ErrorKind::BadInput
+    }
+}

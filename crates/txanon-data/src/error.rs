@@ -158,16 +158,50 @@ impl DataError {
             DataError::io(path, source)
         }
     }
+}
 
-    /// True when the error is the user's input or parameters, not the machine's fault.
-    ///
-    /// The CLI maps these to exit code 2 and everything else to 1. Every variant but `Io` is
-    /// about the input; among I/O errors, those [`io_is_users`] names are the user's too.
-    pub fn is_bad_input(&self) -> bool {
+/// What a failure means to its caller: the one classification every error of the workspace
+/// reports through [`Classify`], which the CLI's exit codes, the experiments' refusals and the
+/// evaluation's levels out of reach all read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The caller's data, parameters or paths are wrong (a CLI exits 2).
+    BadInput,
+    /// Valid parameters that this data cannot meet, or that would take more than a limit
+    /// allows: a level out of reach (a CLI exits 2; an experiment records a refusal).
+    Infeasible,
+    /// A publication failed its audit (a CLI exits 3).
+    AuditFailed,
+    /// A failure inside the run: a bug, or the machine (a CLI exits 1).
+    Internal,
+}
+
+/// An error that says what kind of failure it is.
+pub trait Classify {
+    /// The kind of this failure.
+    fn kind(&self) -> ErrorKind;
+}
+
+impl Classify for DataError {
+    /// The user's input, except an I/O failure that [`io_is_users`] does not name: the
+    /// machine's.
+    fn kind(&self) -> ErrorKind {
         match self {
-            DataError::Io { source, .. } => io_is_users(source.kind()),
-            _ => true,
+            DataError::Io { source, .. } if !io_is_users(source.kind()) => ErrorKind::Internal,
+            _ => ErrorKind::BadInput,
         }
+    }
+}
+
+impl Classify for ParamError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::BadInput
+    }
+}
+
+impl Classify for crate::db::CategoriesMismatch {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::BadInput
     }
 }
 

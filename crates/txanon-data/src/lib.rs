@@ -57,7 +57,7 @@ pub use db::{
     CategoriesMismatch, Categorized, DbStats, ItemCategories, TransactionDb, TransactionDbBuilder,
     Transactions, prefix_key, prefix_key_bits,
 };
-pub use error::{DataError, Location, ParamError, Result, io_is_users};
+pub use error::{Classify, DataError, ErrorKind, Location, ParamError, Result, io_is_users};
 pub use hash::mix64;
 pub use index::ItemIndex;
 pub use labels::{ItemId, ItemLabels, Label};

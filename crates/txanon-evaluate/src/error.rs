@@ -26,3 +26,17 @@ pub enum EvaluateError {
     #[error(transparent)]
     Mining(#[from] txanon_mining::MiningError),
 }
+
+impl txanon_data::Classify for EvaluateError {
+    /// A label the original lacks or a view that cannot be built means two of the run's own
+    /// results disagree: internal.
+    fn kind(&self) -> txanon_data::ErrorKind {
+        use txanon_data::ErrorKind;
+        match self {
+            EvaluateError::Params(_) => ErrorKind::BadInput,
+            EvaluateError::Audit { .. } => ErrorKind::AuditFailed,
+            EvaluateError::Mining(e) => txanon_data::Classify::kind(e),
+            EvaluateError::UnknownLabel(_) | EvaluateError::View(_) => ErrorKind::Internal,
+        }
+    }
+}

@@ -131,13 +131,15 @@ impl<E: Into<EvaluateError>> From<E> for Refusal {
 }
 
 /// Refuses with the family's own message when its error is about the input or parameters
-/// (a level out of reach); any other error of a family's `anonymize` is a publication that
-/// failed its audit.
-fn infeasible(method: Method, bad_input: bool, e: impl std::fmt::Display) -> Refusal {
-    if bad_input {
-        Refusal::Infeasible(e.to_string())
-    } else {
-        Refusal::Error(EvaluateError::Audit { method: method.name(), reason: e.to_string() })
+/// (a level out of reach, a bad setting); any other error of a family's `anonymize` (a
+/// publication that failed its audit, an internal failure) fails the evaluation.
+fn infeasible(method: Method, e: impl txanon_data::Classify + std::fmt::Display) -> Refusal {
+    use txanon_data::ErrorKind;
+    match e.kind() {
+        ErrorKind::BadInput | ErrorKind::Infeasible => Refusal::Infeasible(e.to_string()),
+        ErrorKind::AuditFailed | ErrorKind::Internal => {
+            Refusal::Error(EvaluateError::Audit { method: method.name(), reason: e.to_string() })
+        }
     }
 }
 
@@ -221,8 +223,7 @@ fn anatomy(l: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
         .seed(input.seed)
         .check()
         .map_err(|e| Refusal::Infeasible(e.to_string()))?;
-    let published =
-        anonymize(db, &params).map_err(|e| infeasible(Method::Anatomy, e.is_bad_input(), e))?;
+    let published = anonymize(db, &params).map_err(|e| infeasible(Method::Anatomy, e))?;
     let table = &published.table;
     let ids: Vec<Vec<ItemId>> = table
         .columns
@@ -275,8 +276,8 @@ fn cahd(p: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
         .seed(input.seed)
         .check()
         .map_err(|e| Refusal::Infeasible(e.to_string()))?;
-    let published = anonymize(db, input.sensitive, &params)
-        .map_err(|e| infeasible(Method::Cahd, e.is_bad_input(), e))?;
+    let published =
+        anonymize(db, input.sensitive, &params).map_err(|e| infeasible(Method::Cahd, e))?;
     let mut view = ViewBuilder::new(db.num_items());
     // A person's own record is their QID transaction; every copy of it weighs the same (one
     // record of a group, whichever), so the first is theirs.
@@ -345,14 +346,12 @@ fn km(level: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
     let db = input.db;
     let k = u32::try_from(level)
         .map_err(|_| Refusal::Infeasible(format!("k = {level} is too large")))?;
-    let hierarchy = Hierarchy::balanced(db, KM_FANOUT)
-        .map_err(|e| infeasible(Method::Km, e.is_bad_input(), e))?;
+    let hierarchy = Hierarchy::balanced(db, KM_FANOUT).map_err(|e| infeasible(Method::Km, e))?;
     let params = KmParams::new(k, input.km_m)
         .seed(input.seed)
         .check()
         .map_err(|e| Refusal::Infeasible(e.to_string()))?;
-    let published = anonymize(db, &hierarchy, &params)
-        .map_err(|e| infeasible(Method::Km, e.is_bad_input(), e))?;
+    let published = anonymize(db, &hierarchy, &params).map_err(|e| infeasible(Method::Km, e))?;
     let p = &published.published;
     // Each published item's original items, and each original item's published item.
     let mut below: Vec<Vec<ItemId>> = Vec::with_capacity(p.num_items());
@@ -429,8 +428,8 @@ fn coherence(level: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
         .seed(input.seed)
         .check()
         .map_err(|e| Refusal::Infeasible(e.to_string()))?;
-    let published = anonymize(db, input.sensitive, &params)
-        .map_err(|e| infeasible(Method::Coherence, e.is_bad_input(), e))?;
+    let published =
+        anonymize(db, input.sensitive, &params).map_err(|e| infeasible(Method::Coherence, e))?;
     let mut gone = vec![false; db.num_items()];
     for s in &published.suppressed {
         gone[s.item as usize] = true;
@@ -474,8 +473,7 @@ fn swap(input: &Input<'_>) -> Result<Attackable, Refusal> {
         .map_err(|e| Refusal::Infeasible(e.to_string()))?;
     let data = txanon_data::Categorized::new(db, categories)
         .map_err(|e| Refusal::Infeasible(e.to_string()))?;
-    let published =
-        anonymize(data, &params).map_err(|e| infeasible(Method::Swap, e.is_bad_input(), e))?;
+    let published = anonymize(data, &params).map_err(|e| infeasible(Method::Swap, e))?;
     let mut view = ViewBuilder::new(db.num_items());
     let mut own = vec![None; db.len()];
     let mut scratch = Vec::new();

@@ -45,18 +45,16 @@ pub enum KmError {
     Audit(crate::audit::KmViolations),
 }
 
-impl KmError {
-    /// True when the error comes from the caller's data or parameters (a CLI exits 2).
-    pub fn is_bad_input(&self) -> bool {
+impl txanon_data::Classify for KmError {
+    fn kind(&self) -> txanon_data::ErrorKind {
+        use txanon_data::ErrorKind;
         match self {
-            KmError::Data(e) => e.is_bad_input(),
-            KmError::Audit(_) => false,
-            _ => true,
+            KmError::Params(_) | KmError::Hierarchy(_) => ErrorKind::BadInput,
+            KmError::Data(e) => txanon_data::Classify::kind(e),
+            KmError::Unreachable(_)
+            | KmError::TooManyCuts { .. }
+            | KmError::TooManyCombinations { .. } => ErrorKind::Infeasible,
+            KmError::Audit(_) => ErrorKind::AuditFailed,
         }
-    }
-
-    /// True for a publication that failed its audit (a CLI exits 3).
-    pub fn is_audit_failure(&self) -> bool {
-        matches!(self, KmError::Audit(_))
     }
 }

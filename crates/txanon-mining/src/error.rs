@@ -27,3 +27,15 @@ pub enum MiningError {
     #[error("{0}")]
     Unsupported(&'static str),
 }
+
+impl txanon_data::Classify for MiningError {
+    /// Parameters are the caller's; a listing over its limit or a count past 128 bits is a
+    /// setting this data cannot meet.
+    fn kind(&self) -> txanon_data::ErrorKind {
+        use txanon_data::ErrorKind;
+        match self {
+            MiningError::Params(_) | MiningError::Unsupported(_) => ErrorKind::BadInput,
+            MiningError::LimitExceeded { .. } | MiningError::CountOverflow => ErrorKind::Infeasible,
+        }
+    }
+}

@@ -27,14 +27,16 @@ pub enum SlicingError {
     Data(#[from] txanon_data::DataError),
 }
 
-impl SlicingError {
-    /// True when the error comes from the caller's data or parameters (a CLI exits 2).
-    pub fn is_bad_input(&self) -> bool {
-        !matches!(self, SlicingError::Audit(_))
-    }
-
-    /// True for a publication that failed its audit (a CLI exits 3).
-    pub fn is_audit_failure(&self) -> bool {
-        matches!(self, SlicingError::Audit(_))
+impl txanon_data::Classify for SlicingError {
+    fn kind(&self) -> txanon_data::ErrorKind {
+        use txanon_data::ErrorKind;
+        match self {
+            SlicingError::Params(_) | SlicingError::Schema(_) | SlicingError::Malformed(_) => {
+                ErrorKind::BadInput
+            }
+            SlicingError::Infeasible(_) => ErrorKind::Infeasible,
+            SlicingError::Data(e) => txanon_data::Classify::kind(e),
+            SlicingError::Audit(_) => ErrorKind::AuditFailed,
+        }
     }
 }

@@ -17,14 +17,12 @@ pub enum SwapError {
     Audit(crate::audit::SwapViolations),
 }
 
-impl SwapError {
-    /// True when the error comes from the caller's data or parameters (a CLI exits 2).
-    pub fn is_bad_input(&self) -> bool {
-        !matches!(self, SwapError::Audit(_))
-    }
-
-    /// True for a publication that failed its audit (a CLI exits 3).
-    pub fn is_audit_failure(&self) -> bool {
-        matches!(self, SwapError::Audit(_))
+impl txanon_data::Classify for SwapError {
+    fn kind(&self) -> txanon_data::ErrorKind {
+        use txanon_data::ErrorKind;
+        match self {
+            SwapError::Params(_) | SwapError::Categories(_) => ErrorKind::BadInput,
+            SwapError::Audit(_) => ErrorKind::AuditFailed,
+        }
     }
 }

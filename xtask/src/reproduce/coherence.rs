@@ -13,7 +13,7 @@ use txanon_coherence::{CoherenceError, CoherenceParams, Coherent, Engine, Reason
 use txanon_data::{QuestParams, TransactionDb, random_items};
 
 use super::claims::Claim;
-use super::rows::{Big, Col, Grid, Infeasible, Setting as Shown, col, table, timed, volatile};
+use super::rows::{Big, Col, Grid, Setting as Shown, col, infeasible, table, timed, volatile};
 use super::{Context, Figure, FigureKind, Output, Series};
 
 /// The paper's default setting.
@@ -117,7 +117,7 @@ fn run_engine(
     match &result {
         // `anonymize` audits its publication before it returns it.
         Ok(_) => {}
-        Err(e) if e.infeasible() => {}
+        Err(e) if infeasible(e) => {}
         Err(e) => bail!("{engine:?}: {e}"),
     }
     Ok((result, seconds))

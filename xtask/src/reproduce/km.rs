@@ -145,17 +145,6 @@ struct ExampleRow {
     ncp: f64,
 }
 
-impl super::rows::Infeasible for KmError {
-    fn infeasible(&self) -> bool {
-        matches!(
-            self,
-            KmError::Unreachable(_)
-                | KmError::TooManyCombinations { .. }
-                | KmError::TooManyCuts { .. }
-        )
-    }
-}
-
 fn run_once(
     db: &TransactionDb,
     hierarchy: &Hierarchy,

@@ -142,39 +142,11 @@ pub struct Refusal {
     pub reason: String,
 }
 
-/// Errors a family returns for a setting it cannot meet, told from real failures.
-pub trait Infeasible {
-    /// True when the error says the setting cannot be met on this data.
-    fn infeasible(&self) -> bool;
-}
-
-impl Infeasible for txanon_cahd::CahdError {
-    fn infeasible(&self) -> bool {
-        matches!(self, Self::Infeasible { .. })
-    }
-}
-impl Infeasible for txanon_coherence::CoherenceError {
-    fn infeasible(&self) -> bool {
-        matches!(self, Self::NoCohesion(_) | Self::TooLarge { .. })
-    }
-}
-impl Infeasible for txanon_anatomy::AnatomyError {
-    fn infeasible(&self) -> bool {
-        matches!(
-            self,
-            Self::Infeasible { .. } | Self::TooFewValues { .. } | Self::NotDiverse { .. }
-        )
-    }
-}
-impl Infeasible for txanon_slicing::SlicingError {
-    fn infeasible(&self) -> bool {
-        matches!(self, Self::Infeasible(_))
-    }
-}
-impl Infeasible for txanon_swap::SwapError {
-    fn infeasible(&self) -> bool {
-        false
-    }
+/// Whether a family's error says the setting cannot be met on this data (recorded as a
+/// refusal), rather than a failure that stops the experiment: the kind every family's error
+/// reports.
+pub fn infeasible(e: &impl txanon_data::Classify) -> bool {
+    e.kind() == txanon_data::ErrorKind::Infeasible
 }
 
 /// Runs an experiment's settings: times each call and collects the refusals.
@@ -193,12 +165,12 @@ impl Grid {
         call: impl FnOnce() -> Result<T, E>,
     ) -> Result<Outcome<T>>
     where
-        E: Infeasible + std::error::Error + Send + Sync + 'static,
+        E: txanon_data::Classify + std::error::Error + Send + Sync + 'static,
     {
         let started = Instant::now();
         match call() {
             Ok(value) => Ok(Outcome::Published { value, seconds: started.elapsed().as_secs_f64() }),
-            Err(e) if e.infeasible() => {
+            Err(e) if infeasible(&e) => {
                 self.refuse(table, setting, e);
                 Ok(Outcome::Refused)
             }
