@@ -142,4 +142,21 @@ mod tests {
         let audit = || Err(AuditFailed("changed".into()).into());
         assert_eq!(guarded_code(audit), AUDIT_FAILED);
     }
+
+    /// A family's error says its kind, and the kind decides the exit code, under any context.
+    #[test]
+    fn the_kind_decides_the_exit_code() {
+        let code = |e: anyhow::Error| exit_code(&e.context("running"));
+        let infeasible = txanon_coherence::CoherenceError::NoCohesion("the empty itemset".into());
+        assert_eq!(code(infeasible.into()), 2);
+        let internal = txanon_cahd::CahdError::Mismatch("groups".into());
+        assert_eq!(code(internal.into()), INTERNAL);
+        let params =
+            txanon_data::ParamError::OutOfRange { name: "k", value: "0".into(), reason: "r" };
+        assert_eq!(code(txanon_km::KmError::Params(params).into()), 2);
+        let disk = std::io::Error::other("device failure");
+        assert_eq!(code(disk.into()), INTERNAL);
+        let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+        assert_eq!(code(missing.into()), 2);
+    }
 }
