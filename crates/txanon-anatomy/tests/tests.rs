@@ -248,26 +248,37 @@ fn check_publication(
     Ok(true)
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 60, ..ProptestConfig::default() })]
-
-    #[test]
-    fn every_publication_is_l_diverse_and_faithful(
-        ts in prop::collection::vec(prop::collection::btree_set(0u32..12, 1..7), 10..120),
-        columns in 2usize..5,
-        l in 2usize..4,
-        distinct in any::<bool>(),
-        clustered in any::<bool>(),
-        seed in any::<u64>(),
-    ) {
-        let db = TransactionDb::from_int_transactions(ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()));
-        if db.num_items() >= columns {
+/// Every publication of random data is l-diverse and faithful to its input; at least a third
+/// of the cases publish rather than refuse, so the property is tested on publications.
+#[test]
+fn every_publication_is_l_diverse_and_faithful() {
+    let strategy = (
+        prop::collection::vec(prop::collection::btree_set(0u32..12, 1..7), 10..120),
+        2usize..5,
+        2usize..4,
+        any::<bool>(),
+        any::<bool>(),
+        any::<u64>(),
+    );
+    let exercised =
+        txanon_testkit::exercised(60, strategy, |(ts, columns, l, distinct, clustered, seed)| {
+            let db = TransactionDb::from_int_transactions(
+                ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()),
+            );
+            if db.num_items() < columns {
+                return Ok(false);
+            }
             let params = AnatomyParams::new(columns, l)
                 .diversity(if distinct { Diversity::Distinct } else { Diversity::Frequency })
-                .partitioning(if clustered { ItemPartitioning::Clustered } else { ItemPartitioning::Repaired });
-            check_publication(&db, params, seed)?;
-        }
-    }
+                .partitioning(if clustered {
+                    ItemPartitioning::Clustered
+                } else {
+                    ItemPartitioning::Repaired
+                });
+            check_publication(&db, params, seed)
+        });
+    // About three in four publish (44 of 60 in one run).
+    exercised.at_least(1.0 / 3.0, "published");
 }
 
 /// The fewest records that any bucketing of `db` into l-diverse buckets over `columns` must

@@ -39,17 +39,11 @@ fn run(
         .map(|_| ())
 }
 
+/// The tamper assertion of every suite ([`txanon_testkit::rejects!`]) for this family's error.
 macro_rules! rejects {
-    ($run:expr, $pattern:pat) => {{
-        match $run {
-            Err(KmError::Audit(v)) => assert!(
-                v.list().iter().any(|x| matches!(x, $pattern)),
-                "expected {}, got {v}",
-                stringify!($pattern)
-            ),
-            other => panic!("expected {}, got {other:?}", stringify!($pattern)),
-        }
-    }};
+    ($run:expr, $pattern:pat) => {
+        txanon_testkit::rejects!($run, KmError::Audit, $pattern)
+    };
 }
 
 #[test]
