@@ -158,3 +158,42 @@ fn audits_import_nothing_from_the_algorithms_they_check() {
     assert!(checked >= 7, "found the audits ({checked} files)");
     assert!(offenders.is_empty(), "audits importing algorithm code: {offenders:?}");
 }
+
+/// "The one binomial" and "the one intersection" (docs/ARCHITECTURE.md) stay true: a function
+/// of that name outside `txanon_data::sets` delegates to it (a wrapper for its caller's
+/// types), or is the one float approximation kept for a budget check.
+#[test]
+fn the_one_binomial_and_the_one_intersection() {
+    let mut files = Vec::new();
+    rust_files(&root().join("crates"), &mut files);
+    let shared = root().join("crates/txanon-data/src/sets.rs");
+    let mut offenders = Vec::new();
+    for file in files.iter().filter(|f| **f != shared) {
+        let text = std::fs::read_to_string(file).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (n, line) in lines.iter().enumerate() {
+            let t = line.trim_start();
+            let named = ["binomial(", "intersection(", "intersection_len("].iter().any(|name| {
+                ["fn ", "pub fn ", "pub(crate) fn "]
+                    .iter()
+                    .any(|p| t.starts_with(&format!("{p}{name}")))
+            });
+            if !named || t.contains("&self") {
+                continue;
+            }
+            let body = lines[n..lines.len().min(n + 8)].join("\n");
+            let delegates = body.contains("sets::binomial")
+                || body.contains("txanon_border::binomial")
+                || body.contains("sets::intersection");
+            let float = body.contains("-> f64");
+            if !delegates && !float {
+                offenders.push(format!(
+                    "{}:{}",
+                    file.strip_prefix(root()).unwrap().display(),
+                    n + 1
+                ));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "a second binomial or intersection: {offenders:?}");
+}

@@ -58,18 +58,7 @@ pub fn union(a: &[ItemId], b: &[ItemId]) -> Itemset {
 /// `a ∩ b` for sorted sets.
 pub fn intersection(a: &[ItemId], b: &[ItemId]) -> Itemset {
     let mut out = Vec::with_capacity(a.len().min(b.len()));
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                out.push(a[i]);
-                i += 1;
-                j += 1;
-            }
-        }
-    }
+    txanon_data::sets::intersection(a, b, &mut out);
     out
 }
 

@@ -153,9 +153,11 @@ pub fn share_an_element<T: Ord + Copy>(lists: &mut [&[T]]) -> bool {
     }
 }
 
-/// `C(n, k)`, the number of `k`-subsets of an `n`-set, in 128 bits; `None` when an
-/// intermediate product overflows. The one exact binomial of the workspace (borders, the
-/// enumeration references, kᵐ's counting limit).
+/// `C(n, k)`, the number of `k`-subsets of an `n`-set, in 128 bits; `None` only when it
+/// exceeds 2¹²⁸ (each step divides out the factor its divisor shares with the running value
+/// first, so no intermediate product overflows before the result does). The one exact
+/// binomial of the workspace (borders, mining's classes, the enumeration references, kᵐ's and
+/// coherence's limits).
 pub fn binomial(n: usize, k: usize) -> Option<u128> {
     if k > n {
         return Some(0);
@@ -163,10 +165,33 @@ pub fn binomial(n: usize, k: usize) -> Option<u128> {
     let k = k.min(n - k);
     let mut c: u128 = 1;
     for i in 0..k {
-        // c · (n − i) / (i + 1) stays an integer: it is C(n, i + 1).
-        c = c.checked_mul((n - i) as u128)? / (i as u128 + 1);
+        // c = C(n, i), and C(n, i + 1) = c · (n − i) / (i + 1) is an integer.
+        c = times_over(c, (n - i) as u128, i as u128 + 1)?;
     }
     Some(c)
+}
+
+/// `C(n, k + 1)` from `c = C(n, k)`, `None` beyond 2¹²⁸: a walk along a row of Pascal's
+/// triangle without recomputing each term.
+pub fn next_binomial(c: u128, n: usize, k: usize) -> Option<u128> {
+    if k >= n {
+        return Some(0);
+    }
+    times_over(c, (n - k) as u128, k as u128 + 1)
+}
+
+/// `c · a / b` for `b` dividing `c · a`, `None` only when the result exceeds 2¹²⁸: the factor
+/// `b` shares with `c` is divided out of `c` first, the rest divides `a`.
+fn times_over(c: u128, a: u128, b: u128) -> Option<u128> {
+    let g = gcd(c, b);
+    (c / g).checked_mul(a / (b / g))
+}
+
+fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 use txanon_data::ItemId;
+use txanon_data::sets::{binomial, next_binomial};
 
 use crate::error::MiningError;
 
@@ -164,42 +165,6 @@ fn subsets_of_size(
         flow?;
     }
     ControlFlow::Continue(())
-}
-
-/// `C(n, k)`, `None` when an intermediate product overflows 128 bits.
-pub(crate) fn binomial(n: usize, k: usize) -> Option<u128> {
-    if k > n {
-        return Some(0);
-    }
-    let k = k.min(n - k);
-    let mut c: u128 = 1;
-    for i in 0..k {
-        // c = C(n, i), and C(n, i + 1) = c · (n − i) / (i + 1) is an integer.
-        c = times_over(c, (n - i) as u128, i as u128 + 1)?;
-    }
-    Some(c)
-}
-
-/// `C(n, k + 1)` from `c = C(n, k)`, `None` beyond 2¹²⁸.
-fn next_binomial(c: u128, n: usize, k: usize) -> Option<u128> {
-    if k >= n {
-        return Some(0);
-    }
-    times_over(c, (n - k) as u128, k as u128 + 1)
-}
-
-/// `c · a / b` for `b` dividing `c · a`, `None` only when the result exceeds 2¹²⁸: the factor
-/// `b` shares with `c` is divided out of `c` first, the rest divides `a`.
-fn times_over(c: u128, a: u128, b: u128) -> Option<u128> {
-    let g = gcd(c, b);
-    (c / g).checked_mul(a / (b / g))
-}
-
-fn gcd(mut a: u128, mut b: u128) -> u128 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 /// `Σ_{k = from..=to} C(n, k)`, `None` beyond 2¹²⁸: each term from the previous one, and
