@@ -347,4 +347,38 @@ mod tests {
             }
         }
     }
+
+    /// Every point's beaters are exactly those the definition names, checked against every
+    /// pair on values from a small grid (so ties are common); the frontier is never empty; at
+    /// least a third of the cases have a beaten point, so both sides are exercised.
+    #[test]
+    fn standings_match_the_definition() {
+        use proptest::prelude::*;
+        let value = || (0u8..4).prop_map(|v| f64::from(v) / 4.0);
+        let points = prop::collection::vec((value(), value(), value()), 1..9);
+        let exercised = txanon_testkit::exercised(300, points, |raw| {
+            let points: Vec<Point> = raw
+                .iter()
+                .enumerate()
+                .map(|(i, &(risk, f1, error))| point("m", Some(i), risk, f1, error))
+                .collect();
+            let e = evaluation(points);
+            let standings = standings(&e, Adversary::Reidentification, 4);
+            prop_assert_eq!(standings.len(), raw.len());
+            for (i, s) in standings.iter().enumerate() {
+                let (r, f, w) = raw[i];
+                let expected: Vec<usize> = (0..raw.len())
+                    .filter(|&j| {
+                        let (rj, fj, wj) = raw[j];
+                        rj <= r && fj >= f && wj <= w && (rj < r || fj > f || wj < w)
+                    })
+                    .collect();
+                let got: Vec<usize> = s.beaten_by.iter().map(|p| p.level.unwrap()).collect();
+                prop_assert_eq!(got, expected, "point {}", i);
+            }
+            prop_assert!(standings.iter().any(|s| s.beaten_by.is_empty()), "an empty frontier");
+            Ok(standings.iter().any(|s| !s.beaten_by.is_empty()))
+        });
+        exercised.at_least(1.0 / 3.0, "had a beaten point");
+    }
 }

@@ -42,6 +42,7 @@ pub struct Exercised {
 impl Exercised {
     /// Panics unless at least `share` of the cases took the path (`what` names it).
     pub fn at_least(self, share: f64, what: &str) {
+        assert!(self.cases > 0, "no case ran");
         assert!(
             f64::from(self.taken) >= share * f64::from(self.cases),
             "only {} of {} cases {what} (at least {:.0}% wanted): the property was barely tested",
