@@ -23,14 +23,7 @@ fuzz_target!(|data: &[u8]| {
         Some(bytes) if !bytes.is_empty() => bytes.iter().map(|&b| u32::from(b)).collect(),
         _ => (0..published.len() as u32).collect(),
     };
-    for method in [
-        Method::PartSwap,
-        Method::FullSwap,
-        Method::PartAndFullSwap,
-        Method::RandSwap,
-        Method::PartSupp,
-        Method::SplitPerson,
-    ] {
+    for method in Method::ALL {
         let _ = audit(categorized, &published, &key, &SwapClaim::new(method).max_exposed(1));
     }
 });
