@@ -8,9 +8,9 @@ use txanon_data::{Format, read_bytes};
 
 fuzz_target!(|data: &[u8]| {
     let Ok((db, _)) = read_bytes(data, Format::Fimi, false) else { return };
-    let private = ["1".to_string(), "2".to_string()];
+    let private = vec!["1".to_string(), "2".to_string()];
     for (h, k, p) in [(0.5, 2, 2), (0.25, 3, u64::MAX)] {
-        let claim = CoherenceClaim::new(h, k, p).expect("valid claim");
-        let _ = audit(&db, &private, &claim, Some(&db));
+        let claim = CoherenceClaim::new(h, k, p).expect("valid claim").private(private.clone());
+        let _ = audit(&db, &claim, Some(&db));
     }
 });

@@ -267,7 +267,7 @@ fn audited_coherence(args: AuditCoherenceArgs) -> Result<serde_json::Value> {
     let progress = txanon_data::progress::Progress::new();
     let report = {
         let _meter = crate::progress::Spinner::follow(&progress);
-        audit_with_progress(&db, &private, &claim, original.as_ref(), &progress)
+        audit_with_progress(&db, &claim.private(private), original.as_ref(), &progress)
     }
     .with_context(|| format!("auditing {}", args.input.input.display()))?;
     crate::publication::report_value(&report, &manifest)

@@ -42,12 +42,12 @@ fn coherence(c: &mut Criterion) {
         }
         let published = anonymize(&db, &private, &counting).expect("coherent").published;
         let labels: Vec<String> = private.iter().map(|&s| db.label(s).to_string()).collect();
-        let claim = CoherenceClaim::new(0.4, 10, 3).expect("valid");
+        let claim = CoherenceClaim::new(0.4, 10, 3).expect("valid").private(labels);
         group.bench_function(BenchmarkId::new("audit", format!("{name}/p=3")), |b| {
-            b.iter(|| audit(black_box(&published), &labels, &claim, None).expect("coherent"))
+            b.iter(|| audit(black_box(&published), &claim, None).expect("coherent"))
         });
         group.bench_function(BenchmarkId::new("audit-with-original", format!("{name}/p=3")), |b| {
-            b.iter(|| audit(black_box(&published), &labels, &claim, Some(&db)).expect("coherent"))
+            b.iter(|| audit(black_box(&published), &claim, Some(&db)).expect("coherent"))
         });
     }
     group.finish();

@@ -360,9 +360,10 @@ pub fn anonymize(
     order.shuffle(&mut rng);
     let published = db.select(order).filter_items(|i| !gone[i as usize]);
     let occurrences_suppressed = db.occurrences() - published.occurrences();
-    let claim = CoherenceClaim::new(params.h(), u64::from(params.k()), params.p() as u64)?;
     let private_labels: Vec<String> = private.iter().map(|&s| db.label(s).to_string()).collect();
-    let audit = audit_with_progress(&published, &private_labels, &claim, Some(db), &progress)?;
+    let claim = CoherenceClaim::new(params.h(), u64::from(params.k()), params.p() as u64)?
+        .private(private_labels);
+    let audit = audit_with_progress(&published, &claim, Some(db), &progress)?;
     Ok(Coherent {
         audit,
         published,

@@ -27,12 +27,14 @@ use crate::error::CoherenceError;
 
 /// The guarantee an auditor wants verified: no attacker who knows at most `p` public items of a
 /// person finds fewer than `k` transactions matching them, or infers a private item with
-/// probability above `h`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// probability above `h`; the private items (labels) are part of the claim, since every other
+/// item is public.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CoherenceClaim {
     h: f64,
     k: u64,
     p: u64,
+    private: Vec<String>,
 }
 
 impl CoherenceClaim {
@@ -52,7 +54,19 @@ impl CoherenceClaim {
         if p < 1 {
             return bad("p", p.to_string(), "an attacker knows at least one item");
         }
-        Ok(Self { h, k, p })
+        Ok(Self { h, k, p, private: Vec::new() })
+    }
+
+    /// The private items, by label (none by default: every item public). A label the
+    /// publication does not hold is inferred from nothing.
+    pub fn private(mut self, labels: Vec<String>) -> Self {
+        self.private = labels;
+        self
+    }
+
+    /// The private items' labels.
+    pub fn private_items(&self) -> &[String] {
+        &self.private
     }
 
     /// The breach bound.
@@ -217,11 +231,10 @@ pub struct AuditReport {
 /// violations; linear in the data for the wide transactions described in the module docs.
 pub fn audit(
     published: &TransactionDb,
-    private: &[String],
     claim: &CoherenceClaim,
     original: Option<&TransactionDb>,
 ) -> Result<AuditReport, CoherenceError> {
-    audit_with_progress(published, private, claim, original, &Progress::default())
+    audit_with_progress(published, claim, original, &Progress::default())
 }
 
 /// [`audit`], its phases shown on `progress`: the search's subtrees below each item (counted
@@ -231,19 +244,17 @@ pub fn audit(
 /// As [`audit`].
 pub fn audit_with_progress(
     published: &TransactionDb,
-    private: &[String],
     claim: &CoherenceClaim,
     original: Option<&TransactionDb>,
     progress: &Progress,
 ) -> Result<AuditReport, CoherenceError> {
-    audit_copying(published, private, claim, original, progress, COPIED_BRANCH)
+    audit_copying(published, claim, original, progress, COPIED_BRANCH)
 }
 
 /// [`audit_with_progress`], its branches of at least `copied_branch` rows searched on a copy of
 /// their rows (tests compare both ways).
 fn audit_copying(
     published: &TransactionDb,
-    private: &[String],
     claim: &CoherenceClaim,
     original: Option<&TransactionDb>,
     progress: &Progress,
@@ -254,6 +265,7 @@ fn audit_copying(
     let mut log = ViolationLog::new();
     let n = published.len();
     let (h, k) = (claim.h, claim.k);
+    let private = claim.private.as_slice();
     let label = |i: ItemId| published.label(i).to_string();
     let mut is_private = vec![false; published.num_items()];
     // A private item the publication does not hold is inferred from nothing.
@@ -334,7 +346,7 @@ fn audit_copying(
         suppressed_items = check_original(published, private, original, &mut log);
     }
     log.finish(AuditReport {
-        claim: *claim,
+        claim: claim.clone(),
         transactions: n,
         classes_checked: classes,
         worst_breach: worst,
@@ -738,10 +750,10 @@ mod tests {
                 ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()),
             );
             let private: Vec<String> = private.iter().map(u32::to_string).collect();
-            let claim = CoherenceClaim::new(h, k, p).unwrap();
+            let claim = CoherenceClaim::new(h, k, p).unwrap().private(private);
             let progress = Progress::default();
             let run = |copied| {
-                format!("{:?}", audit_copying(&db, &private, &claim, Some(&db), &progress, copied))
+                format!("{:?}", audit_copying(&db, &claim, Some(&db), &progress, copied))
             };
             prop_assert_eq!(run(0), run(usize::MAX));
         }

@@ -22,7 +22,7 @@
 //! let result = anonymize(&db, &[nine], &params)?;
 //! // `anonymize` has audited its output; an auditor does it again from the data alone.
 //! let claim = CoherenceClaim::new(0.5, 2, 2)?;
-//! assert!(audit(&result.published, &["9".to_string()], &claim, Some(&db)).is_ok());
+//! assert!(audit(&result.published, &claim.private(vec!["9".to_string()]), Some(&db)).is_ok());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]

@@ -51,7 +51,8 @@ fn run(
     (h, k, p): (f64, u64, u64),
     original: Option<&TransactionDb>,
 ) -> Result<(), CoherenceError> {
-    audit(&db(published), private, &CoherenceClaim::new(h, k, p).unwrap(), original).map(|_| ())
+    let claim = CoherenceClaim::new(h, k, p).unwrap().private(private.to_vec());
+    audit(&db(published), &claim, original).map(|_| ())
 }
 
 /// The tamper assertion of every suite ([`txanon_testkit::rejects!`]) for this family's error.
@@ -320,7 +321,7 @@ fn wide_transactions_cost_one_pass() {
     );
     // k identical wide lines: every item a perfect extension of the empty itemset.
     let same: Vec<Vec<u32>> = vec![(0..200_000).collect(); 3];
-    let report = audit(&db(&same), &[], &CoherenceClaim::new(0.5, 3, 4).unwrap(), None).unwrap();
+    let report = audit(&db(&same), &CoherenceClaim::new(0.5, 3, 4).unwrap(), None).unwrap();
     assert_eq!(report.classes_checked, 1);
 }
 

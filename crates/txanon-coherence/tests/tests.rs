@@ -33,7 +33,7 @@ fn check(
     original: Option<&TransactionDb>,
 ) -> Result<txanon_coherence::AuditReport, CoherenceError> {
     let names: Vec<String> = private.iter().map(|&s| db.label(s).to_string()).collect();
-    audit(published, &names, &CoherenceClaim::new(h, k, p).unwrap(), original)
+    audit(published, &CoherenceClaim::new(h, k, p).unwrap().private(names), original)
 }
 
 /// The first violation of a failed audit.
