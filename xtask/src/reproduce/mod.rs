@@ -12,6 +12,7 @@ mod context;
 mod datasets;
 mod head_to_head;
 mod km;
+mod learners;
 mod mining;
 mod output;
 mod plot;
