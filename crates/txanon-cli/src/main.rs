@@ -68,12 +68,18 @@ enum Command {
 /// The command line, parsed with negative numbers taken as values (`--k -1` reaches the
 /// option's checked parser, which names the range) in every subcommand.
 fn parse() -> Result<Cli, clap::Error> {
-    use clap::{CommandFactory, FromArgMatches};
+    use clap::FromArgMatches;
+    let matches = command().try_get_matches()?;
+    Cli::from_arg_matches(&matches)
+}
+
+/// The command line as parsed: every subcommand takes negative numbers as values.
+fn command() -> clap::Command {
+    use clap::CommandFactory;
     fn negative_numbers(command: clap::Command) -> clap::Command {
         command.allow_negative_numbers(true).mut_subcommands(negative_numbers)
     }
-    let matches = negative_numbers(Cli::command()).try_get_matches()?;
-    Cli::from_arg_matches(&matches)
+    negative_numbers(Cli::command())
 }
 
 fn main() -> ExitCode {

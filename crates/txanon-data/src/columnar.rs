@@ -270,8 +270,9 @@ fn read_parquet(
                 .collect();
             if kind == Kind::Int
                 && let [leaf] = leaves[..]
+                && let Some(item) = list_item(meta.schema().field(items).data_type())
                 && let Some(parts) =
-                    integer_lists(&bytes, leaf, options.keep_empty, &first_rows, &name)
+                    integer_lists(&bytes, leaf, item, options.keep_empty, &first_rows, &name)
             {
                 let mut merged = merge(parts?);
                 merged.2.lines = rows;
@@ -321,6 +322,7 @@ fn read_parquet(
 fn integer_lists(
     bytes: &bytes::Bytes,
     leaf: usize,
+    item: &DataType,
     keep_empty: bool,
     first_rows: &[u64],
     column: &str,
@@ -337,15 +339,9 @@ fn integer_lists(
     if descr.max_rep_level() != 1 {
         return None;
     }
-    let unsigned = match parquet::arrow::parquet_to_arrow_schema(
-        reader.metadata().file_metadata().schema_descr(),
-        reader.metadata().file_metadata().key_value_metadata(),
-    )
-    .ok()
-    .and_then(|schema| {
-        let root = reader.metadata().file_metadata().schema_descr().get_column_root_idx(leaf);
-        list_item(schema.field(root).data_type()).cloned()
-    })? {
+    // The item's Arrow type (the caller's schema, read once) says whether the integers are
+    // unsigned.
+    let unsigned = match item {
         DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => true,
         DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => false,
         _ => return None,
