@@ -317,8 +317,8 @@ fn read_parquet(
 /// The hot path of the list shape: a list of integers read as Parquet's repetition and
 /// definition levels and values, straight into transactions, row groups in parallel; `None`
 /// when the column is not a one-level list of 32- or 64-bit integers (the Arrow decoder then
-/// reads it). Decoding through Arrow arrays costs about twice as much: offsets, validity and
-/// values are built and copied per batch before they reach the transactions.
+/// reads it). Through Arrow arrays, offsets, validity and values are built and copied per batch
+/// before they reach the transactions (docs/PERFORMANCE.md has the two measured).
 fn integer_lists(
     bytes: &bytes::Bytes,
     leaf: usize,
