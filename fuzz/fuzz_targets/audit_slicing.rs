@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use libfuzzer_sys::fuzz_target;
 use txanon_data::{Schema, Table};
 use txanon_slicing::{
-    AnatomyTables, DiversityClaim, GeneralizedTable, Microdata, SlicedTable, audit, audit_anatomy,
+    AnatomyTables, SlicingClaim, GeneralizedTable, Microdata, SlicedTable, audit, audit_anatomy,
     audit_generalized,
 };
 
@@ -31,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
     let (meta_path, csv_path) = (dir.join("meta.json"), dir.join("table.csv"));
     std::fs::write(&meta_path, meta).unwrap();
     std::fs::write(&csv_path, csv).unwrap();
-    let claim = DiversityClaim::with_k(2, 2).unwrap();
+    let claim = SlicingClaim::with_k(2, 2).unwrap();
     if let Ok(table) = SlicedTable::read(&csv_path, &meta_path) {
         let _ = audit(&table, original, &claim);
     }

@@ -197,3 +197,49 @@ fn the_one_binomial_and_the_one_intersection() {
     }
     assert!(offenders.is_empty(), "a second binomial or intersection: {offenders:?}");
 }
+
+/// Every family in the registry keeps the same layout, so that a newcomer finds any family's
+/// parameters, core loop, audit, contract, tests, benchmark, CLI module, experiment and fuzz
+/// target by the same path; and its contract names its own registry entry.
+#[test]
+fn every_family_in_the_registry_keeps_the_same_layout() {
+    use txanon_data::FamilyName;
+    let mut missing = Vec::new();
+    for family in FamilyName::ALL {
+        let n = family.as_str();
+        let krate = format!("crates/txanon-{n}");
+        let expected = [
+            format!("{krate}/src/lib.rs"),
+            format!("{krate}/src/params.rs"),
+            format!("{krate}/src/algorithm.rs"),
+            format!("{krate}/src/error.rs"),
+            format!("{krate}/src/family.rs"),
+            format!("{krate}/tests/tests.rs"),
+            format!("{krate}/tests/tamper.rs"),
+            format!("{krate}/benches/{n}.rs"),
+            format!("crates/txanon-cli/src/{n}.rs"),
+            format!("xtask/src/reproduce/{n}.rs"),
+            format!("fuzz/fuzz_targets/audit_{n}.rs"),
+        ];
+        for path in &expected {
+            if !root().join(path).is_file() {
+                missing.push(path.clone());
+            }
+        }
+        let audit = root().join(&krate).join("src");
+        if !audit.join("audit.rs").is_file() && !audit.join("audit/mod.rs").is_file() {
+            missing.push(format!("{krate}/src/audit.rs (or audit/mod.rs)"));
+        }
+        let contract =
+            std::fs::read_to_string(root().join(&krate).join("src/family.rs")).unwrap_or_default();
+        let variant = format!("{family:?}");
+        if !contract.contains(&format!("const NAME: FamilyName = FamilyName::{variant};")) {
+            missing.push(format!("{krate}/src/family.rs: impl Family with NAME {variant}"));
+        }
+        let fuzz = std::fs::read_to_string(root().join("fuzz/Cargo.toml")).unwrap();
+        if !fuzz.contains(&format!("name = \"audit_{n}\"")) {
+            missing.push(format!("fuzz/Cargo.toml: [[bin]] audit_{n}"));
+        }
+    }
+    assert!(missing.is_empty(), "families missing their layout: {missing:#?}");
+}

@@ -1,14 +1,16 @@
 //! Item partition, record partition (the paper's Figure 2) and publication.
 
+use crate::Anatomy;
 use rand::Rng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha20Rng;
 use rustc_hash::FxHashMap;
 use txanon_correlate::{KMedoids, KMedoidsParams, item_distances};
+use txanon_data::Family;
 use txanon_data::progress::{Progress, Unit};
 use txanon_data::{ItemId, TransactionDb};
 
-use crate::audit::{AnatomyClaim, AuditReport, audit};
+use crate::audit::{AnatomyAuditReport, audit};
 use crate::error::AnatomyError;
 use crate::params::{Diversity, ItemPartitioning, ValidAnatomyParams};
 use crate::repair::repair;
@@ -480,7 +482,7 @@ fn check_feasible(
 
 /// What [`anonymize`] produced: the published forms and the run's figures.
 #[derive(Debug)]
-pub struct Anatomized {
+pub struct AnatomyPublication {
     /// The item partition (not secret: it is in the published table).
     pub columns: ItemPartition,
     /// Items the repair moved out of their k-medoids column, as (item, from, to) in the
@@ -510,7 +512,7 @@ pub struct Anatomized {
     pub ln_faked_records: f64,
     /// The audit the publication passed: the table against the parameters' claim, the
     /// flattened records against the table, and both against the input.
-    pub audit: AuditReport,
+    pub audit: AnatomyAuditReport,
 }
 
 /// Anatomizes `db`: item partition, record partition, publication with permuted columns.
@@ -531,7 +533,7 @@ pub struct Anatomized {
 pub fn anonymize(
     db: &TransactionDb,
     params: &ValidAnatomyParams,
-) -> Result<Anatomized, AnatomyError> {
+) -> Result<AnatomyPublication, AnatomyError> {
     let mut rng = rng_of(params, db);
     // Nobody watching costs an atomic addition per block.
     let progress = params.progress_handle().cloned().unwrap_or_default();
@@ -566,10 +568,10 @@ pub fn anonymize(
         (params.diversity(), params.l()),
         &mut rng,
     );
-    let claim = AnatomyClaim::new(params.l() as u64, params.diversity())?;
+    let claim = Anatomy::claim(params, db)?;
     progress.begin("anatomy: auditing the publication", Unit::Items, 0);
     let audit = audit(&table, &claim, Some(&flattened), Some(db))?;
-    Ok(Anatomized {
+    Ok(AnatomyPublication {
         audit,
         ln_faked_records: ln_faked_records(partition.buckets.iter().map(Vec::len), columns.len()),
         buckets: partition.buckets.len(),

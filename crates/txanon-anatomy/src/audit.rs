@@ -272,7 +272,7 @@ pub type AnatomyViolations = Violations<AnatomyViolation>;
 
 /// What the audit found in a table that keeps the claim.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AuditReport {
+pub struct AnatomyAuditReport {
     /// The diversity verified.
     pub l: u64,
     /// In which reading.
@@ -319,7 +319,7 @@ pub fn audit(
     claim: &AnatomyClaim,
     flattened: Option<&TransactionDb>,
     original: Option<&TransactionDb>,
-) -> Result<AuditReport, AnatomyError> {
+) -> Result<AnatomyAuditReport, AnatomyError> {
     let mut log = ViolationLog::new();
     let l = claim.l;
     if table.format != TABLE_FORMAT {
@@ -443,7 +443,7 @@ pub fn audit(
     if let Some(original) = original {
         suppressed = check_original(table, &positions, records, original, &mut log);
     }
-    log.finish(AuditReport {
+    log.finish(AnatomyAuditReport {
         l,
         diversity: claim.diversity,
         table_claims: (table.l, table.diversity),

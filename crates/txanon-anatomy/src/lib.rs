@@ -53,15 +53,19 @@
 mod algorithm;
 mod audit;
 mod error;
+mod family;
 mod params;
 mod reach;
 mod repair;
 mod table;
 mod values;
 
-pub use algorithm::{Anatomized, ItemPartition, anonymize, item_partition, ln_faked_records};
-pub use audit::{AnatomyClaim, AnatomyViolation, AnatomyViolations, AuditReport, audit};
+pub use algorithm::{
+    AnatomyPublication, ItemPartition, anonymize, item_partition, ln_faked_records,
+};
+pub use audit::{AnatomyAuditReport, AnatomyClaim, AnatomyViolation, AnatomyViolations, audit};
 pub use error::AnatomyError;
+pub use family::{Anatomy, AnatomyFiles};
 pub use params::{AnatomyParams, Diversity, ItemPartitioning, ValidAnatomyParams};
 pub use reach::{admitted_l, l_bound};
 pub use table::{AnatomizedTable, Bucket, TABLE_FORMAT, ValueCount};

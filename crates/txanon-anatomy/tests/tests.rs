@@ -2,6 +2,8 @@
 //! of every published table on random and Quest data, in both readings of l-diversity.
 
 use std::collections::BTreeMap;
+use txanon_anatomy::Anatomy;
+use txanon_data::Family;
 
 use proptest::prelude::*;
 mod tamper;
@@ -483,7 +485,7 @@ fn public_types_are_send_and_sync() {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<AnatomizedTable>();
     send_sync::<AnatomyError>();
-    send_sync::<txanon_anatomy::Anatomized>();
+    send_sync::<txanon_anatomy::AnatomyPublication>();
 }
 
 /// The paper's datasets: its own columns refuse Definition 5 (a column empty in 42.8% of the T40
@@ -542,4 +544,13 @@ fn real_data_connect_reaches_l8_with_diverse_columns() {
     let admitted = txanon_anatomy::admitted_l(&db, &published.columns);
     assert!((8..10).contains(&admitted), "{admitted}");
     assert!((admitted as f64) < txanon_anatomy::l_bound(&db, 10));
+}
+
+#[test]
+fn the_contract_reaudits_the_worked_example() {
+    let db = table1();
+    let params = AnatomyParams::new(3, 2).seed(Some(1)).check().unwrap();
+    let published = <Anatomy as Family>::anonymize(&db, &params).unwrap();
+    txanon_testkit::reaudits::<Anatomy>(&db, &params, &published);
+    assert_eq!(published.flattened.len(), db.len());
 }

@@ -1,12 +1,14 @@
 //! The band order and the group formation heuristic (the CAHD paper's Figure 7).
 
+use crate::Cahd;
 use std::cmp::Reverse;
+use txanon_data::{Family, MarkedDb};
 
 use txanon_band::{BandEnvelopes, Permutation, band_order};
 use txanon_data::progress::{Progress, Unit};
 use txanon_data::{ItemId, TransactionDb};
 
-use crate::audit::{AuditReport, CahdClaim, audit};
+use crate::audit::{CahdAuditReport, audit};
 use crate::error::CahdError;
 use crate::params::{BandOrder, ValidCahdParams};
 use crate::publish::{PublishedGroups, publish};
@@ -55,7 +57,7 @@ impl Grouping {
 
 /// The anonymization: the published groups and what it took.
 #[derive(Debug)]
-pub struct Anonymized {
+pub struct CahdPublication {
     /// The published groups (shuffled; labels).
     pub published: PublishedGroups,
     /// The grouping before publication (input indices; not published).
@@ -64,7 +66,7 @@ pub struct Anonymized {
     pub band: Option<BandEnvelopes>,
     /// The audit the groups passed: degree `p` for the sensitive items given, and the groups
     /// against the input.
-    pub audit: AuditReport,
+    pub audit: CahdAuditReport,
 }
 
 /// Anonymizes `db` so that each item of `sensitive` is linked to any transaction with
@@ -88,7 +90,7 @@ pub fn anonymize(
     db: &TransactionDb,
     sensitive: &[ItemId],
     params: &ValidCahdParams,
-) -> Result<Anonymized, CahdError> {
+) -> Result<CahdPublication, CahdError> {
     let is_sensitive = feasible_sensitive(db, sensitive, params.p())?;
     // Nobody watching costs an atomic addition per block.
     let progress = params.progress_handle().cloned().unwrap_or_default();
@@ -141,13 +143,12 @@ pub(crate) fn publish_audited(
     grouping: Grouping,
     band: Option<BandEnvelopes>,
     params: &ValidCahdParams,
-) -> Result<Anonymized, CahdError> {
+) -> Result<CahdPublication, CahdError> {
     let mut rng = txanon_data::publication_rng(params.seed(), db);
     let published = publish(db, is_sensitive, grouping.groups(), params.p(), &mut rng);
-    let claim =
-        CahdClaim::new(params.p() as u64, sensitive.iter().map(|&s| db.label(s).to_string()))?;
+    let claim = Cahd::claim(params, MarkedDb { db, marked: sensitive })?;
     let audit = audit(&published, &claim, Some(db))?;
-    Ok(Anonymized { published, grouping, band, audit })
+    Ok(CahdPublication { published, grouping, band, audit })
 }
 
 /// Fails when some sensitive item is in more than `1/p` of all transactions.

@@ -261,7 +261,7 @@ pub type CahdViolations = Violations<CahdViolation>;
 
 /// What the audit found in published groups that keep the claim.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AuditReport {
+pub struct CahdAuditReport {
     /// The degree verified.
     pub p: u64,
     /// What the file claims (printed, never used).
@@ -304,7 +304,7 @@ pub fn audit(
     published: &PublishedGroups,
     claim: &CahdClaim,
     original: Option<&TransactionDb>,
-) -> Result<AuditReport, CahdError> {
+) -> Result<CahdAuditReport, CahdError> {
     let p = claim.p;
     let mut log = ViolationLog::new();
     if published.format != GROUPS_FORMAT {
@@ -402,7 +402,7 @@ pub fn audit(
     if let Some(original) = original {
         check_original(published, original, claim, &index, &is_sensitive, &mut log);
     }
-    log.finish(AuditReport {
+    log.finish(CahdAuditReport {
         p,
         file_claims_p: published.p,
         groups: published.groups.len(),

@@ -12,7 +12,9 @@
 
 use txanon_data::{ItemId, TransactionDb};
 
-use crate::algorithm::{Anonymized, Grouping, GroupingStats, feasible_sensitive, publish_audited};
+use crate::algorithm::{
+    CahdPublication, Grouping, GroupingStats, feasible_sensitive, publish_audited,
+};
 use crate::error::CahdError;
 use crate::params::ValidCahdParams;
 
@@ -34,7 +36,7 @@ pub fn perm_mondrian(
     db: &TransactionDb,
     sensitive: &[ItemId],
     params: &ValidCahdParams,
-) -> Result<Anonymized, CahdError> {
+) -> Result<CahdPublication, CahdError> {
     let is_sensitive = feasible_sensitive(db, sensitive, params.p())?;
     let mut splitter = Splitter::new(db, &is_sensitive, params.p());
     let mut groups = Vec::new();

@@ -47,14 +47,16 @@ mod algorithm;
 mod audit;
 mod baseline;
 mod error;
+mod family;
 mod params;
 mod publish;
 mod reconstruction;
 
-pub use algorithm::{Anonymized, Grouping, GroupingStats, anonymize, form_groups};
-pub use audit::{AuditReport, CahdClaim, CahdViolation, CahdViolations, audit, audit_qid_file};
+pub use algorithm::{CahdPublication, Grouping, GroupingStats, anonymize, form_groups};
+pub use audit::{CahdAuditReport, CahdClaim, CahdViolation, CahdViolations, audit, audit_qid_file};
 pub use baseline::perm_mondrian;
 pub use error::CahdError;
+pub use family::Cahd;
 pub use params::{BandOrder, CahdParams, ValidCahdParams};
 pub use publish::{GROUPS_FORMAT, PublishedGroup, PublishedGroups};
 pub use reconstruction::{
@@ -67,7 +69,7 @@ mod autotraits {
 
     #[test]
     fn public_types_are_send_and_sync() {
-        send_sync::<super::Anonymized>();
+        send_sync::<super::CahdPublication>();
         send_sync::<super::PublishedGroups>();
         send_sync::<super::CahdError>();
     }

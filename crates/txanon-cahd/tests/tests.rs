@@ -2,6 +2,8 @@
 //! audit against tampering, the reconstruction error by hand, and real data.
 
 use std::collections::BTreeMap;
+use txanon_cahd::Cahd;
+use txanon_data::Family;
 
 use proptest::prelude::*;
 use txanon_band::{GraphKind, SharedItems, reverse_cuthill_mckee};
@@ -381,4 +383,15 @@ fn real_data_bms1() {
             .unwrap();
         assert!(kl.mean.is_finite() && kl.mean >= 0.0);
     }
+}
+
+#[test]
+fn the_contract_reaudits_a_quest_publication() {
+    let db = txanon_data::QuestParams::new(2000, 6.0, 3.0, 150).seed(5).check().unwrap().generate();
+    let sensitive = txanon_data::random_items(&db, 6, 2).unwrap();
+    let params = CahdParams::new(4).seed(Some(1)).check().unwrap();
+    let input = txanon_data::MarkedDb { db: &db, marked: &sensitive };
+    let published = Cahd::anonymize(input, &params).unwrap();
+    txanon_testkit::reaudits::<Cahd>(input, &params, &published);
+    assert!(published.audit.groups > 0);
 }

@@ -173,3 +173,23 @@ pub fn run_audit(cmd: AuditCommand) -> Result<()> {
         AuditCommand::Slicing(args) => crate::slicing::run_audit(args),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use txanon_data::FamilyName;
+
+    /// `anonymize` and `audit` each have one subcommand per family of the registry, named as
+    /// the registry names it, and no other.
+    #[test]
+    fn one_subcommand_per_registered_family() {
+        let root = crate::command();
+        for parent in ["anonymize", "audit"] {
+            let command = root.find_subcommand(parent).unwrap();
+            let mut names: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
+            let mut registered: Vec<&str> = FamilyName::ALL.iter().map(|f| f.as_str()).collect();
+            names.sort_unstable();
+            registered.sort_unstable();
+            assert_eq!(names, registered, "txanon {parent}");
+        }
+    }
+}

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use txanon_data::{Classify, ErrorKind};
+use txanon_data::{Classify, ErrorKind, Family, FamilyName};
 
 /// An error the user caused with arguments that clap could not check (an impossible combination,
 /// say). Exit code 2.
@@ -22,8 +22,9 @@ pub struct AuditFailed(pub String);
 pub const AUDIT_FAILED: u8 = 3;
 
 /// The kind of one cause of an error, when it is one of the workspace's (the families' errors,
-/// the data layer's, this binary's own): each says its kind through [`Classify`], and this is
-/// the one list of the types a cause may be.
+/// found through the registry, the data layer's and the shared crates', this binary's own):
+/// each says its kind through [`Classify`], and this is the one list of the types a cause may
+/// be.
 fn kind_of(cause: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
     macro_rules! classified {
         ($($t:ty),* $(,)?) => {$(
@@ -42,20 +43,36 @@ fn kind_of(cause: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
     if let Some(e) = cause.downcast_ref::<std::io::Error>() {
         return txanon_data::io_is_users(e.kind()).then_some(ErrorKind::BadInput);
     }
+    if let Some(kind) = FamilyName::ALL.into_iter().find_map(|f| family_error_kind(f, cause)) {
+        return Some(kind);
+    }
     classified!(
         txanon_data::DataError,
         txanon_data::ParamError,
         txanon_data::CategoriesMismatch,
         txanon_mining::MiningError,
-        txanon_anatomy::AnatomyError,
-        txanon_cahd::CahdError,
-        txanon_coherence::CoherenceError,
-        txanon_km::KmError,
-        txanon_swap::SwapError,
-        txanon_slicing::SlicingError,
         txanon_evaluate::EvaluateError,
     );
     None
+}
+
+/// The kind of `cause` when it is `family`'s error. Matching the registry exhaustively makes a
+/// new family a compile error here until its error is classified.
+fn family_error_kind(
+    family: FamilyName,
+    cause: &(dyn std::error::Error + 'static),
+) -> Option<ErrorKind> {
+    fn kind<F: Family>(cause: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
+        cause.downcast_ref::<F::Error>().map(Classify::kind)
+    }
+    match family {
+        FamilyName::Anatomy => kind::<txanon_anatomy::Anatomy>(cause),
+        FamilyName::Cahd => kind::<txanon_cahd::Cahd>(cause),
+        FamilyName::Coherence => kind::<txanon_coherence::Coherence>(cause),
+        FamilyName::Km => kind::<txanon_km::Km>(cause),
+        FamilyName::Swap => kind::<txanon_swap::Swap>(cause),
+        FamilyName::Slicing => kind::<txanon_slicing::Slicing>(cause),
+    }
 }
 
 /// True when some cause of `error` is a failed audit.

@@ -8,9 +8,9 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 use txanon_data::{Schema, Table};
 use txanon_slicing::{
-    AnatomyTables, BaselineParams, ColumnSpec, CutPolicy, DiversityClaim, GeneralizedTable,
-    Microdata, SlicedTable, SlicingParams, anatomize, anonymize, audit, audit_anatomy,
-    audit_generalized, mondrian,
+    AnatomyBaselinePublication, AnatomyTables, BaselineParams, ColumnSpec, CutPolicy,
+    GeneralizedTable, Microdata, MondrianPublication, SlicedTable, SlicingClaim, SlicingParams,
+    anatomize, anonymize, audit, audit_anatomy, audit_generalized, mondrian,
 };
 
 use crate::anonymize::{OutputArgs, write_text};
@@ -202,7 +202,7 @@ pub fn run(args: SlicingArgs) -> Result<()> {
         MethodArg::Mondrian => {
             let params =
                 BaselineParams::new(args.k.unwrap_or(args.l), args.l).seed(seed).check()?;
-            let (table, report) = mondrian(&data, &params)?;
+            let MondrianPublication { table, audit: report } = mondrian(&data, &params)?;
             files =
                 vec![("generalized.csv", table.to_csv()), ("generalized.json", table.meta_json())];
             audit = serde_json::to_value(&report)?;
@@ -210,7 +210,7 @@ pub fn run(args: SlicingArgs) -> Result<()> {
         }
         MethodArg::Anatomy => {
             let params = BaselineParams::new(1, args.l).seed(seed).check()?;
-            let (tables, report) = anatomize(&data, &params)?;
+            let AnatomyBaselinePublication { tables, audit: report } = anatomize(&data, &params)?;
             files = vec![
                 ("qit.csv", tables.qit_csv()),
                 ("st.csv", tables.st_csv()),
@@ -312,7 +312,7 @@ fn audited_slicing(args: AuditSlicingArgs) -> Result<serde_json::Value> {
         ordered.sort_by_key(|n| original.index_of(n).unwrap_or(usize::MAX));
         Ok(original.select(&ordered)?)
     };
-    let claim = DiversityClaim::new(args.l)?;
+    let claim = SlicingClaim::new(args.l)?;
     let context = || format!("auditing {}", dir.display());
     let report = if at("sliced.json").exists() {
         let table = SlicedTable::read(&at("sliced.csv"), &at("sliced.json"))
@@ -331,7 +331,7 @@ fn audited_slicing(args: AuditSlicingArgs) -> Result<serde_json::Value> {
             ))
             .into());
         };
-        let claim = DiversityClaim::with_k(args.l, k)?;
+        let claim = SlicingClaim::with_k(args.l, k)?;
         serde_json::to_value(audit_generalized(&table, &data, &claim).with_context(context)?)?
     } else if at("anatomy.json").exists() {
         let tables = AnatomyTables::read(&at("qit.csv"), &at("st.csv"), &at("anatomy.json"))

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 use txanon_data::{Categorized, ItemCategories, TransactionDb, random_categories, read_categories};
 use txanon_swap::{
-    Method, Search, SwapAudit, SwapClaim, SwapParams, SwapStats, Ties, anonymize, audit,
+    Method, Search, SwapAuditReport, SwapClaim, SwapParams, SwapStats, Ties, anonymize, audit,
 };
 
 use crate::anonymize::{OutputArgs, write_text, write_transactions};
@@ -160,7 +160,7 @@ struct Summary {
     categories: usize,
     #[serde(flatten)]
     stats: SwapStats,
-    audit: SwapAudit,
+    audit: SwapAuditReport,
 }
 
 /// The destination search `--window` asks for.

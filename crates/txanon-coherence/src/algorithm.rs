@@ -1,6 +1,8 @@
 //! The greedy suppression of the paper's Figure 2.
 
+use crate::Coherence;
 use std::cmp::Ordering;
+use txanon_data::{Family, MarkedDb};
 
 use rand::seq::SliceRandom;
 use serde::Serialize;
@@ -8,7 +10,7 @@ use txanon_data::progress::{Progress, Unit};
 use txanon_data::{ItemId, TransactionDb};
 use txanon_mining::{MinSupport, MiningParams, count_itemsets};
 
-use crate::audit::{AuditReport, CoherenceClaim, audit_with_progress};
+use crate::audit::{CoherenceAuditReport, audit_with_progress};
 use crate::engines::{
     CountedMoles, Counter, EdgeMoles, ListedMoles, ListedNuggets, MinedNuggets, PARALLEL_STEP,
     both, occurring,
@@ -60,7 +62,7 @@ impl Suppressed {
 
 /// The outcome of [`anonymize`].
 #[derive(Debug)]
-pub struct Coherent {
+pub struct CoherencePublication {
     /// The input without the suppressed items (private items untouched), over the input's
     /// dictionary, its transactions in a ChaCha20-shuffled order so that the publication does
     /// not reveal the input's order.
@@ -89,7 +91,7 @@ pub struct Coherent {
     pub occurrences_suppressed: usize,
     /// The audit the publication passed: the parameters' (h,k,p)-coherence, and the
     /// publication against the input.
-    pub audit: AuditReport,
+    pub audit: CoherenceAuditReport,
 }
 
 /// The mole border `[U, L]` of a database after the pre-step, in the input's item ids.
@@ -255,7 +257,7 @@ pub fn anonymize(
     db: &TransactionDb,
     private: &[ItemId],
     params: &ValidCoherenceParams,
-) -> Result<Coherent, CoherenceError> {
+) -> Result<CoherencePublication, CoherenceError> {
     let (h, k, p, k2) = (params.h(), params.k(), effective_p(db, params), params.nugget_support());
     // Nobody watching costs nothing but the phase names.
     let progress = params.progress_handle().cloned().unwrap_or_default();
@@ -360,11 +362,9 @@ pub fn anonymize(
     order.shuffle(&mut rng);
     let published = db.select(order).filter_items(|i| !gone[i as usize]);
     let occurrences_suppressed = db.occurrences() - published.occurrences();
-    let private_labels: Vec<String> = private.iter().map(|&s| db.label(s).to_string()).collect();
-    let claim = CoherenceClaim::new(params.h(), u64::from(params.k()), params.p() as u64)?
-        .private(private_labels);
+    let claim = Coherence::claim(params, MarkedDb { db, marked: private })?;
     let audit = audit_with_progress(&published, &claim, Some(db), &progress)?;
-    Ok(Coherent {
+    Ok(CoherencePublication {
         audit,
         published,
         suppressed,

@@ -197,7 +197,7 @@ pub type CoherenceViolations = Violations<CoherenceViolation>;
 
 /// What the audit found in data that keeps the claim.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AuditReport {
+pub struct CoherenceAuditReport {
     /// The claim verified.
     pub claim: CoherenceClaim,
     /// Transactions.
@@ -233,7 +233,7 @@ pub fn audit(
     published: &TransactionDb,
     claim: &CoherenceClaim,
     original: Option<&TransactionDb>,
-) -> Result<AuditReport, CoherenceError> {
+) -> Result<CoherenceAuditReport, CoherenceError> {
     audit_with_progress(published, claim, original, &Progress::default())
 }
 
@@ -247,7 +247,7 @@ pub fn audit_with_progress(
     claim: &CoherenceClaim,
     original: Option<&TransactionDb>,
     progress: &Progress,
-) -> Result<AuditReport, CoherenceError> {
+) -> Result<CoherenceAuditReport, CoherenceError> {
     audit_copying(published, claim, original, progress, COPIED_BRANCH)
 }
 
@@ -259,7 +259,7 @@ fn audit_copying(
     original: Option<&TransactionDb>,
     progress: &Progress,
     copied_branch: usize,
-) -> Result<AuditReport, CoherenceError> {
+) -> Result<CoherenceAuditReport, CoherenceError> {
     // A short phase (one pass), shown without a total: nothing advances it.
     progress.begin("coherence audit: distinct transactions", Unit::Items, 0);
     let mut log = ViolationLog::new();
@@ -345,7 +345,7 @@ fn audit_copying(
         progress.begin("coherence audit: against the original", Unit::Items, 0);
         suppressed_items = check_original(published, private, original, &mut log);
     }
-    log.finish(AuditReport {
+    log.finish(CoherenceAuditReport {
         claim: claim.clone(),
         transactions: n,
         classes_checked: classes,

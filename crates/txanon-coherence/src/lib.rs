@@ -31,17 +31,23 @@ mod algorithm;
 mod audit;
 mod engines;
 mod error;
+mod extension;
+mod family;
+mod flatsets;
 mod nonmoles;
 mod params;
 mod projection;
 mod working;
 
-pub use algorithm::{Coherent, MoleBorder, Reason, Suppressed, anonymize, mole_border, nuggets};
+pub use algorithm::{
+    CoherencePublication, MoleBorder, Reason, Suppressed, anonymize, mole_border, nuggets,
+};
 pub use audit::{
-    AuditReport, CoherenceClaim, CoherenceViolation, CoherenceViolations, audit,
+    CoherenceAuditReport, CoherenceClaim, CoherenceViolation, CoherenceViolations, audit,
     audit_with_progress,
 };
 pub use error::CoherenceError;
+pub use family::Coherence;
 pub use params::{CoherenceParams, DEFAULT_MAX_ITEMSETS, Engine, ValidCoherenceParams};
 
 #[cfg(test)]
@@ -50,7 +56,7 @@ mod autotraits {
 
     #[test]
     fn public_types_are_send_and_sync() {
-        send_sync::<super::Coherent>();
+        send_sync::<super::CoherencePublication>();
         send_sync::<super::CoherenceError>();
     }
 }

@@ -3,6 +3,8 @@
 //! publication and against tampering, and real data.
 
 use std::collections::BTreeSet;
+use txanon_coherence::Coherence;
+use txanon_data::Family;
 
 use proptest::prelude::*;
 use txanon_border::{AllItemsets, Border, count};
@@ -31,13 +33,15 @@ fn check(
     private: &[ItemId],
     (h, k, p): (f64, u64, u64),
     original: Option<&TransactionDb>,
-) -> Result<txanon_coherence::AuditReport, CoherenceError> {
+) -> Result<txanon_coherence::CoherenceAuditReport, CoherenceError> {
     let names: Vec<String> = private.iter().map(|&s| db.label(s).to_string()).collect();
     audit(published, &CoherenceClaim::new(h, k, p).unwrap().private(names), original)
 }
 
 /// The first violation of a failed audit.
-fn first(result: Result<txanon_coherence::AuditReport, CoherenceError>) -> CoherenceViolation {
+fn first(
+    result: Result<txanon_coherence::CoherenceAuditReport, CoherenceError>,
+) -> CoherenceViolation {
     match result {
         Err(CoherenceError::Audit(v)) => v.first().clone(),
         other => panic!("expected a failed audit, got {other:?}"),
@@ -361,4 +365,14 @@ fn one_thread_and_many_publish_the_same() {
         assert_eq!(many.suppressed, one.suppressed, "{engine:?}");
         assert_eq!(many.published, one.published, "{engine:?}");
     }
+}
+
+#[test]
+fn the_contract_reaudits_the_papers_running_example() {
+    let (db, private) = figure1();
+    let params = CoherenceParams::new(0.8, 2, 2, 2).seed(Some(1)).check().unwrap();
+    let input = txanon_data::MarkedDb { db: &db, marked: &private };
+    let published = Coherence::anonymize(input, &params).unwrap();
+    txanon_testkit::reaudits::<Coherence>(input, &params, &published);
+    assert_eq!(published.published.len(), db.len());
 }

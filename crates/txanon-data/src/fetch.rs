@@ -5,7 +5,7 @@
 //! the next row. [`fetched_ahead`] loads a word of each of the first lines of a batch of rows
 //! before any of them is scanned; those loads do not depend on each other, so their misses
 //! are served together. At kosarak-shaped 10⁷ transactions km spends about 11 s less CPU
-//! with it (91–95 s against 80–83 s, PERFORMANCE.md, part 10).
+//! with it (91–95 s against 80–83 s, docs/PERFORMANCE.md, km).
 
 /// Words of a 64-byte cache line.
 const WORDS_PER_LINE: usize = 16;

@@ -13,6 +13,7 @@
 //! - a checksummed binary [`cache`] of parsed databases;
 //! - [`Table`], typed relational microdata read with a JSON [`Schema`];
 //! - the IBM Quest generator ([`QuestParams`]) for data that needs no download;
+//! - the contract every anonymization family keeps, and their registry ([`family`]);
 //! - the manifest of the real datasets ([`datasets`]) and how to find and verify them.
 //!
 //! ```
@@ -35,6 +36,7 @@ pub mod columnar;
 pub mod datasets;
 mod db;
 mod error;
+pub mod family;
 pub mod fetch;
 mod fimi;
 mod hash;
@@ -58,6 +60,7 @@ pub use db::{
     Transactions, prefix_key, prefix_key_bits,
 };
 pub use error::{Classify, DataError, ErrorKind, Location, ParamError, Result, io_is_users};
+pub use family::{Family, FamilyName, MarkedDb, reaudit};
 pub use hash::mix64;
 pub use index::ItemIndex;
 pub use labels::{ItemId, ItemLabels, Label};

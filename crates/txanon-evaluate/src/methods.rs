@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 use txanon_attack::{Own, Target, Value, View, ViewBuilder};
-use txanon_data::{ItemCategories, ItemId, TransactionDb};
+use txanon_data::{FamilyName, ItemCategories, ItemId, TransactionDb};
 use txanon_swap::Tendency;
 
 use crate::error::EvaluateError;
@@ -35,15 +35,36 @@ impl Method {
     pub const ALL: [Method; 5] =
         [Method::Anatomy, Method::Cahd, Method::Coherence, Method::Km, Method::Swap];
 
-    /// The name the CLI and the report use.
-    pub fn name(self) -> &'static str {
+    /// The family the method runs.
+    pub fn family(self) -> FamilyName {
         match self {
-            Method::Anatomy => "anatomy",
-            Method::Cahd => "cahd",
-            Method::Coherence => "coherence",
-            Method::Km => "km",
-            Method::Swap => "swap",
+            Method::Anatomy => FamilyName::Anatomy,
+            Method::Cahd => FamilyName::Cahd,
+            Method::Coherence => FamilyName::Coherence,
+            Method::Km => FamilyName::Km,
+            Method::Swap => FamilyName::Swap,
         }
+    }
+
+    /// The method that runs `family`: every family of the registry that publishes
+    /// transactions (the one adversary attacks transactions). Matching the registry
+    /// exhaustively makes a new family a compile error here until the evaluation runs it or
+    /// says why not.
+    pub fn of(family: FamilyName) -> Option<Method> {
+        match family {
+            FamilyName::Anatomy => Some(Method::Anatomy),
+            FamilyName::Cahd => Some(Method::Cahd),
+            FamilyName::Coherence => Some(Method::Coherence),
+            FamilyName::Km => Some(Method::Km),
+            FamilyName::Swap => Some(Method::Swap),
+            // Relational microdata: not a transaction publication.
+            FamilyName::Slicing => None,
+        }
+    }
+
+    /// The name the CLI and the report use: the family's.
+    pub fn name(self) -> &'static str {
+        self.family().as_str()
     }
 
     /// The method named `name`.
@@ -501,4 +522,24 @@ fn swap(input: &Input<'_>) -> Result<Attackable, Refusal> {
 
 fn item(db: &TransactionDb, label: &str) -> Result<ItemId, EvaluateError> {
     db.labels().find(label).ok_or_else(|| EvaluateError::UnknownLabel(label.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use txanon_data::FamilyName;
+
+    use super::Method;
+
+    #[test]
+    fn every_transaction_family_of_the_registry_is_a_method_in_registry_order() {
+        let from_registry: Vec<Method> =
+            FamilyName::ALL.into_iter().filter_map(Method::of).collect();
+        assert_eq!(from_registry, Method::ALL);
+        for family in FamilyName::ALL {
+            assert_eq!(Method::of(family).is_some(), family.publishes_transactions(), "{family}");
+        }
+        for method in Method::ALL {
+            assert_eq!(Method::of(method.family()), Some(method));
+        }
+    }
 }

@@ -204,7 +204,7 @@ pub type KmViolations = Violations<KmViolation>;
 
 /// What the audit found in data that keeps the claim.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AuditReport {
+pub struct KmAuditReport {
     /// The claim verified.
     pub claim: KmClaim,
     /// Transactions.
@@ -246,7 +246,7 @@ pub fn audit(
     claim: &KmClaim,
     cut: Option<&[String]>,
     original: Option<&TransactionDb>,
-) -> Result<AuditReport, KmError> {
+) -> Result<KmAuditReport, KmError> {
     audit_with_progress(published, hierarchy, claim, cut, original, &Progress::default())
 }
 
@@ -262,7 +262,7 @@ pub fn audit_with_progress(
     cut: Option<&[String]>,
     original: Option<&TransactionDb>,
     progress: &Progress,
-) -> Result<AuditReport, KmError> {
+) -> Result<KmAuditReport, KmError> {
     // A short phase, shown without a total: nothing advances it.
     progress.begin("km audit: distinct transactions", Unit::Items, 0);
     let mut log = ViolationLog::new();
@@ -308,7 +308,7 @@ pub fn audit_with_progress(
         progress.begin("km audit: against the original", Unit::Items, 0);
         check_original(published, hierarchy, &node_of_item, original, &mut log);
     }
-    log.finish(AuditReport {
+    log.finish(KmAuditReport {
         claim: *claim,
         transactions: n,
         published_items: published.supports().iter().filter(|&&s| s > 0).count(),

@@ -34,16 +34,22 @@
 
 mod algorithm;
 mod audit;
+mod combinations;
+mod counter;
 mod cut;
 mod error;
+mod family;
 mod hierarchy;
 mod optimal;
 mod params;
+mod rows;
+mod search;
 
-pub use algorithm::{KmAnonymized, anonymize};
-pub use audit::{AuditReport, KmClaim, KmViolation, KmViolations, audit, audit_with_progress};
+pub use algorithm::{KmPublication, anonymize};
+pub use audit::{KmAuditReport, KmClaim, KmViolation, KmViolations, audit, audit_with_progress};
 pub use cut::{Cut, InformationLoss, information_loss};
 pub use error::KmError;
+pub use family::{Km, KmAuditInputs, KmFiles, KmInput};
 pub use hierarchy::{Hierarchy, MAX_COOCCURRENCE_ITEMS, NodeId};
 pub use params::{Algorithm, KmParams, MAX_COUNTERS, MAX_M, ValidKmParams};
 
@@ -53,7 +59,7 @@ mod autotraits {
 
     #[test]
     fn public_types_are_send_and_sync() {
-        send_sync::<super::KmAnonymized>();
+        send_sync::<super::KmPublication>();
         send_sync::<super::KmError>();
         send_sync::<super::Hierarchy>();
     }

@@ -6,6 +6,8 @@ mod tamper;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use txanon_data::Family;
+use txanon_km::Km;
 
 use proptest::prelude::*;
 use txanon_data::TransactionDb;
@@ -310,4 +312,14 @@ fn a_progress_handle_sees_the_phases_and_changes_nothing() {
     assert_eq!((a.cut, a.published), (b.cut, b.published));
     // The handle followed the run to its last phase.
     assert_eq!(progress.phase().0, "km audit: against the original");
+}
+
+#[test]
+fn the_contract_reaudits_the_paper_example() {
+    let (db, hierarchy) = paper();
+    let params = KmParams::new(2, 2).seed(Some(1)).check().unwrap();
+    let input = txanon_km::KmInput { db: &db, hierarchy: &hierarchy };
+    let published = Km::anonymize(input, &params).unwrap();
+    txanon_testkit::reaudits::<Km>(input, &params, &published);
+    assert_eq!(published.cut, ["A", "b1", "b2"]);
 }

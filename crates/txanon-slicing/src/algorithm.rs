@@ -1,12 +1,14 @@
 //! Slicing: attribute partition, tuple partition under the diversity check, publication, audit.
 
+use crate::Slicing;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
+use txanon_data::Family;
 
 use serde::Serialize;
 
 use crate::attributes::partition_attributes;
-use crate::audit::{DiversityClaim, SlicingAudit, audit};
+use crate::audit::{SlicingAuditReport, audit};
 use crate::diversity::{BucketCounts, DiversityState, Keys, naive_check};
 use crate::encode::Encoding;
 use crate::error::SlicingError;
@@ -40,7 +42,7 @@ pub struct SlicingStats {
 
 /// The result of [`anonymize`].
 #[derive(Debug, Clone)]
-pub struct Sliced {
+pub struct SlicingPublication {
     /// The publication.
     pub table: SlicedTable,
     /// The attribute partition, as attribute indices of the input.
@@ -48,7 +50,7 @@ pub struct Sliced {
     /// What the tuple partition did.
     pub stats: SlicingStats,
     /// The independent check of the publication against the input.
-    pub audit: SlicingAudit,
+    pub audit: SlicingAuditReport,
 }
 
 /// Slices `data` into ℓ-diverse buckets (the TKDE paper's Algorithms 1 and 2), publishes the
@@ -63,7 +65,10 @@ pub struct Sliced {
 /// [`SlicingError::Schema`] for columns that do not fit the data; [`SlicingError::Infeasible`]
 /// when even the whole table as one bucket is not ℓ-diverse; [`SlicingError::Audit`] if the
 /// publication fails its check (a bug: nothing should be published then).
-pub fn anonymize(data: &Microdata, params: &ValidSlicingParams) -> Result<Sliced, SlicingError> {
+pub fn anonymize(
+    data: &Microdata,
+    params: &ValidSlicingParams,
+) -> Result<SlicingPublication, SlicingError> {
     if data.is_empty() {
         return Err(SlicingError::Infeasible("the table has no row".into()));
     }
@@ -74,8 +79,8 @@ pub fn anonymize(data: &Microdata, params: &ValidSlicingParams) -> Result<Sliced
     let mut rng = publication_rng(params.seed(), data);
     let table =
         SlicedTable::publish(data, &enc, &buckets, params.l(), params.generalize(), &mut rng);
-    let audit = audit(&table, data, &DiversityClaim::new(params.l() as u64)?)?;
-    Ok(Sliced { table, columns, stats, audit })
+    let audit = audit(&table, data, &Slicing::claim(params, data)?)?;
+    Ok(SlicingPublication { table, columns, stats, audit })
 }
 
 /// Algorithm 1 with the incremental check; buckets as row lists.

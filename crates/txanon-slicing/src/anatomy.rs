@@ -6,12 +6,21 @@ use std::collections::HashMap;
 
 use rand::seq::{IndexedRandom, SliceRandom};
 
-use crate::audit::{AnatomyAudit, DiversityClaim, audit_anatomy};
+use crate::audit::{AnatomyBaselineAuditReport, SlicingClaim, audit_anatomy};
 use crate::bucketized::{ANATOMY_FORMAT, AnatomyMeta, AnatomyTables};
 use crate::error::SlicingError;
 use crate::microdata::Microdata;
 use crate::params::ValidBaselineParams;
 use crate::params::publication_rng;
+
+/// The result of [`anatomize`]: the two tables and the audit they passed.
+#[derive(Debug, Clone)]
+pub struct AnatomyBaselinePublication {
+    /// The publication: the quasi-identifier and sensitive tables.
+    pub tables: AnatomyTables,
+    /// The independent check of the publication against the input.
+    pub audit: AnatomyBaselineAuditReport,
+}
 
 /// Anatomizes `data`: tuples hashed by sensitive value; while ℓ values have tuples left, one
 /// tuple (drawn at random) from each of the ℓ largest hashes forms a group; each leftover
@@ -23,7 +32,7 @@ use crate::params::publication_rng;
 pub fn anatomize(
     data: &Microdata,
     params: &ValidBaselineParams,
-) -> Result<(AnatomyTables, AnatomyAudit), SlicingError> {
+) -> Result<AnatomyBaselinePublication, SlicingError> {
     let l = params.l();
     let s = data.sensitive();
     let n = data.len();
@@ -90,6 +99,6 @@ pub fn anatomize(
         qit,
         st,
     };
-    let audit = audit_anatomy(&tables, data, &DiversityClaim::new(l as u64)?)?;
-    Ok((tables, audit))
+    let audit = audit_anatomy(&tables, data, &SlicingClaim::new(l as u64)?)?;
+    Ok(AnatomyBaselinePublication { tables, audit })
 }

@@ -12,7 +12,7 @@
 //!
 //! - [`Microdata`]: a [`Table`](txanon_data::Table) coded for the methods.
 //! - [`anonymize`]: the whole method, audited before it is returned; [`audit`] is the
-//!   independent checker of a [`DiversityClaim`] from the publication and the original tuples.
+//!   independent checker of a [`SlicingClaim`] from the publication and the original tuples.
 //! - [`mondrian()`] and [`anatomize`]: the baselines, each audited before it is returned;
 //!   [`audit_generalized`] and [`audit_anatomy`] are their checkers.
 //! - [`membership`]: matching buckets of original and fake tuples.
@@ -45,6 +45,7 @@ mod csv;
 mod diversity;
 mod encode;
 mod error;
+mod family;
 mod generalized;
 pub mod membership;
 mod microdata;
@@ -53,19 +54,20 @@ mod params;
 mod sliced;
 mod split;
 
-pub use algorithm::{Sliced, SlicingStats, anonymize};
-pub use anatomy::anatomize;
+pub use algorithm::{SlicingPublication, SlicingStats, anonymize};
+pub use anatomy::{AnatomyBaselinePublication, anatomize};
 pub use attributes::{attribute_distances, partition_attributes};
 pub use audit::{
-    AnatomyAudit, DiversityClaim, MondrianAudit, SlicingAudit, SlicingViolation, SlicingViolations,
-    audit, audit_anatomy, audit_generalized,
+    AnatomyBaselineAuditReport, MondrianAuditReport, SlicingAuditReport, SlicingClaim,
+    SlicingViolation, SlicingViolations, audit, audit_anatomy, audit_generalized,
 };
 pub use bucketized::{ANATOMY_FORMAT, AnatomyMeta, AnatomyTables};
 pub use cell::Cell;
 pub use error::SlicingError;
+pub use family::Slicing;
 pub use generalized::{GENERALIZED_FORMAT, GeneralizedMeta, GeneralizedTable};
 pub use microdata::Microdata;
-pub use mondrian::mondrian;
+pub use mondrian::{MondrianPublication, mondrian};
 pub use params::{
     BaselineParams, ColumnSpec, CutPolicy, SlicingParams, ValidBaselineParams, ValidSlicingParams,
 };
@@ -77,7 +79,7 @@ mod autotraits {
 
     #[test]
     fn public_types_are_send_and_sync() {
-        send_sync::<super::Sliced>();
+        send_sync::<super::SlicingPublication>();
         send_sync::<super::SlicingError>();
         send_sync::<super::GeneralizedTable>();
         send_sync::<super::AnatomyTables>();

@@ -5,13 +5,22 @@ use std::collections::HashMap;
 
 use rand::seq::SliceRandom;
 
-use crate::audit::{DiversityClaim, MondrianAudit, audit_generalized};
+use crate::audit::{MondrianAuditReport, SlicingClaim, audit_generalized};
 use crate::error::SlicingError;
 use crate::generalized::{GENERALIZED_FORMAT, GeneralizedMeta, GeneralizedTable};
 use crate::microdata::Microdata;
 use crate::params::ValidBaselineParams;
 use crate::params::publication_rng;
 use crate::split::{cell_of, mondrian as partition};
+
+/// The result of [`mondrian`]: the generalized table and the audit it passed.
+#[derive(Debug, Clone)]
+pub struct MondrianPublication {
+    /// The publication.
+    pub table: GeneralizedTable,
+    /// The independent check of the publication against the input.
+    pub audit: MondrianAuditReport,
+}
 
 /// Generalizes `data` by Mondrian: partitions cut along the widest quasi-identifying attribute
 /// at its median while both halves keep at least `k` tuples and are ℓ-diverse (no sensitive
@@ -28,7 +37,7 @@ use crate::split::{cell_of, mondrian as partition};
 pub fn mondrian(
     data: &Microdata,
     params: &ValidBaselineParams,
-) -> Result<(GeneralizedTable, MondrianAudit), SlicingError> {
+) -> Result<MondrianPublication, SlicingError> {
     let (k, l) = (params.k(), params.l());
     let s = data.sensitive();
     let allowable = |rows: &[u32]| allowable(data, rows, k, l);
@@ -64,9 +73,9 @@ pub fn mondrian(
         },
         rows,
     };
-    let claim = DiversityClaim::with_k(l as u64, k as u64)?;
+    let claim = SlicingClaim::with_k(l as u64, k as u64)?;
     let audit = audit_generalized(&table, data, &claim)?;
-    Ok((table, audit))
+    Ok(MondrianPublication { table, audit })
 }
 
 fn allowable(data: &Microdata, rows: &[u32], k: usize, l: usize) -> bool {

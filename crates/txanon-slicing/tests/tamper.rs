@@ -5,9 +5,9 @@ use std::collections::HashMap;
 
 use proptest::prelude::*;
 use txanon_slicing::{
-    AnatomyTables, BaselineParams, ColumnSpec, DiversityClaim, GeneralizedTable, Microdata,
-    SlicedTable, SlicingError, SlicingParams, SlicingViolation, anatomize, anonymize, audit,
-    audit_anatomy, audit_generalized, mondrian,
+    AnatomyBaselinePublication, AnatomyTables, BaselineParams, ColumnSpec, GeneralizedTable,
+    Microdata, MondrianPublication, SlicedTable, SlicingClaim, SlicingError, SlicingParams,
+    SlicingViolation, anatomize, anonymize, audit, audit_anatomy, audit_generalized, mondrian,
 };
 
 use super::{original_tuples, p_by_definition, random_table, table1};
@@ -34,8 +34,8 @@ fn sliced(data: &Microdata) -> SlicedTable {
     anonymize(data, &SlicingParams::new(columns(), 3).seed(Some(1)).check().unwrap()).unwrap().table
 }
 
-fn claim(l: u64) -> DiversityClaim {
-    DiversityClaim::new(l).unwrap()
+fn claim(l: u64) -> SlicingClaim {
+    SlicingClaim::new(l).unwrap()
 }
 
 /// The tamper assertion of every suite ([`txanon_testkit::rejects!`]) for this family's error.
@@ -217,9 +217,9 @@ fn tampered_sliced_tables_are_rejected() {
 fn tampered_baselines_are_rejected() {
     let data = data();
     use SlicingViolation as V;
-    let (good, _) =
+    let MondrianPublication { table: good, audit: _ } =
         mondrian(&data, &BaselineParams::new(5, 3).seed(Some(2)).check().unwrap()).unwrap();
-    let mclaim = DiversityClaim::with_k(3, 5).unwrap();
+    let mclaim = SlicingClaim::with_k(3, 5).unwrap();
     audit_generalized(&good, &data, &mclaim).unwrap();
     let edit = |f: &dyn Fn(&mut GeneralizedTable)| {
         let mut t = good.clone();
@@ -239,7 +239,7 @@ fn tampered_baselines_are_rejected() {
     rejects!(audit_generalized(&narrowed, &data, &mclaim), V::NotCovered { .. });
     // 14. The auditor's k: classes of 5 are not classes of 50.
     rejects!(
-        audit_generalized(&good, &data, &DiversityClaim::with_k(3, 50).unwrap()),
+        audit_generalized(&good, &data, &SlicingClaim::with_k(3, 50).unwrap()),
         V::ClassTooSmall { k: 50, .. }
     );
     // 15. A row split off into a class of its own.
@@ -279,7 +279,7 @@ fn tampered_baselines_are_rejected() {
         V::NotCovered { .. }
     );
 
-    let (tables, _) =
+    let AnatomyBaselinePublication { tables, audit: _ } =
         anatomize(&data, &BaselineParams::new(1, 3).seed(Some(3)).check().unwrap()).unwrap();
     let aclaim = claim(3);
     audit_anatomy(&tables, &data, &aclaim).unwrap();
@@ -435,7 +435,7 @@ proptest! {
             1 => { let b = table.rows[other].bucket; table.rows[row].bucket = b; }
             _ => { let v = table.rows[other].cells.clone(); table.rows[row].cells = v; }
         }
-        let audited = audit(&table, &data, &DiversityClaim::new(2).unwrap()).is_ok();
+        let audited = audit(&table, &data, &SlicingClaim::new(2).unwrap()).is_ok();
         prop_assert_eq!(audited, brute_force_valid(&table, &data, 2));
     }
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use txanon_data::progress::Unit;
 use txanon_data::{Categorized, ItemId, TransactionDb, TransactionDbBuilder};
 
-use crate::audit::{SwapAudit, audit};
+use crate::audit::{SwapAuditReport, audit};
 use crate::error::SwapError;
 use crate::pairing::{Records, full_pairs, partial_pairs, random_pairs};
 use crate::params::{Method, Ties, ValidSwapParams};
@@ -38,7 +38,7 @@ pub struct SwapStats {
 
 /// The outcome of [`anonymize`].
 #[derive(Debug)]
-pub struct Swapped {
+pub struct SwapPublication {
     /// The published database, over the input's dictionary, in a ChaCha20-shuffled order.
     pub published: TransactionDb,
     /// For each published record, the input record it comes from.
@@ -50,10 +50,10 @@ pub struct Swapped {
     pub stats: SwapStats,
     /// The audit of the publication against the input, under the claim of `params` (its
     /// method and exposure allowance).
-    pub audit: SwapAudit,
+    pub audit: SwapAuditReport,
 }
 
-impl Swapped {
+impl SwapPublication {
     /// For each published record, the input record it comes from: the data holder's secret
     /// (the link between a record and its person), needed by the per-record audit. One entry
     /// per published record, each an input record.
@@ -87,7 +87,10 @@ enum Exchange {
 /// [`SwapError::Audit`] when the publication fails its audit under
 /// [`ValidSwapParams::claim`]: more records left showing their tendency than allowed (records
 /// no eligible partner was found for, or a baseline's weakness), or a bug.
-pub fn anonymize(data: Categorized<'_>, params: &ValidSwapParams) -> Result<Swapped, SwapError> {
+pub fn anonymize(
+    data: Categorized<'_>,
+    params: &ValidSwapParams,
+) -> Result<SwapPublication, SwapError> {
     let (db, category_of) = (data.db(), data.category_of());
     let mut rng = txanon_data::publication_rng(params.seed(), db);
     let n = db.len();
@@ -170,7 +173,7 @@ pub fn anonymize(data: Categorized<'_>, params: &ValidSwapParams) -> Result<Swap
     progress.begin("swap: auditing the publication", Unit::Items, 0);
     let report = audit(data, &published, &key, &params.claim())?;
     let pairs = pairs.into_iter().map(|(t, c, _)| (t, c)).collect();
-    Ok(Swapped { published, key, pairs, stats, audit: report })
+    Ok(SwapPublication { published, key, pairs, stats, audit: report })
 }
 
 /// The records the method would change (by their tendency) that no pair touches.

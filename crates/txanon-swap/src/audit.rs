@@ -229,7 +229,7 @@ impl fmt::Display for SwapViolation {
 
 /// What [`audit`] found in a publication that keeps its claim.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct SwapAudit {
+pub struct SwapAuditReport {
     /// Records of the original.
     pub records: usize,
     /// Records published.
@@ -353,7 +353,7 @@ pub fn audit(
     published: &TransactionDb,
     key: &[u32],
     claim: &SwapClaim,
-) -> Result<SwapAudit, SwapError> {
+) -> Result<SwapAuditReport, SwapError> {
     let (category_of, original) = (original.category_of(), original.db());
     let method = claim.method;
     let mut log = ViolationLog::new();
@@ -413,12 +413,12 @@ pub fn audit(
         method,
         Method::PartSwap | Method::FullSwap | Method::PartAndFullSwap | Method::SplitPerson
     );
-    let mut report = SwapAudit {
+    let mut report = SwapAuditReport {
         records: n,
         published_records: published.len(),
         occurrences: before.iter().sum(),
         max_exposed: claim.max_exposed,
-        ..SwapAudit::default()
+        ..SwapAuditReport::default()
     };
     for (i, (&b, &a)) in before.iter().zip(&after).enumerate() {
         let item = || original.label(i as ItemId).to_string();

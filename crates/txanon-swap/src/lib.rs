@@ -31,13 +31,15 @@
 mod algorithm;
 mod audit;
 mod error;
+mod family;
 mod pairing;
 mod params;
 mod tendency;
 
-pub use algorithm::{SwapStats, Swapped, anonymize};
-pub use audit::{SwapAudit, SwapClaim, SwapViolation, SwapViolations, audit};
+pub use algorithm::{SwapPublication, SwapStats, anonymize};
+pub use audit::{SwapAuditReport, SwapClaim, SwapViolation, SwapViolations, audit};
 pub use error::SwapError;
+pub use family::{Swap, SwapAuditInputs};
 pub use params::{Method, Search, SwapParams, Ties, ValidSwapParams};
 pub use tendency::{Tendency, heaviest_categories, tendency_of, tied_categories};
 
@@ -47,7 +49,7 @@ mod autotraits {
 
     #[test]
     fn public_types_are_send_and_sync() {
-        send_sync::<super::Swapped>();
+        send_sync::<super::SwapPublication>();
         send_sync::<super::SwapError>();
     }
 }

@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use txanon_data::{Categorized, ItemCategories, TransactionDb, random_categories};
 use txanon_swap::{
-    Method, SwapClaim, SwapError, SwapParams, SwapViolation, Swapped, anonymize, audit,
+    Method, SwapClaim, SwapError, SwapParams, SwapPublication, SwapViolation, anonymize, audit,
 };
 
 /// Random records over 24 items in 3 categories, with records of each kind: a category above
@@ -39,7 +39,7 @@ fn rows(db: &TransactionDb) -> Vec<Vec<u32>> {
         .collect()
 }
 
-fn publish(method: Method, db: &TransactionDb, cats: &ItemCategories) -> Swapped {
+fn publish(method: Method, db: &TransactionDb, cats: &ItemCategories) -> SwapPublication {
     let params = SwapParams::new(method).seed(Some(3)).max_exposed(usize::MAX).check().unwrap();
     anonymize(Categorized::new(db, cats).unwrap(), &params).unwrap()
 }
@@ -50,7 +50,7 @@ fn run(
     key: &[u32],
     cats: &ItemCategories,
     claim: SwapClaim,
-) -> Result<txanon_swap::SwapAudit, SwapError> {
+) -> Result<txanon_swap::SwapAuditReport, SwapError> {
     let published = TransactionDb::from_int_transactions(published.iter().cloned());
     audit(Categorized::new(original, cats)?, &published, key, &claim)
 }
@@ -391,8 +391,9 @@ fn the_first_of_tied_categories_is_not_all_of_them() {
             .unwrap();
         anonymize(Categorized::new(&db, &cats).unwrap(), &params).unwrap()
     };
-    let claim =
-        |method, ties, s: &Swapped| SwapClaim::new(method).ties(ties).max_exposed(s.audit.exposed);
+    let claim = |method, ties, s: &SwapPublication| {
+        SwapClaim::new(method).ties(ties).max_exposed(s.audit.exposed)
+    };
     let first = with(Method::PartSwap, Ties::First);
     let all = with(Method::PartSwap, Ties::All);
     // Each passes its own claim with what it exposes; the all-ties run exposes nothing that a

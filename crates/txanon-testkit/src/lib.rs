@@ -3,7 +3,8 @@
 //! - [`rejects!`]: a tamper suite's assertion that an edited publication fails its audit with
 //!   a given violation among those reported;
 //! - [`exercised`]: a property test that counts how many of its cases really took the path it
-//!   is about (a publication, say, rather than a refusal) and fails when too few did.
+//!   is about (a publication, say, rather than a refusal) and fails when too few did;
+//! - [`reaudits`]: the family contract's round trip, for any family.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -81,6 +82,24 @@ where
     }
     // Shrinking reruns cases; only a passing run is counted, and it ran each case once.
     Exercised { cases: ran.load(Ordering::Relaxed), taken: taken.load(Ordering::Relaxed) }
+}
+
+/// Audits `publication` (family `F`'s, from `input` under `params`) again through the
+/// contract: the claim of `params`, every published file, the original and the family's
+/// secrets, as its data holder would. Asserts that it passes with the report the publication
+/// carries.
+///
+/// # Panics
+/// When the second audit fails or reports otherwise.
+pub fn reaudits<'a, F: txanon_data::Family>(
+    input: F::Input<'a>,
+    params: &F::Params,
+    publication: &'a F::Publication,
+) {
+    let name = F::NAME;
+    let again = txanon_data::reaudit::<F>(input, params, publication)
+        .unwrap_or_else(|e| panic!("{name}: the publication fails its audit run again: {e}"));
+    assert_eq!(&again, F::report(publication), "{name}: the audit run again reports otherwise");
 }
 
 #[cfg(test)]

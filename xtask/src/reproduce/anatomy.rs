@@ -17,8 +17,8 @@ use std::collections::HashMap;
 use anyhow::Result;
 use serde::Serialize;
 use txanon_anatomy::{
-    Anatomized, AnatomyParams, Diversity, ItemPartitioning, admitted_l, anonymize, item_partition,
-    l_bound,
+    AnatomyParams, AnatomyPublication, Diversity, ItemPartitioning, admitted_l, anonymize,
+    item_partition, l_bound,
 };
 use txanon_data::{QuestParams, TransactionDb};
 use txanon_metrics::{ItemAlignment, rule_accuracy};
@@ -268,7 +268,7 @@ fn run_one(
     p: usize,
     l: usize,
     seed: u64,
-) -> Result<Option<(Anatomized, f64)>> {
+) -> Result<Option<(AnatomyPublication, f64)>> {
     let params = reading.params(p, l, seed)?;
     let setting = [
         ("dataset", dataset.to_string()),
@@ -292,7 +292,7 @@ fn run_row(
     reading: Reading,
     p: usize,
     l: usize,
-    a: &Anatomized,
+    a: &AnatomyPublication,
     seconds: f64,
 ) -> RunRow {
     RunRow {

@@ -18,7 +18,7 @@ use txanon_band::{
     sparsity_svg,
 };
 use txanon_cahd::{
-    Anonymized, BandOrder, CahdError, CahdParams, QidDraw, Workload, anonymize, perm_mondrian,
+    BandOrder, CahdError, CahdParams, CahdPublication, QidDraw, Workload, anonymize, perm_mondrian,
     reconstruction_error,
 };
 use txanon_data::{ItemId, QuestParams, TransactionDb};
@@ -60,7 +60,7 @@ impl Method {
         sensitive: &[ItemId],
         p: usize,
         seed: u64,
-    ) -> Result<Anonymized, CahdError> {
+    ) -> Result<CahdPublication, CahdError> {
         let params = |order| CahdParams::new(p).order(order).seed(Some(seed)).check();
         match self {
             Method::Cahd => {

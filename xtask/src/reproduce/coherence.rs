@@ -9,7 +9,9 @@
 
 use anyhow::{Result, bail};
 use serde::Serialize;
-use txanon_coherence::{CoherenceError, CoherenceParams, Coherent, Engine, Reason, nuggets};
+use txanon_coherence::{
+    CoherenceError, CoherenceParams, CoherencePublication, Engine, Reason, nuggets,
+};
 use txanon_data::{QuestParams, TransactionDb, random_items};
 
 use super::claims::Claim;
@@ -97,10 +99,10 @@ const SPEC: &[Col] = &[
 
 /// The engines' runs of one setting: counting, and the references where they ran.
 struct Runs {
-    counted: std::result::Result<Coherent, CoherenceError>,
+    counted: std::result::Result<CoherencePublication, CoherenceError>,
     counting_seconds: f64,
-    listed: Option<(std::result::Result<Coherent, CoherenceError>, f64)>,
-    edges: Option<(std::result::Result<Coherent, CoherenceError>, f64)>,
+    listed: Option<(std::result::Result<CoherencePublication, CoherenceError>, f64)>,
+    edges: Option<(std::result::Result<CoherencePublication, CoherenceError>, f64)>,
 }
 
 /// One engine's run: the result (or the refusal) and its seconds, audited.
@@ -111,7 +113,7 @@ fn run_engine(
     k2: u32,
     engine: Engine,
     seed: u64,
-) -> Result<(std::result::Result<Coherent, CoherenceError>, f64)> {
+) -> Result<(std::result::Result<CoherencePublication, CoherenceError>, f64)> {
     let params = CoherenceParams::new(s.h, s.k, s.p, k2).engine(engine).seed(Some(seed)).check()?;
     let (result, seconds) = timed(|| txanon_coherence::anonymize(db, private, &params));
     match &result {
@@ -176,15 +178,17 @@ pub fn run(ctx: &Context) -> Result<Output> {
                 let Runs { counted, counting_seconds, listed, edges } =
                     &done.iter().find(|(d, _)| *d == s).expect("run above").1;
                 let counting_seconds = *counting_seconds;
-                let same = |other: &std::result::Result<Coherent, CoherenceError>| match (
-                    counted, other,
-                ) {
-                    (Ok(a), Ok(b)) => a.suppressed == b.suppressed,
-                    (Err(CoherenceError::NoCohesion(_)), Err(CoherenceError::NoCohesion(_))) => {
-                        true
-                    }
-                    _ => false,
-                };
+                let same =
+                    |other: &std::result::Result<CoherencePublication, CoherenceError>| match (
+                        counted, other,
+                    ) {
+                        (Ok(a), Ok(b)) => a.suppressed == b.suppressed,
+                        (
+                            Err(CoherenceError::NoCohesion(_)),
+                            Err(CoherenceError::NoCohesion(_)),
+                        ) => true,
+                        _ => false,
+                    };
                 let (enumeration, enumeration_seconds) = match listed {
                     None => ("not run (a slow reference: --slow-references)".to_string(), None),
                     Some((Err(CoherenceError::TooLarge { subsets, .. }), _)) => {

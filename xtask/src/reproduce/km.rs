@@ -13,7 +13,7 @@ use rand::SeedableRng;
 use rand::seq::index::sample;
 use serde::Serialize;
 use txanon_data::{QuestParams, TransactionDb};
-use txanon_km::{Algorithm, Hierarchy, KmAnonymized, KmError, KmParams};
+use txanon_km::{Algorithm, Hierarchy, KmError, KmParams, KmPublication};
 
 use super::claims::Claim;
 use super::rows::{Grid, Setting as Shown, col, table, volatile};
@@ -152,7 +152,7 @@ fn run_once(
     m: usize,
     algorithm: Algorithm,
     seed: u64,
-) -> std::result::Result<KmAnonymized, KmError> {
+) -> std::result::Result<KmPublication, KmError> {
     // `anonymize` audits its publication (against the input, with its cut) before returning it.
     txanon_km::anonymize(
         db,

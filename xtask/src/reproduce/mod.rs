@@ -212,10 +212,10 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
     ctx.scaling_sizes = args.scaling_sizes.iter().map(|&n| n as usize).collect();
     ctx.scaling_shapes = args.scaling_shapes.clone();
     for family in &args.scaling_families {
-        if !scaling::FAMILY_WORDS.contains(&family.as_str()) {
+        if !scaling::family_words().contains(&family.as_str()) {
             bail!(
                 "--scaling-families: unknown family {family:?}; known: {}",
-                scaling::FAMILY_WORDS.join(", ")
+                scaling::family_words().join(", ")
             );
         }
     }
@@ -339,4 +339,20 @@ fn used_data(result: &Output) -> Vec<String> {
         break;
     }
     seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EXPERIMENTS;
+
+    /// Every family of the registry has its experiment, named as the registry names it.
+    #[test]
+    fn every_registered_family_has_its_experiment() {
+        for family in txanon_data::FamilyName::ALL {
+            assert!(
+                EXPERIMENTS.iter().any(|e| e.name == family.as_str()),
+                "no experiment for {family}"
+            );
+        }
+    }
 }

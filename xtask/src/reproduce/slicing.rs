@@ -75,14 +75,14 @@ const METHODS: [Method; 5] = [
 
 fn run_mondrian(data: &Microdata, l: usize, seed: u64) -> Result<Run, SlicingError> {
     let params = BaselineParams::new(l, l).seed(Some(seed)).check()?;
-    let (table, audit) = mondrian(data, &params)?;
-    Ok((Published::Generalized(table), audit.classes))
+    let generalized = mondrian(data, &params)?;
+    Ok((Published::Generalized(generalized.table), generalized.audit.classes))
 }
 
 fn run_anatomy(data: &Microdata, l: usize, seed: u64) -> Result<Run, SlicingError> {
     let params = BaselineParams::new(1, l).seed(Some(seed)).check()?;
-    let (tables, audit) = anatomize(data, &params)?;
-    Ok((Published::Anatomy(tables), audit.groups))
+    let anatomized = anatomize(data, &params)?;
+    Ok((Published::Anatomy(anatomized.tables), anatomized.audit.groups))
 }
 
 fn run_slicing(

@@ -10,7 +10,9 @@ use serde::Serialize;
 use txanon_data::{Categorized, ItemCategories, QuestParams, TransactionDb, random_categories};
 use txanon_metrics::{dissimilarity, jaccard_itemsets};
 use txanon_mining::{Algorithm, FrequentItemsets, MinSupport, MiningParams, frequent_itemsets};
-use txanon_swap::{Method, Search, SwapParams, Swapped, Ties, anonymize, heaviest_categories};
+use txanon_swap::{
+    Method, Search, SwapParams, SwapPublication, Ties, anonymize, heaviest_categories,
+};
 
 use super::claims::{Claim, PaperValues};
 use super::output::slug;
@@ -130,7 +132,11 @@ fn heaviest(t: &[u32], categories: &ItemCategories) -> Vec<u32> {
 
 /// Records whose heaviest categories tie, and those of them whose published record (the
 /// first published from them) still has one of those categories among its heaviest.
-fn ties(db: &TransactionDb, categories: &ItemCategories, swapped: &Swapped) -> (usize, usize) {
+fn ties(
+    db: &TransactionDb,
+    categories: &ItemCategories,
+    swapped: &SwapPublication,
+) -> (usize, usize) {
     let mut published_of = vec![None; db.len()];
     for (j, &r) in swapped.key().iter().enumerate() {
         published_of[r as usize].get_or_insert(j);

@@ -7,14 +7,14 @@ use std::collections::HashMap;
 use serde::Serialize;
 use txanon_data::audit::ViolationLog;
 
-use super::{DiversityClaim, SlicingViolation};
+use super::{SlicingClaim, SlicingViolation};
 use crate::bucketized::AnatomyTables;
 use crate::error::SlicingError;
 use crate::microdata::Microdata;
 
 /// What the anatomy audit found.
 #[derive(Debug, Clone, Serialize)]
-pub struct AnatomyAudit {
+pub struct AnatomyBaselineAuditReport {
     /// Groups.
     pub groups: usize,
     /// QIT rows.
@@ -35,8 +35,8 @@ pub struct AnatomyAudit {
 pub fn audit_anatomy(
     tables: &AnatomyTables,
     original: &Microdata,
-    claim: &DiversityClaim,
-) -> Result<AnatomyAudit, SlicingError> {
+    claim: &SlicingClaim,
+) -> Result<AnatomyBaselineAuditReport, SlicingError> {
     let l = claim.l();
     let mut log = ViolationLog::new();
     let expected = &original.names()[original.sensitive()];
@@ -114,7 +114,7 @@ pub fn audit_anatomy(
     if log.is_empty() {
         check_groups(tables, original, &qi_index, &mut log);
     }
-    log.finish(AnatomyAudit {
+    log.finish(AnatomyBaselineAuditReport {
         groups: totals.len(),
         rows: tables.qit.len(),
         worst,

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use txanon_data::audit::ViolationLog;
 
-use super::{DiversityClaim, SlicingViolation};
+use super::{SlicingClaim, SlicingViolation};
 use crate::cell::Cell;
 use crate::error::SlicingError;
 use crate::generalized::GeneralizedTable;
@@ -15,7 +15,7 @@ use crate::microdata::Microdata;
 
 /// What the Mondrian audit found.
 #[derive(Debug, Clone, Serialize)]
-pub struct MondrianAudit {
+pub struct MondrianAuditReport {
     /// Rows.
     pub rows: usize,
     /// Equivalence classes.
@@ -40,8 +40,8 @@ pub struct MondrianAudit {
 pub fn audit_generalized(
     table: &GeneralizedTable,
     original: &Microdata,
-    claim: &DiversityClaim,
-) -> Result<MondrianAudit, SlicingError> {
+    claim: &SlicingClaim,
+) -> Result<MondrianAuditReport, SlicingError> {
     let (l, k) = (claim.l(), claim.k().unwrap_or(2));
     let mut log = ViolationLog::new();
     let meta = &table.meta;
@@ -145,7 +145,7 @@ pub fn audit_generalized(
             break;
         }
     }
-    log.finish(MondrianAudit {
+    log.finish(MondrianAuditReport {
         rows: table.rows.len(),
         classes: class_list.len(),
         smallest_class: if class_list.is_empty() { 0 } else { smallest },

@@ -13,20 +13,20 @@ use serde::Serialize;
 use txanon_data::ParamError;
 use txanon_data::audit::Violations;
 
-pub use bucketized::{AnatomyAudit, audit_anatomy};
-pub use generalized::{MondrianAudit, audit_generalized};
-pub use sliced::{SlicingAudit, audit};
+pub use bucketized::{AnatomyBaselineAuditReport, audit_anatomy};
+pub use generalized::{MondrianAuditReport, audit_generalized};
+pub use sliced::{SlicingAuditReport, audit};
 
 /// The guarantee an auditor wants verified: no tuple's sensitive value inferred with
 /// probability above `1/ℓ` (slicing, Anatomy), and with `k`, classes of at least `k` tuples
 /// (Mondrian).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct DiversityClaim {
+pub struct SlicingClaim {
     l: u64,
     k: Option<u64>,
 }
 
-impl DiversityClaim {
+impl SlicingClaim {
     /// ℓ-diversity.
     ///
     /// # Errors

@@ -10,7 +10,7 @@ use rand::seq::SliceRandom;
 use serde::Serialize;
 use txanon_data::audit::ViolationLog;
 
-use super::{DiversityClaim, SlicingViolation};
+use super::{SlicingClaim, SlicingViolation};
 use crate::cell::Resolver;
 use crate::error::SlicingError;
 use crate::microdata::Microdata;
@@ -18,8 +18,8 @@ use crate::params::TOLERANCE;
 use crate::sliced::SlicedTable;
 
 /// What the audit found.
-#[derive(Debug, Clone, Serialize)]
-pub struct SlicingAudit {
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SlicingAuditReport {
     /// Original tuples checked.
     pub tuples: usize,
     /// Buckets published.
@@ -66,8 +66,8 @@ const REPLICATES: usize = 100;
 pub fn audit(
     table: &SlicedTable,
     original: &Microdata,
-    claim: &DiversityClaim,
-) -> Result<SlicingAudit, SlicingError> {
+    claim: &SlicingClaim,
+) -> Result<SlicingAuditReport, SlicingError> {
     let mut log = ViolationLog::new();
     let stop =
         |log: &mut ViolationLog<SlicingViolation>| log.stop_if_any().map_err(SlicingError::Audit);
@@ -337,7 +337,7 @@ pub fn audit(
             }
         }
     }
-    log.finish(SlicingAudit {
+    log.finish(SlicingAuditReport {
         tuples: original.len(),
         buckets,
         l,

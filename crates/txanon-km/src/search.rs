@@ -1,0 +1,447 @@
+//! AA's and DA's search state: each node's transactions, the cut, the loss per leaf, the
+//! violations a pass finds and the cheapest raise that fixes each.
+
+use rayon::prelude::*;
+use txanon_data::TransactionDb;
+use txanon_data::progress::Progress;
+
+use crate::combinations::{binomial, unpack};
+use crate::counter::{BranchCounter, TRIPLE_TABLE};
+use crate::cut::{Cut, weight};
+use crate::error::KmError;
+use crate::hierarchy::{Hierarchy, NodeId};
+use crate::rows::{PackedRows, generalize};
+
+/// The most raises of one violation enumerated: `Π (depth + 1)` over its items is at most
+/// `6⁴ = 1296` for the paper's hierarchies; past this (a hierarchy thousands of levels deep)
+/// a linear set of candidates is tried instead.
+pub(crate) const MAX_CANDIDATES: u64 = 1 << 16;
+
+/// The state of AA's and DA's search.
+pub(crate) struct Search<'a> {
+    pub(crate) db: &'a TransactionDb,
+    pub(crate) hierarchy: &'a Hierarchy,
+    pub(crate) leaf_of_item: &'a [NodeId],
+    pub(crate) k: u32,
+    pub(crate) cut: Cut,
+    /// Per node, the transactions holding a leaf below it, ascending.
+    pub(crate) transactions: Vec<Vec<u32>>,
+    /// Per node, the item occurrences below it.
+    pub(crate) occurrences: Vec<u64>,
+    /// The loss of the cut per leaf position (occurrences × the weight of its cut node).
+    pub(crate) loss: Fenwick,
+    /// The count tree's item order: more leaves first, then node id.
+    pub(crate) rank: Vec<u32>,
+    pub(crate) node_of_rank: Vec<NodeId>,
+    pub(crate) raises: Vec<Vec<NodeId>>,
+    /// The nodes raised to since [`Search::take_fresh`] last ran.
+    pub(crate) raised_since: Vec<NodeId>,
+}
+
+impl<'a> Search<'a> {
+    pub(crate) fn new(
+        db: &'a TransactionDb,
+        hierarchy: &'a Hierarchy,
+        leaf_of_item: &'a [NodeId],
+        k: u32,
+    ) -> Self {
+        let nodes = hierarchy.len();
+        let mut transactions: Vec<Vec<u32>> = vec![Vec::new(); nodes];
+        let mut seen = vec![u32::MAX; nodes];
+        for (r, t) in db.iter().enumerate() {
+            for &i in t {
+                for v in hierarchy.ancestors_or_self(leaf_of_item[i as usize]) {
+                    if seen[v as usize] == r as u32 {
+                        // An item below `v` was already met: so were its ancestors.
+                        break;
+                    }
+                    seen[v as usize] = r as u32;
+                    transactions[v as usize].push(r as u32);
+                }
+            }
+        }
+        let mut occurrences = vec![0u64; nodes];
+        for (item, &support) in db.supports().iter().enumerate() {
+            let leaf = leaf_of_item[item];
+            for v in hierarchy.ancestors_or_self(leaf) {
+                occurrences[v as usize] += u64::from(support);
+            }
+        }
+        // The cut of the leaves loses nothing.
+        let loss = Fenwick::new(hierarchy.leaves().len());
+        let mut order: Vec<NodeId> = (0..nodes as NodeId).collect();
+        order.sort_by_key(|&v| (std::cmp::Reverse(hierarchy.leaf_count(v)), v));
+        let mut rank = vec![0u32; nodes];
+        for (r, &v) in order.iter().enumerate() {
+            rank[v as usize] = r as u32;
+        }
+        Self {
+            db,
+            hierarchy,
+            leaf_of_item,
+            k,
+            cut: Cut::leaves(hierarchy),
+            transactions,
+            occurrences,
+            loss,
+            rank,
+            node_of_rank: order,
+            raises: Vec::new(),
+            raised_since: Vec::new(),
+        }
+    }
+
+    /// Per rank, whether the cut was raised to its node since the last call.
+    pub(crate) fn take_fresh(&mut self) -> Vec<bool> {
+        let mut fresh = vec![false; self.node_of_rank.len()];
+        for v in self.raised_since.drain(..) {
+            fresh[self.rank[v as usize] as usize] = true;
+        }
+        fresh
+    }
+
+    /// The itemsets of `sizes` items of the data generalized by the cut that occur in fewer
+    /// than `k` transactions, as count-tree keys, one list per branch: each list in preorder,
+    /// the lists in rank order, so that in turn they are the preorder; with `fresh`, only those
+    /// holding a rank it marks ([`Recount::Fresh`]).
+    ///
+    /// # Errors
+    /// [`KmError::TooManyCombinations`] when the counters could hold more than
+    /// `max_combinations` distinct itemsets (bounded by the rows' combinations and by those of
+    /// the nodes that occur), before anything is counted.
+    pub(crate) fn violations(
+        &self,
+        sizes: std::ops::RangeInclusive<usize>,
+        fresh: Option<&[bool]>,
+        max_combinations: u64,
+        progress: &Progress,
+    ) -> Result<Vec<Vec<u128>>, KmError> {
+        let too_many = |combinations| {
+            Err(KmError::TooManyCombinations {
+                combinations,
+                limit: max_combinations,
+                sizes: if sizes.start() == sizes.end() {
+                    sizes.start().to_string()
+                } else {
+                    format!("{} to {}", sizes.start(), sizes.end())
+                },
+            })
+        };
+        if sizes == (1..=1) {
+            // A cut node's support is its transaction list's length: nothing to count.
+            let occurring: Vec<u32> = (0..self.node_of_rank.len() as u32)
+                .filter(|&r| {
+                    let v = self.node_of_rank[r as usize];
+                    self.cut.contains(self.hierarchy, v)
+                        && !self.transactions[v as usize].is_empty()
+                })
+                .collect();
+            if occurring.len() as u64 > max_combinations {
+                return too_many(occurring.len() as u64);
+            }
+            return Ok(vec![
+                occurring
+                    .into_iter()
+                    .filter(|&r| {
+                        self.transactions[self.node_of_rank[r as usize] as usize].len()
+                            < self.k as usize
+                    })
+                    .map(|r| u128::from(r + 1) << 96)
+                    .collect(),
+            ]);
+        }
+        let rows = self.generalized_rows(*sizes.start(), fresh);
+        // The counters hold at most one entry per distinct itemset: no more than the rows'
+        // combinations, nor than the combinations of the nodes that occur.
+        let ranks = self.node_of_rank.len();
+        let mut present = vec![false; ranks];
+        let mut listed = vec![0u64; *sizes.end() + 1];
+        for (row, _) in rows.iter() {
+            for &r in row {
+                present[r as usize] = true;
+            }
+            for size in sizes.clone() {
+                listed[size] = listed[size].saturating_add(binomial(row.len() as u64, size as u64));
+            }
+        }
+        let nodes = present.iter().filter(|&&p| p).count() as u64;
+        let itemsets = sizes
+            .clone()
+            .map(|size| listed[size].min(binomial(nodes, size as u64)))
+            .fold(0u64, u64::saturating_add);
+        if itemsets > max_combinations {
+            return too_many(itemsets);
+        }
+        // Each combination counted under its smallest rank (its count-tree branch), one
+        // branch at a time on each worker: a branch's counters stay small enough for the
+        // caches, where one table of every combination (a billion insertions at ten million
+        // baskets and m = 3) missed them at each insertion. The first ranks' branches hold
+        // most rows: they are handed out one by one, the largest first, not split as a range.
+        let holding = rows.places(ranks);
+        // In a recount, a branch past the last fresh rank holds no fresh itemset.
+        let last = fresh.map_or(Some(ranks), |f| f.iter().rposition(|&x| x));
+        let held: Vec<u32> = (0..ranks as u32)
+            .filter(|&a| last.is_some_and(|last| a as usize <= last) && !holding.of(a).is_empty())
+            .collect();
+        // Progress in the rows' places the branches read.
+        progress.set_total(held.iter().map(|&a| holding.of(a).len() as u64).sum());
+        let branches: Vec<Vec<u128>> = txanon_data::parallel::map_largest_first(
+            held,
+            |&a| holding.of(a).len() as u64,
+            || BranchCounter::new(ranks, TRIPLE_TABLE),
+            |counter, a| {
+                let mut rare = counter.rare(a, holding.of(a), &rows, sizes.clone(), self.k);
+                if let Some(fresh) = fresh {
+                    // Counted from the rows holding a fresh rank only: the others' counts
+                    // are partial, and they were not rare.
+                    rare.retain(|&key| unpack(key).any(|r| fresh[r as usize]));
+                }
+                progress.advance(holding.of(a).len() as u64);
+                rare
+            },
+        );
+        // Branches come in rank order and each is sorted: in turn, they are the preorder. Not
+        // concatenated: at the leaves of kosarak-shaped 10⁷ data they are 62 million keys.
+        debug_assert!(
+            branches.iter().flatten().zip(branches.iter().flatten().skip(1)).all(|(a, b)| a < b)
+        );
+        Ok(branches)
+    }
+
+    /// The distinct transactions of at least `min_len` items generalized by the cut, as
+    /// ascending ranks, with their multiplicities, in lexicographic order; with `fresh`, only
+    /// those holding a rank it marks.
+    pub(crate) fn generalized_rows(&self, min_len: usize, fresh: Option<&[bool]>) -> PackedRows {
+        let rank_of_item: Vec<u32> = self
+            .leaf_of_item
+            .iter()
+            .map(|&leaf| {
+                let pos = self.hierarchy.leaf_range(leaf).start;
+                self.rank[self.cut.node_of_leaf(pos) as usize]
+            })
+            .collect();
+        let all = generalize(self.db, &rank_of_item, min_len, fresh);
+        // Sorted by a key of their first ranks (ties, rare, compared in full): equal rows meet,
+        // and a branch then reads its rows in ascending addresses.
+        let bits = txanon_data::prefix_key_bits(self.node_of_rank.len());
+        let mut keyed: Vec<(u128, u32)> = (0..all.len())
+            .into_par_iter()
+            .map(|j| (txanon_data::prefix_key(all.row(j), bits), j as u32))
+            .collect();
+        keyed.par_sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0).then_with(|| all.row(a.1 as usize).cmp(all.row(b.1 as usize)))
+        });
+        // Packed in pieces on rayon (a gather of every row), each piece starting at a row
+        // unlike the one before it.
+        let same = |j: usize| {
+            j > 0
+                && keyed[j - 1].0 == keyed[j].0
+                && all.row(keyed[j - 1].1 as usize) == all.row(keyed[j].1 as usize)
+        };
+        let pieces = 4 * rayon::current_num_threads();
+        let mut starts: Vec<usize> = (0..pieces).map(|p| p * keyed.len() / pieces).collect();
+        for start in &mut starts {
+            while *start < keyed.len() && same(*start) {
+                *start += 1;
+            }
+        }
+        starts.push(keyed.len());
+        starts.dedup();
+        let packed: Vec<PackedRows> = starts
+            .par_windows(2)
+            .map(|piece| {
+                let mut rows = PackedRows::default();
+                for (j, &(_, r)) in keyed.iter().enumerate().take(piece[1]).skip(piece[0]) {
+                    if j > piece[0] && same(j) {
+                        rows.add_to_last(1);
+                    } else {
+                        rows.push(all.row(r as usize), 1);
+                    }
+                }
+                rows
+            })
+            .collect();
+        let mut distinct = PackedRows::default();
+        for piece in packed {
+            distinct.words.extend_from_slice(&piece.words);
+        }
+        distinct
+    }
+
+    /// Fixes the violation `key` by the cheapest raise that gives it `k` transactions, unless
+    /// an earlier fix has generalized one of its items already.
+    pub(crate) fn fix(&mut self, key: u128) {
+        let h = self.hierarchy;
+        // Most violations of a pass are found fixed here, before anything is allocated.
+        if unpack(key).any(|r| !self.cut.contains(h, self.node_of_rank[r as usize])) {
+            return;
+        }
+        let itemset: Vec<NodeId> = unpack(key).map(|r| self.node_of_rank[r as usize]).collect();
+        // Every way of moving the items up their paths, as the set of nodes raised to
+        // (those under another raised node dropped), deduplicated.
+        let paths: Vec<Vec<NodeId>> =
+            itemset.iter().map(|&v| h.ancestors_or_self(v).collect()).collect();
+        let combinations = paths.iter().fold(1u64, |acc, p| acc.saturating_mul(p.len() as u64));
+        // Each candidate as the nodes the cut is raised to (with repeats and nested nodes).
+        let mut raise_sets: Vec<Vec<NodeId>> = Vec::new();
+        if combinations > MAX_CANDIDATES {
+            // A hierarchy far deeper than the paper's: every item alone up its path, and every
+            // item together to its ancestor at each height; the root is among them, so a fix
+            // is always found.
+            let height = |v: NodeId| h.height(v);
+            for path in &paths {
+                raise_sets.extend(path[1..].iter().map(|&a| vec![a]));
+            }
+            let top = paths.iter().map(|p| height(*p.last().expect("a root"))).max().unwrap_or(0);
+            // Each path's position only moves up as the level rises: linear in the paths.
+            let mut at = vec![0usize; paths.len()];
+            for level in 1..=top {
+                let mut raised: Vec<NodeId> = Vec::with_capacity(paths.len());
+                for (j, path) in paths.iter().enumerate() {
+                    while at[j] + 1 < path.len() && height(path[at[j]]) < level {
+                        at[j] += 1;
+                    }
+                    let a = path[at[j]];
+                    if height(a) >= level && !itemset.contains(&a) {
+                        raised.push(a);
+                    }
+                }
+                raise_sets.push(raised);
+            }
+        } else {
+            // Every choice of one node per path (mixed radix; 0 keeps the item).
+            let mut choice = vec![0usize; paths.len()];
+            loop {
+                raise_sets.push(
+                    choice
+                        .iter()
+                        .zip(&paths)
+                        .filter(|&(&c, _)| c > 0)
+                        .map(|(&c, path)| path[c])
+                        .collect(),
+                );
+                let Some(j) = (0..choice.len()).find(|&j| choice[j] + 1 < paths[j].len()) else {
+                    break;
+                };
+                choice[j] += 1;
+                choice[..j].fill(0);
+            }
+        }
+        let mut candidates: Vec<(u128, Vec<NodeId>)> = Vec::new();
+        for mut raised in raise_sets {
+            raised.sort_unstable();
+            raised.dedup();
+            let top: Vec<NodeId> = raised
+                .iter()
+                .copied()
+                .filter(|&a| !raised.iter().any(|&b| b != a && h.covers(b, a)))
+                .collect();
+            if !top.is_empty() {
+                let cost = top.iter().map(|&a| self.raise_cost(a)).sum::<u128>();
+                candidates.push((cost, top));
+            }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        for (_, raised) in candidates {
+            let generalized: Vec<NodeId> = {
+                let mut g: Vec<NodeId> = itemset
+                    .iter()
+                    .map(|&v| raised.iter().copied().find(|&a| h.covers(a, v)).unwrap_or(v))
+                    .collect();
+                g.sort_unstable();
+                g.dedup();
+                g
+            };
+            if self.support_at_least_k(&generalized) {
+                for &a in &raised {
+                    self.raise(a);
+                }
+                self.raises.push(raised);
+                return;
+            }
+        }
+        unreachable!("generalizing every item to the root reaches k: checked before the search");
+    }
+
+    /// The loss raising the cut to `a` adds.
+    pub(crate) fn raise_cost(&self, a: NodeId) -> u128 {
+        let after =
+            u128::from(self.occurrences[a as usize]) * u128::from(weight(self.hierarchy, a));
+        let before = self.loss.range(self.hierarchy.leaf_range(a));
+        after - before
+    }
+
+    pub(crate) fn raise(&mut self, a: NodeId) {
+        self.raised_since.push(a);
+        let w = u128::from(weight(self.hierarchy, a));
+        for pos in self.hierarchy.leaf_range(a) {
+            let leaf = self.hierarchy.leaves()[pos];
+            let old_node = self.cut.node_of_leaf(pos);
+            let occ = u128::from(self.occurrences[leaf as usize]);
+            let old = occ * u128::from(weight(self.hierarchy, old_node));
+            self.loss.add(pos, occ * w - old);
+        }
+        self.cut.raise(self.hierarchy, a);
+    }
+
+    /// Whether at least `k` transactions hold a leaf below each of `nodes`.
+    pub(crate) fn support_at_least_k(&self, nodes: &[NodeId]) -> bool {
+        let k = self.k as usize;
+        let mut lists: Vec<&[u32]> =
+            nodes.iter().map(|&v| self.transactions[v as usize].as_slice()).collect();
+        lists.sort_by_key(|l| l.len());
+        if lists[0].len() < k {
+            return false;
+        }
+        match lists.len() {
+            1 => true,
+            2 => txanon_data::sets::intersection_len(lists[0], lists[1]) >= k,
+            _ => {
+                let mut common = lists[0].to_vec();
+                let mut next = Vec::new();
+                for list in &lists[1..] {
+                    next.clear();
+                    txanon_data::sets::intersection(&common, list, &mut next);
+                    std::mem::swap(&mut common, &mut next);
+                    if common.len() < k {
+                        return false;
+                    }
+                }
+                true
+            }
+        }
+    }
+}
+
+/// A Fenwick tree of `u128` sums over leaf positions.
+#[derive(Debug)]
+pub(crate) struct Fenwick(Vec<u128>);
+
+impl Fenwick {
+    pub(crate) fn new(n: usize) -> Self {
+        Self(vec![0; n + 1])
+    }
+
+    /// Adds `delta` (wrapping, so that a decrease is the two's complement) at `pos`.
+    pub(crate) fn add(&mut self, pos: usize, delta: u128) {
+        let mut i = pos + 1;
+        while i < self.0.len() {
+            self.0[i] = self.0[i].wrapping_add(delta);
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    pub(crate) fn prefix(&self, end: usize) -> u128 {
+        let (mut i, mut sum) = (end, 0u128);
+        while i > 0 {
+            sum = sum.wrapping_add(self.0[i]);
+            i -= i & i.wrapping_neg();
+        }
+        sum
+    }
+
+    pub(crate) fn range(&self, range: std::ops::Range<usize>) -> u128 {
+        self.prefix(range.end).wrapping_sub(self.prefix(range.start))
+    }
+}
