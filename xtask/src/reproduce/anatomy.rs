@@ -241,50 +241,62 @@ struct ScalingRow {
     runs: usize,
 }
 
+/// One setting tried, and whether it published.
+struct TriedSetting {
+    dataset: String,
+    reading: Reading,
+    p: usize,
+    l: usize,
+    published: bool,
+}
+
 /// The settings tried, published or refused: what the reachability claims count.
 #[derive(Default)]
-struct Tried(Vec<(String, Reading, usize, usize, bool)>);
+struct Tried(Vec<TriedSetting>);
 
 impl Tried {
-    fn of(
-        &self,
-        dataset: &str,
-        reading: Reading,
-    ) -> impl Iterator<Item = &(String, Reading, usize, usize, bool)> {
-        self.0.iter().filter(move |t| t.0 == dataset && t.1 == reading)
+    fn of(&self, dataset: &str, reading: Reading) -> impl Iterator<Item = &TriedSetting> {
+        self.0.iter().filter(move |t| t.dataset == dataset && t.reading == reading)
     }
 }
 
 /// Anatomizes one setting through the grid: the publication and its seconds, or `None` when
 /// the family refused it (the refusal recorded once in the grid).
-#[allow(clippy::too_many_arguments)]
-fn run_one(
-    grid: &mut Grid,
-    tried: &mut Tried,
-    table: &str,
-    dataset: &str,
-    db: &TransactionDb,
-    reading: Reading,
-    p: usize,
-    l: usize,
-    seed: u64,
-) -> Result<Option<(AnatomyPublication, f64)>> {
-    let params = reading.params(p, l, seed)?;
-    let setting = [
-        ("dataset", dataset.to_string()),
-        ("reading", reading.name().to_string()),
-        ("p", p.to_string()),
-        ("l", l.to_string()),
-    ];
-    let outcome = grid.attempt(table, Setting(&setting), || anonymize(db, &params))?;
-    let published = match outcome {
-        Outcome::Published { value, seconds } => Some((value, seconds)),
-        Outcome::Refused => None,
-    };
-    if !tried.0.iter().any(|t| t.0 == dataset && t.1 == reading && t.2 == p && t.3 == l) {
-        tried.0.push((dataset.to_string(), reading, p, l, published.is_some()));
+impl Runs {
+    #[allow(clippy::too_many_arguments)]
+    fn one(
+        &mut self,
+        table: &str,
+        dataset: &str,
+        db: &TransactionDb,
+        reading: Reading,
+        p: usize,
+        l: usize,
+        seed: u64,
+    ) -> Result<Option<(AnatomyPublication, f64)>> {
+        let params = reading.params(p, l, seed)?;
+        let setting = [
+            ("dataset", dataset.to_string()),
+            ("reading", reading.name().to_string()),
+            ("p", p.to_string()),
+            ("l", l.to_string()),
+        ];
+        let outcome = self.grid.attempt(table, Setting(&setting), || anonymize(db, &params))?;
+        let published = match outcome {
+            Outcome::Published { value, seconds } => Some((value, seconds)),
+            Outcome::Refused => None,
+        };
+        if !self.tried.of(dataset, reading).any(|t| t.p == p && t.l == l) {
+            self.tried.0.push(TriedSetting {
+                dataset: dataset.to_string(),
+                reading,
+                p,
+                l,
+                published: published.is_some(),
+            });
+        }
+        Ok(published)
     }
-    Ok(published)
 }
 
 fn run_row(
@@ -309,10 +321,78 @@ fn run_row(
     }
 }
 
-/// Runs the experiment.
+/// Runs the experiment: the settings of Figures 4-7 with their rules, Figure 3's faked
+/// records, and time against n; then the reachability of every setting.
 pub fn run(ctx: &Context) -> Result<Output> {
+    let settings = datasets(ctx)?;
+    let mut state = Runs::default();
+    let mut out = Output::default();
+    let rules = rule_study(ctx, &settings, &mut state, &mut out)?;
+    let faked = faked_study(ctx, &settings, &mut state)?;
+    let (scaling, scaling_figure) = scaling_study(ctx, &mut state)?;
+    let RuleStudy { rules: rule_rows, reasons, admitted, time: time_figure } = rules;
+    out.data = settings.iter().map(|s| s.name.clone()).collect();
+    let connect = settings.iter().any(|s| s.short == "Connect");
+    let t40 =
+        settings.iter().any(|s| s.short.starts_with("T40") || s.short.starts_with("Quest T40"));
+    out.note_if(
+        connect || t40,
+        "Definition 5 counts the empty set as a value. On the paper's own columns (k-medoids on 1 - phi^2, the `clustered` rows) a column of rare items is empty in most records and Connect's near-universal items make one itemset dominate a column, so almost every setting of the paper is refused: no record partition can be l-diverse. The repaired columns (items moved until every column's top value is under 1/l of the records, aiming at 1/(1.25 l)) reach most of them, and the diverse columns (built for Definition 5 on a sample, no clustering: items by entropy, then moves and swaps that lower the largest top share) more where the top values bind (`anatomy-reach`: the largest l each partition admits, against 2^(Σ h(i) / p), which no partition into p columns exceeds, h(i) the entropy of item i's presence; the bound is loose, so l beyond what our partitions admit is not shown unreachable); the distinct-values reading, which the paper's Example 4 uses, reaches all of them on the paper's columns but bounds no probability.",
+    );
+    out.note_if(
+        t40,
+        "The T40I10D100K sample is the real first 10,000 transactions; the 100k rows are Quest data generated with T = 40, I = 10, N = 1000 (the full file is not available here). The paper does not state its minimum support: 1% gives about 129,000 rules of 2-4 items on the sample and 183,000 on the Quest data; Connect uses 80% (139,000 rules).",
+    );
+    if let Some(note) = ar_note(&reasons) {
+        out.notes.push(note);
+    }
+    out.parameters = vec![
+        ("seed".into(), ctx.seed.to_string()),
+        (
+            "rules".into(),
+            "Apriori, 2 to 4 items, confidence 10%..90%; support 80% (Connect), 1% (T40)".into(),
+        ),
+        ("headroom".into(), "0.25 (the default)".into()),
+    ];
+    let reach = reach_rows(&settings, &admitted, ctx.seed)?;
+    out.claims = claims(&state.tried, &reach, &state.rows, &rule_rows, &reasons, connect, t40);
+    out.refusals = state.grid.into_refusals();
+    out.tables.push(table("anatomy-reach", &reach, &[col("no partition exceeds", 1)]));
+    out.tables.push(table(
+        "anatomy-settings",
+        &state.rows,
+        &[col("mean bucket", 1), col("ln faked records", 2), volatile("seconds", 3)],
+    ));
+    out.tables.push(table(
+        "anatomy-rules",
+        &rule_rows,
+        &[col("support %", 2), col("confidence", 1), col("AR = M/N", 4)],
+    ));
+    out.tables.push(table(
+        "anatomy-ar-reason",
+        &reasons,
+        &[
+            col("confidence", 1),
+            col("within one column %", 1),
+            col("AR within", 4),
+            col("AR across", 4),
+        ],
+    ));
+    out.tables.push(table(
+        "anatomy-scaling",
+        &scaling,
+        &[volatile("seconds", 3), volatile("microseconds per record", 2)],
+    ));
+    out.figures.push(faked);
+    out.figures.push(time_figure);
+    out.figures.push(scaling_figure);
+    Ok(out)
+}
+
+/// The data of Figures 4-7: the paper's Connect and T40I10D100K (the real sample and a Quest
+/// stand-in of its full size), or generated data in `--quick`.
+fn datasets(ctx: &Context) -> Result<Vec<Data>> {
     let mut settings = Vec::new();
-    let t40_ls = vec![6, 8, 10, 12];
     if ctx.quick {
         let db = QuestParams::new(3000, 10.0, 4.0, 150).seed(ctx.seed).check()?.generate();
         settings.push(Data {
@@ -342,7 +422,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
                 short: "T40 sample",
                 db,
                 columns: 20,
-                ls: t40_ls.clone(),
+                ls: T40_LS.to_vec(),
                 support: 0.01,
                 diverse: false,
             });
@@ -352,23 +432,47 @@ pub fn run(ctx: &Context) -> Result<Output> {
             short: "Quest T40 100k",
             db: ctx.quest_t40().clone(),
             columns: 20,
-            ls: t40_ls.clone(),
+            ls: T40_LS.to_vec(),
             support: 0.01,
             diverse: false,
         });
     }
 
+    Ok(settings)
+}
+
+/// What every study of the experiment adds to: the runs, and the settings tried and refused.
+#[derive(Default)]
+struct Runs {
+    grid: Grid,
+    tried: Tried,
+    rows: Vec<RunRow>,
+}
+
+/// What the rules study measured (Figures 4-7).
+struct RuleStudy {
+    rules: Vec<RuleRow>,
+    reasons: Vec<ReasonRow>,
+    /// The l each published partition admits, by dataset, reading and l.
+    admitted: HashMap<(String, &'static str, usize), usize>,
+    /// Time against l (Figure 7).
+    time: Figure,
+}
+
+/// Figures 4-7: for every dataset, reading and l, the rules of the original and of the
+/// flattened publication per confidence, their accuracy, why rules are lost, and the time.
+fn rule_study(
+    ctx: &Context,
+    settings: &[Data],
+    state: &mut Runs,
+    out: &mut Output,
+) -> Result<RuleStudy> {
     let mut admitted = HashMap::new();
-    let mut grid = Grid::default();
-    let mut tried = Tried::default();
-    let mut runs = Vec::new();
     let mut rule_rows = Vec::new();
     let mut reasons = Vec::new();
-    let mut out = Output::default();
     let mut time_figure =
         Figure::line("anatomy-time", "Anatomization time against l (Figure 7)", "l", "seconds");
-
-    for s in &settings {
+    for s in settings {
         let original = rules_of(&s.db, s.support)?;
         for reading in [
             Reading::Definition5,
@@ -406,9 +510,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
             );
             let mut times = Vec::new();
             for &l in &s.ls {
-                let Some((a, seconds)) = run_one(
-                    &mut grid,
-                    &mut tried,
+                let Some((a, seconds)) = state.one(
                     "anatomy-settings",
                     &s.name,
                     &s.db,
@@ -420,7 +522,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
                 else {
                     continue;
                 };
-                runs.push(run_row(&s.name, reading, s.columns, l, &a, seconds));
+                state.rows.push(run_row(&s.name, reading, s.columns, l, &a, seconds));
                 if reading != Reading::Distinct {
                     admitted
                         .insert((s.name.clone(), reading.name(), l), admitted_l(&s.db, &a.columns));
@@ -494,14 +596,18 @@ pub fn run(ctx: &Context) -> Result<Output> {
             }
         }
     }
+    Ok(RuleStudy { rules: rule_rows, reasons, admitted, time: time_figure })
+}
 
-    // Figure 3: ln of the faked-record count against l, for several p.
+/// Figure 3: ln of the faked-record count against l, for several p (the runs of the rules
+/// study reused where they exist).
+fn faked_study(ctx: &Context, settings: &[Data], state: &mut Runs) -> Result<Figure> {
     let (faked_db, faked_name, ps, ls) = if ctx.quick {
         (settings[0].db.clone(), settings[0].name.clone(), vec![3, 4, 5], vec![2, 3, 4])
     } else if let Some(s) = settings.iter().find(|s| s.name == T40_NAME) {
-        (s.db.clone(), s.name.clone(), vec![5, 10, 15, 20], t40_ls.clone())
+        (s.db.clone(), s.name.clone(), vec![5, 10, 15, 20], T40_LS.to_vec())
     } else {
-        (ctx.quest_t40().clone(), QUEST_T40_NAME.into(), vec![5, 10, 15, 20], t40_ls)
+        (ctx.quest_t40().clone(), QUEST_T40_NAME.into(), vec![5, 10, 15, 20], T40_LS.to_vec())
     };
     let mut faked = Figure::line(
         "anatomy-faked-records",
@@ -513,7 +619,8 @@ pub fn run(ctx: &Context) -> Result<Output> {
         for &p in &ps {
             let mut points = Vec::new();
             for &l in &ls {
-                let done = runs
+                let done = state
+                    .rows
                     .iter()
                     .find(|r| {
                         r.dataset == faked_name
@@ -524,21 +631,12 @@ pub fn run(ctx: &Context) -> Result<Output> {
                     .map(|r| r.ln_faked);
                 let ln_faked = match done {
                     Some(v) => Some(v),
-                    None => run_one(
-                        &mut grid,
-                        &mut tried,
-                        "anatomy-settings",
-                        &faked_name,
-                        &faked_db,
-                        reading,
-                        p,
-                        l,
-                        ctx.seed,
-                    )?
-                    .map(|(a, seconds)| {
-                        runs.push(run_row(&faked_name, reading, p, l, &a, seconds));
-                        a.ln_faked_records
-                    }),
+                    None => state
+                        .one("anatomy-settings", &faked_name, &faked_db, reading, p, l, ctx.seed)?
+                        .map(|(a, seconds)| {
+                            state.rows.push(run_row(&faked_name, reading, p, l, &a, seconds));
+                            a.ln_faked_records
+                        }),
                 };
                 if let Some(v) = ln_faked {
                     points.push((l as f64, v));
@@ -551,8 +649,11 @@ pub fn run(ctx: &Context) -> Result<Output> {
             }
         }
     }
+    Ok(faked)
+}
 
-    // Scaling: time against the number of records, Quest T40I10 data.
+/// Time against the number of records, Quest T40I10 data.
+fn scaling_study(ctx: &Context, state: &mut Runs) -> Result<(Vec<ScalingRow>, Figure)> {
     let mut scaling = Vec::new();
     let mut scaling_figure = Figure::line(
         "anatomy-scaling",
@@ -580,17 +681,8 @@ pub fn run(ctx: &Context) -> Result<Output> {
             let runs = if n < 200_000 { 3 } else { 1 };
             let mut timed = Vec::new();
             for _ in 0..runs {
-                let Some(run) = run_one(
-                    &mut grid,
-                    &mut tried,
-                    "anatomy-scaling",
-                    &name,
-                    &db,
-                    reading,
-                    p,
-                    l,
-                    ctx.seed,
-                )?
+                let Some(run) =
+                    state.one("anatomy-scaling", &name, &db, reading, p, l, ctx.seed)?
                 else {
                     break;
                 };
@@ -619,65 +711,13 @@ pub fn run(ctx: &Context) -> Result<Output> {
             .series
             .push(Series { label: format!("p = {p}, l = {l}, {}", reading.short()), points });
     }
-    out.data = settings.iter().map(|s| s.name.clone()).collect();
-    let connect = settings.iter().any(|s| s.short == "Connect");
-    let t40 =
-        settings.iter().any(|s| s.short.starts_with("T40") || s.short.starts_with("Quest T40"));
-    out.note_if(
-        connect || t40,
-        "Definition 5 counts the empty set as a value. On the paper's own columns (k-medoids on 1 - phi^2, the `clustered` rows) a column of rare items is empty in most records and Connect's near-universal items make one itemset dominate a column, so almost every setting of the paper is refused: no record partition can be l-diverse. The repaired columns (items moved until every column's top value is under 1/l of the records, aiming at 1/(1.25 l)) reach most of them, and the diverse columns (built for Definition 5 on a sample, no clustering: items by entropy, then moves and swaps that lower the largest top share) more where the top values bind (`anatomy-reach`: the largest l each partition admits, against 2^(Σ h(i) / p), which no partition into p columns exceeds, h(i) the entropy of item i's presence; the bound is loose, so l beyond what our partitions admit is not shown unreachable); the distinct-values reading, which the paper's Example 4 uses, reaches all of them on the paper's columns but bounds no probability.",
-    );
-    out.note_if(
-        t40,
-        "The T40I10D100K sample is the real first 10,000 transactions; the 100k rows are Quest data generated with T = 40, I = 10, N = 1000 (the full file is not available here). The paper does not state its minimum support: 1% gives about 129,000 rules of 2-4 items on the sample and 183,000 on the Quest data; Connect uses 80% (139,000 rules).",
-    );
-    if let Some(note) = ar_note(&reasons) {
-        out.notes.push(note);
-    }
-    out.parameters = vec![
-        ("seed".into(), ctx.seed.to_string()),
-        (
-            "rules".into(),
-            "Apriori, 2 to 4 items, confidence 10%..90%; support 80% (Connect), 1% (T40)".into(),
-        ),
-        ("headroom".into(), "0.25 (the default)".into()),
-    ];
-    let reach = reach_rows(&settings, &admitted, ctx.seed)?;
-    out.claims = claims(&tried, &reach, &runs, &rule_rows, &reasons, connect, t40);
-    out.refusals = grid.into_refusals();
-    out.tables.push(table("anatomy-reach", &reach, &[col("no partition exceeds", 1)]));
-    out.tables.push(table(
-        "anatomy-settings",
-        &runs,
-        &[col("mean bucket", 1), col("ln faked records", 2), volatile("seconds", 3)],
-    ));
-    out.tables.push(table(
-        "anatomy-rules",
-        &rule_rows,
-        &[col("support %", 2), col("confidence", 1), col("AR = M/N", 4)],
-    ));
-    out.tables.push(table(
-        "anatomy-ar-reason",
-        &reasons,
-        &[
-            col("confidence", 1),
-            col("within one column %", 1),
-            col("AR within", 4),
-            col("AR across", 4),
-        ],
-    ));
-    out.tables.push(table(
-        "anatomy-scaling",
-        &scaling,
-        &[volatile("seconds", 3), volatile("microseconds per record", 2)],
-    ));
-    out.figures.push(faked);
-    out.figures.push(time_figure);
-    out.figures.push(scaling_figure);
-    Ok(out)
+    Ok((scaling, scaling_figure))
 }
 
 const PAPER: &str = "anatomy (ICCSE 2010)";
+
+/// The l of the T40 settings (Figures 4-7).
+const T40_LS: [usize; 4] = [6, 8, 10, 12];
 
 /// `values` joined by commas between `before` and `after`, or a dash when there are none.
 fn listed(before: &str, values: impl Iterator<Item = String>, after: &str) -> String {
@@ -728,14 +768,14 @@ fn claims(
     // Published under Definition 5 by the repaired or the diverse columns, against what the
     // partitions we have admit and what any partition can.
     let reached = |d: &str, p: usize| {
-        let all: Vec<_> = tried.of(d, def5).filter(|t| t.2 == p).collect();
+        let all: Vec<_> = tried.of(d, def5).filter(|t| t.p == p).collect();
         let diverse: Vec<usize> = tried
             .of(d, Reading::Definition5Diverse)
-            .filter(|t| t.2 == p && t.4)
-            .map(|t| t.3)
+            .filter(|t| t.p == p && t.published)
+            .map(|t| t.l)
             .collect();
         let published: Vec<usize> =
-            all.iter().filter(|t| t.4 || diverse.contains(&t.3)).map(|t| t.3).collect();
+            all.iter().filter(|t| t.published || diverse.contains(&t.l)).map(|t| t.l).collect();
         let here: Vec<&ReachRow<'_>> = reach.iter().filter(|r| r.dataset == d).collect();
         let best =
             here.iter().map(|r| r.repaired.max(r.clustered).max(r.diverse.unwrap_or(0))).max();

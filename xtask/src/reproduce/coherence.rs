@@ -125,7 +125,8 @@ fn run_engine(
     Ok((result, seconds))
 }
 
-/// Runs the experiment.
+/// Runs the experiment: every dataset along the p, k and h axes, each setting by every
+/// engine that can run it.
 pub fn run(ctx: &Context) -> Result<Output> {
     let data = ctx.transaction_data(&["bms1", "bms2", "retail"], |seed| {
         Ok((
@@ -144,152 +145,200 @@ pub fn run(ctx: &Context) -> Result<Output> {
         FigureKind::Line { log_x: false, log_y: true },
     );
     for (name, db) in &data {
-        let private = random_items(db, (db.num_items() / 10).max(1), ctx.seed)?;
-        let public_items = db.num_items() - private.len();
-        let k2 = ((db.len() as f64 * 0.001).ceil() as u32).max(1);
-        let nuggets_before = nuggets(db, k2)?;
-        let mut counting_times = Vec::new();
-        let mut enumeration_times = Vec::new();
-        // The default setting lies on every axis: each setting runs once.
-        let mut done: Vec<(Setting, Runs)> = Vec::new();
-        for varied in ["p", "k", "h"] {
-            let mut suppressed_series = Vec::new();
-            let mut retained_series = Vec::new();
-            for (x, s) in axis(varied) {
-                if !done.iter().any(|(d, _)| *d == s) {
-                    let (counted, counting_seconds) =
-                        run_engine(db, &private, s, k2, Engine::Counting, ctx.seed)?;
-                    // The reference runs on the p axis (and so at the default); on retail, at
-                    // p = 4 and, on the real data, along the k and h axes it is a slow
-                    // reference.
-                    let slow = s.p >= 4 || name == "retail" || (varied != "p" && !ctx.quick);
-                    let listed = if slow && !ctx.slow_references {
-                        None
-                    } else {
-                        Some(run_engine(db, &private, s, k2, Engine::Enumerate, ctx.seed)?)
-                    };
-                    let edges = if s.p <= EDGES_MAX_P {
-                        Some(run_engine(db, &private, s, k2, Engine::BorderEdges, ctx.seed)?)
-                    } else {
-                        None
-                    };
-                    done.push((s, Runs { counted, counting_seconds, listed, edges }));
-                }
-                let Runs { counted, counting_seconds, listed, edges } =
-                    &done.iter().find(|(d, _)| *d == s).expect("run above").1;
-                let counting_seconds = *counting_seconds;
-                let same =
-                    |other: &std::result::Result<CoherencePublication, CoherenceError>| match (
-                        counted, other,
-                    ) {
-                        (Ok(a), Ok(b)) => a.suppressed == b.suppressed,
-                        (
-                            Err(CoherenceError::NoCohesion(_)),
-                            Err(CoherenceError::NoCohesion(_)),
-                        ) => true,
-                        _ => false,
-                    };
-                let (enumeration, enumeration_seconds) = match listed {
-                    None => ("not run (a slow reference: --slow-references)".to_string(), None),
-                    Some((Err(CoherenceError::TooLarge { subsets, .. }), _)) => {
-                        (format!("refused: {subsets} itemsets over the limit"), None)
-                    }
-                    Some((other, t)) if same(other) => (SAME.into(), Some(*t)),
-                    Some(_) => bail!("{name} {s:?}: enumeration and counting disagree"),
-                };
-                let border_edges = match edges {
-                    None => format!("not run (p > {EDGES_MAX_P})"),
-                    Some((other, _)) if same(other) => SAME.into(),
-                    Some(_) => bail!("{name} {s:?}: border edges and counting disagree"),
-                };
-                if varied == "p" {
-                    counting_times.push((x, counting_seconds.max(1e-4)));
-                    if let Some(t) = enumeration_seconds {
-                        enumeration_times.push((x, t.max(1e-4)));
-                    }
-                }
-                let r = match counted {
-                    Ok(r) => r,
-                    Err(e) => {
-                        let setting = [
-                            ("dataset", name.clone()),
-                            ("p", s.p.to_string()),
-                            ("k", s.k.to_string()),
-                            ("h", s.h.to_string()),
-                        ];
-                        if varied == "p" || s != BASE {
-                            grid.refuse("coherence", Shown(&setting), e);
-                        }
-                        continue;
-                    }
-                };
-                let pre = r
-                    .suppressed
-                    .iter()
-                    .filter(|x| matches!(x.reason, Reason::Infrequent { .. }))
-                    .count();
-                let suppressed = 100.0 * r.suppressed.len() as f64 / public_items.max(1) as f64;
-                let nuggets_after = nuggets(&r.published, k2)?;
-                let retained = 100.0 * nuggets_after as f64 / (nuggets_before as f64).max(1.0);
-                suppressed_series.push((x, suppressed));
-                retained_series.push((x, retained));
-                rows.push(Row {
-                    dataset: name,
-                    varied,
-                    p: s.p,
-                    k: s.k,
-                    h: 100.0 * s.h,
-                    k2,
-                    private: private.len(),
-                    pre_step: pre,
-                    greedy: r.suppressed.len() - pre,
-                    suppressed,
-                    occurrences: 100.0 * r.occurrences_suppressed as f64
-                        / r.occurrences.max(1) as f64,
-                    moles: Big(r.moles),
-                    minimal_moles: r.minimal_moles,
-                    nuggets_before: Big(nuggets_before),
-                    nuggets_after: Big(nuggets_after),
-                    retained,
-                    enumeration,
-                    border_edges,
-                    counting_seconds,
-                    enumeration_seconds,
-                    edges_seconds: edges.as_ref().map(|(_, t)| *t),
-                    speed_up: enumeration_seconds.map(|t| t / counting_seconds.max(1e-9)),
-                });
-            }
-            let (x_label, what) = match varied {
-                "p" => ("p (items known)", "p"),
-                "k" => ("k", "k"),
-                _ => ("h (%)", "h"),
-            };
-            let mut figure = Figure::line(
-                &format!("coherence-{name}-{what}"),
-                &format!(
-                    "{name}: suppression and utility against {what} (others at p = 3, k = 10, h = 40%)"
-                ),
-                x_label,
-                "%",
-            );
-            figure.series.push(Series {
-                label: "public items suppressed %".into(),
-                points: suppressed_series,
-            });
-            figure
-                .series
-                .push(Series { label: "nuggets retained %".into(), points: retained_series });
-            out.figures.push(figure);
-        }
-        time_figure
-            .series
-            .push(Series { label: format!("{name}: counting"), points: counting_times });
-        time_figure
-            .series
-            .push(Series { label: format!("{name}: enumeration"), points: enumeration_times });
+        rows.extend(dataset_study(ctx, name, db, &mut grid, &mut out, &mut time_figure)?);
     }
     out.figures.push(time_figure);
     out.claims = claims(&out, &rows);
+    describe(ctx, &mut out);
+    out.parameters = vec![
+        ("seed".into(), ctx.seed.to_string()),
+        ("private".into(), "10% of the items, at random".into()),
+        ("k′".into(), "0.1% of the transactions (at least 1)".into()),
+        ("default".into(), "p = 3, k = 10, h = 40%".into()),
+    ];
+    out.tables.push(table("coherence", &rows, SPEC));
+    out.refusals = grid.into_refusals();
+    Ok(out)
+}
+
+/// One dataset along the three axes: its rows, a figure per axis, its times against p. The
+/// default setting lies on every axis and runs once.
+fn dataset_study<'a>(
+    ctx: &Context,
+    name: &'a str,
+    db: &TransactionDb,
+    grid: &mut Grid,
+    out: &mut Output,
+    time_figure: &mut Figure,
+) -> Result<Vec<Row<'a>>> {
+    let mut rows = Vec::new();
+    let private = random_items(db, (db.num_items() / 10).max(1), ctx.seed)?;
+    let public_items = db.num_items() - private.len();
+    let k2 = ((db.len() as f64 * 0.001).ceil() as u32).max(1);
+    let nuggets_before = nuggets(db, k2)?;
+    let mut counting_times = Vec::new();
+    let mut enumeration_times = Vec::new();
+    // The default setting lies on every axis: each setting runs once.
+    let mut done: Vec<(Setting, Runs)> = Vec::new();
+    for varied in ["p", "k", "h"] {
+        let mut suppressed_series = Vec::new();
+        let mut retained_series = Vec::new();
+        for (x, s) in axis(varied) {
+            if !done.iter().any(|(d, _)| *d == s) {
+                let (counted, counting_seconds) =
+                    run_engine(db, &private, s, k2, Engine::Counting, ctx.seed)?;
+                // The reference runs on the p axis (and so at the default); on retail, at
+                // p = 4 and, on the real data, along the k and h axes it is a slow
+                // reference.
+                let slow = s.p >= 4 || name == "retail" || (varied != "p" && !ctx.quick);
+                let listed = if slow && !ctx.slow_references {
+                    None
+                } else {
+                    Some(run_engine(db, &private, s, k2, Engine::Enumerate, ctx.seed)?)
+                };
+                let edges = if s.p <= EDGES_MAX_P {
+                    Some(run_engine(db, &private, s, k2, Engine::BorderEdges, ctx.seed)?)
+                } else {
+                    None
+                };
+                done.push((s, Runs { counted, counting_seconds, listed, edges }));
+            }
+            let Runs { counted, counting_seconds, listed, edges } =
+                &done.iter().find(|(d, _)| *d == s).expect("run above").1;
+            let counting_seconds = *counting_seconds;
+            let Verdicts { enumeration, enumeration_seconds, border_edges } =
+                verdicts(name, s, counted, listed.as_ref(), edges.as_ref())?;
+            if varied == "p" {
+                counting_times.push((x, counting_seconds.max(1e-4)));
+                if let Some(t) = enumeration_seconds {
+                    enumeration_times.push((x, t.max(1e-4)));
+                }
+            }
+            let r = match counted {
+                Ok(r) => r,
+                Err(e) => {
+                    let setting = [
+                        ("dataset", name.to_string()),
+                        ("p", s.p.to_string()),
+                        ("k", s.k.to_string()),
+                        ("h", s.h.to_string()),
+                    ];
+                    if varied == "p" || s != BASE {
+                        grid.refuse("coherence", Shown(&setting), e);
+                    }
+                    continue;
+                }
+            };
+            let pre = r
+                .suppressed
+                .iter()
+                .filter(|x| matches!(x.reason, Reason::Infrequent { .. }))
+                .count();
+            let suppressed = 100.0 * r.suppressed.len() as f64 / public_items.max(1) as f64;
+            let nuggets_after = nuggets(&r.published, k2)?;
+            let retained = 100.0 * nuggets_after as f64 / (nuggets_before as f64).max(1.0);
+            suppressed_series.push((x, suppressed));
+            retained_series.push((x, retained));
+            rows.push(Row {
+                dataset: name,
+                varied,
+                p: s.p,
+                k: s.k,
+                h: 100.0 * s.h,
+                k2,
+                private: private.len(),
+                pre_step: pre,
+                greedy: r.suppressed.len() - pre,
+                suppressed,
+                occurrences: 100.0 * r.occurrences_suppressed as f64 / r.occurrences.max(1) as f64,
+                moles: Big(r.moles),
+                minimal_moles: r.minimal_moles,
+                nuggets_before: Big(nuggets_before),
+                nuggets_after: Big(nuggets_after),
+                retained,
+                enumeration,
+                border_edges,
+                counting_seconds,
+                enumeration_seconds,
+                edges_seconds: edges.as_ref().map(|(_, t)| *t),
+                speed_up: enumeration_seconds.map(|t| t / counting_seconds.max(1e-9)),
+            });
+        }
+        out.figures.push(axis_figure(name, varied, suppressed_series, retained_series));
+    }
+    time_figure.series.push(Series { label: format!("{name}: counting"), points: counting_times });
+    time_figure
+        .series
+        .push(Series { label: format!("{name}: enumeration"), points: enumeration_times });
+    Ok(rows)
+}
+
+/// What the reference engines say of a setting beside the counting engine.
+struct Verdicts {
+    enumeration: String,
+    enumeration_seconds: Option<f64>,
+    border_edges: String,
+}
+
+/// The reference engines' verdicts on setting `s`; an engine that made other suppressions
+/// than the counting engine stops the experiment.
+fn verdicts(
+    name: &str,
+    s: Setting,
+    counted: &std::result::Result<CoherencePublication, CoherenceError>,
+    listed: Option<&(std::result::Result<CoherencePublication, CoherenceError>, f64)>,
+    edges: Option<&(std::result::Result<CoherencePublication, CoherenceError>, f64)>,
+) -> Result<Verdicts> {
+    let same = |other: &std::result::Result<CoherencePublication, CoherenceError>| match (
+        counted, other,
+    ) {
+        (Ok(a), Ok(b)) => a.suppressed == b.suppressed,
+        (Err(CoherenceError::NoCohesion(_)), Err(CoherenceError::NoCohesion(_))) => true,
+        _ => false,
+    };
+    let (enumeration, enumeration_seconds) = match listed {
+        None => ("not run (a slow reference: --slow-references)".to_string(), None),
+        Some((Err(CoherenceError::TooLarge { subsets, .. }), _)) => {
+            (format!("refused: {subsets} itemsets over the limit"), None)
+        }
+        Some((other, t)) if same(other) => (SAME.into(), Some(*t)),
+        Some(_) => bail!("{name} {s:?}: enumeration and counting disagree"),
+    };
+    let border_edges = match edges {
+        None => format!("not run (p > {EDGES_MAX_P})"),
+        Some((other, _)) if same(other) => SAME.into(),
+        Some(_) => bail!("{name} {s:?}: border edges and counting disagree"),
+    };
+    Ok(Verdicts { enumeration, enumeration_seconds, border_edges })
+}
+
+/// The figure of one axis: suppression and nuggets retained against it.
+fn axis_figure(
+    name: &str,
+    varied: &str,
+    suppressed: Vec<(f64, f64)>,
+    retained: Vec<(f64, f64)>,
+) -> Figure {
+    let (x_label, what) = match varied {
+        "p" => ("p (items known)", "p"),
+        "k" => ("k", "k"),
+        _ => ("h (%)", "h"),
+    };
+    let mut figure = Figure::line(
+        &format!("coherence-{name}-{what}"),
+        &format!(
+            "{name}: suppression and utility against {what} (others at p = 3, k = 10, h = 40%)"
+        ),
+        x_label,
+        "%",
+    );
+    figure.series.push(Series { label: "public items suppressed %".into(), points: suppressed });
+    figure.series.push(Series { label: "nuggets retained %".into(), points: retained });
+    figure
+}
+
+/// The experiment's notes: the private items and steps, and the engines.
+fn describe(ctx: &Context, out: &mut Output) {
     out.notes.push(
         "Private items: a random 10% of the items (seeded), the rest public. The pre-step removes the public items in fewer than max(k, k′) transactions (the paper's Observation 2); the greedy loop then suppresses the item of largest |M(v)|/|N(v)| until no mole is left. Nuggets are all frequent itemsets at k′, of any length."
             .into(),
@@ -302,15 +351,6 @@ pub fn run(ctx: &Context) -> Result<Output> {
             "; it runs at p = 4, on retail and along the k and h axes only with --slow-references (they took 15 of the full run's 20 minutes), so it checks the counting engine at p = 1-3 and at the default on BMS-WebView-1 and -2"
         }
     ));
-    out.parameters = vec![
-        ("seed".into(), ctx.seed.to_string()),
-        ("private".into(), "10% of the items, at random".into()),
-        ("k′".into(), "0.1% of the transactions (at least 1)".into()),
-        ("default".into(), "p = 3, k = 10, h = 40%".into()),
-    ];
-    out.tables.push(table("coherence", &rows, SPEC));
-    out.refusals = grid.into_refusals();
-    Ok(out)
 }
 
 const PAPER: &str = "coherence (ICDM 2008)";

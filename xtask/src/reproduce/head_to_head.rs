@@ -10,14 +10,14 @@ use std::time::Instant;
 use anyhow::Result;
 use serde::Serialize;
 use txanon_attack::AttackParams;
-use txanon_data::{QuestParams, random_categories, random_items};
+use txanon_data::{QuestParams, TransactionDb, random_categories, random_items};
 use txanon_evaluate::frontier::{Adversary, standings, verdict};
 use txanon_evaluate::{EvaluateParams, Evaluation, Outcome, evaluate};
 
 use super::claims::Claim;
 use super::output::slug;
 use super::rows::{Grid, Setting, col, table, volatile};
-use super::{Context, Figure, Legend, Output, Series};
+use super::{Context, Figure, Legend, Output, ResultTable, Series};
 
 const LEVELS: [usize; 3] = [4, 8, 16];
 /// The CAHD papers pick 10 sensitive items at random.
@@ -129,7 +129,8 @@ struct FrontierRow<'a> {
     beaten_by: String,
 }
 
-/// Runs the experiment.
+/// Runs the experiment: every family evaluated at every level on every dataset, then its
+/// tables, frontiers and verdicts.
 pub fn run(ctx: &Context) -> Result<Output> {
     let data = ctx.transaction_data(&["bms1", "bms2", "retail", "t40-sample"], |seed| {
         Ok((
@@ -138,7 +139,20 @@ pub fn run(ctx: &Context) -> Result<Output> {
         ))
     })?;
     let mut out = Output::on(&data);
-    out.parameters = vec![
+    out.parameters = parameters(ctx);
+    let mut grid = Grid::default();
+    let evaluations = evaluations(ctx, &data)?;
+    let rows = rows(&evaluations, &mut grid, &mut out);
+    out.claims = claims(&rows.privacy, &evaluations);
+    out.notes.extend(beyond_coherence_p(&rows.privacy));
+    out.tables = tables(&rows);
+    out.refusals = grid.into_refusals();
+    Ok(out)
+}
+
+/// The settings every evaluation shares, as the report states them.
+fn parameters(ctx: &Context) -> Vec<(String, String)> {
+    vec![
         (
             "levels L".into(),
             format!(
@@ -161,12 +175,17 @@ pub fn run(ctx: &Context) -> Result<Output> {
             ),
         ),
         ("swap".into(), "PartSwap, every tied heaviest category".into()),
-    ];
-    let mut grid = Grid::default();
-    let (mut data_rows, mut privacy, mut utility, mut frontier) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    ]
+}
+
+/// Each dataset evaluated: every family at every level, attacked and measured; with the
+/// seconds it took.
+fn evaluations<'a>(
+    ctx: &Context,
+    data: &'a [(String, TransactionDb)],
+) -> Result<Vec<(&'a str, Evaluation, f64)>> {
     let mut evaluations = Vec::new();
-    for (name, db) in &data {
+    for (name, db) in data {
         let sensitive = random_items(db, SENSITIVE.min(db.num_items()), ctx.seed)?;
         let categories = random_categories(db, CATEGORIES.min(db.num_items()), ctx.seed)?;
         let params = EvaluateParams::new()
@@ -190,7 +209,26 @@ pub fn run(ctx: &Context) -> Result<Output> {
         })?;
         evaluations.push((name.as_str(), e, started.elapsed().as_secs_f64()));
     }
-    for (name, e, seconds) in &evaluations {
+    Ok(evaluations)
+}
+
+/// The evaluations' rows, table by table.
+struct Rows<'a> {
+    data: Vec<DataRow<'a>>,
+    privacy: Vec<PrivacyRow<'a>>,
+    utility: Vec<UtilityRow<'a>>,
+    frontier: Vec<FrontierRow<'a>>,
+}
+
+/// The rows of every evaluation; refusals go to `grid`, verdicts and charts to `out`.
+fn rows<'a>(
+    evaluations: &'a [(&'a str, Evaluation, f64)],
+    grid: &mut Grid,
+    out: &mut Output,
+) -> Rows<'a> {
+    let (mut data_rows, mut privacy, mut utility, mut frontier) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (name, e, seconds) in evaluations {
         let name = *name;
         let d = &e.data;
         data_rows.push(DataRow {
@@ -280,23 +318,26 @@ pub fn run(ctx: &Context) -> Result<Output> {
             }
         }
     }
-    out.claims = claims(&privacy, &evaluations);
-    out.notes.extend(beyond_coherence_p(&privacy));
+    Rows { data: data_rows, privacy, utility, frontier }
+}
+
+/// The experiment's tables.
+fn tables(rows: &Rows<'_>) -> Vec<ResultTable> {
     let risk = |name| col(name, 4);
-    out.tables = vec![
+    vec![
         table(
             "head-to-head-data",
-            &data_rows,
+            &rows.data,
             &[col("s₁ %", 1), col("s₂ %", 1), volatile("seconds", 1)],
         ),
         table(
             "head-to-head",
-            &frontier,
+            &rows.frontier,
             &[risk("mean risk"), col("F1 at s₁", 4), col("workload error", 4)],
         ),
         table(
             "head-to-head-privacy",
-            &privacy,
+            &rows.privacy,
             &[
                 risk("re-id mean"),
                 risk("re-id p95"),
@@ -311,7 +352,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
         ),
         table(
             "head-to-head-utility",
-            &utility,
+            &rows.utility,
             &[
                 col("F1 at s₁", 4),
                 col("Jaccard at s₁", 4),
@@ -324,9 +365,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
                 volatile("seconds", 2),
             ],
         ),
-    ];
-    out.refusals = grid.into_refusals();
-    Ok(out)
+    ]
 }
 
 /// The frontier chart of `adversary` on one dataset: F1 across, mean risk at the strongest q

@@ -172,7 +172,28 @@ pub fn run(ctx: &Context) -> Result<Output> {
     let mut out = Output::on(&data);
     let mut grid = Grid::default();
 
-    // The running example.
+    let example_rows = example_study(ctx)?;
+    let mut rows = Vec::new();
+    let mut optimal_rows = Vec::new();
+    for (name, db) in &data {
+        rows.extend(axis_study(ctx, name, db, &mut grid, &mut out)?);
+        optimal_rows.extend(optimal_comparison(name, db, ctx.seed)?);
+    }
+    out.claims = claims(&out, &example_rows, &rows, &optimal_rows);
+    describe(&mut out);
+    out.parameters = vec![
+        ("seed".into(), ctx.seed.to_string()),
+        ("default".into(), "k = 100, m = 3, fanout 5, balanced hierarchy, AA".into()),
+    ];
+    out.tables.push(table("km-example", &example_rows, &[col("NCP %", 3)]));
+    out.tables.push(table("km", &rows, SPEC));
+    out.tables.push(table("km-optimal", &optimal_rows, OPTIMAL_SPEC));
+    out.refusals = grid.into_refusals();
+    Ok(out)
+}
+
+/// The paper's running example, by each algorithm.
+fn example_study(ctx: &Context) -> Result<Vec<ExampleRow>> {
     let examples = ctx.examples()?;
     let (_, paper_db) =
         examples.iter().find(|(n, _)| n == "km-figure1.csv").expect("the worked example ships");
@@ -189,103 +210,110 @@ pub fn run(ctx: &Context) -> Result<Output> {
             ncp: 100.0 * r.loss.ncp,
         });
     }
+    Ok(example_rows)
+}
 
+/// One dataset along the k, m and fanout axes (each around the default), by every hierarchy
+/// and algorithm the axis compares: its rows, and a figure per axis.
+fn axis_study<'a>(
+    ctx: &Context,
+    name: &'a String,
+    db: &TransactionDb,
+    grid: &mut Grid,
+    out: &mut Output,
+) -> Result<Vec<Row<'a>>> {
     let mut rows = Vec::new();
-    let mut optimal_rows = Vec::new();
-    for (name, db) in &data {
-        for varied in ["k", "m", "fanout"] {
-            let settings: Vec<Setting> = match varied {
-                "k" => KS.iter().map(|&k| Setting { k, ..BASE }).collect(),
-                "m" => MS.iter().map(|&m| Setting { m, ..BASE }).collect(),
-                _ => FANOUTS.iter().map(|&fanout| Setting { fanout, ..BASE }).collect(),
-            };
-            let builds: &[Build] = if varied == "fanout" {
-                &[Build::Balanced, Build::Cooccurrence]
-            } else {
-                &[Build::Balanced]
-            };
-            let algorithms: &[Algorithm] = if varied == "m" {
-                &[Algorithm::Apriori, Algorithm::Direct]
-            } else {
-                &[Algorithm::Apriori]
-            };
-            let mut figure = Figure::line(
-                &format!("km-{name}-{varied}"),
-                &format!(
-                    "{name}: information loss against {varied} (others at k = 100, m = 3, fanout 5)"
-                ),
-                varied,
-                "NCP %",
-            );
-            for &build in builds {
-                for &algorithm in algorithms {
-                    let mut points = Vec::new();
-                    for s in &settings {
-                        let hierarchy = build.hierarchy(db, s.fanout)?;
-                        let shown = [
-                            ("dataset", name.clone()),
-                            ("k", s.k.to_string()),
-                            ("m", s.m.to_string()),
-                            ("fanout", s.fanout.to_string()),
-                            ("hierarchy", build.name().to_string()),
-                            ("algorithm", algorithm_name(algorithm).to_string()),
-                        ];
-                        let outcome = grid.attempt("km", Shown(&shown), || {
-                            run_once(db, &hierarchy, s.k, s.m, algorithm, ctx.seed)
-                        })?;
-                        let super::rows::Outcome::Published { value: r, seconds } = outcome else {
-                            continue;
-                        };
-                        let share = |h: std::ops::RangeInclusive<usize>| {
-                            let by = &r.loss.occurrences_by_height;
-                            let n: u64 = by
-                                .iter()
-                                .enumerate()
-                                .filter(|(j, _)| h.contains(j))
-                                .map(|(_, &c)| c)
-                                .sum();
-                            100.0 * n as f64 / r.loss.occurrences.max(1) as f64
-                        };
-                        let x = match varied {
-                            "k" => f64::from(s.k),
-                            "m" => s.m as f64,
-                            _ => s.fanout as f64,
-                        };
-                        points.push((x, 100.0 * r.loss.ncp));
-                        rows.push(Row {
-                            dataset: name,
-                            varied,
-                            k: s.k,
-                            m: s.m,
-                            fanout: s.fanout,
-                            hierarchy: build.name(),
-                            algorithm: algorithm_name(algorithm),
-                            ncp: 100.0 * r.loss.ncp,
-                            cut_nodes: r.cut.len(),
-                            generalized: r.generalized_items,
-                            leaves: share(0..=0),
-                            one_up: share(1..=1),
-                            two_up: share(2..=2),
-                            higher: share(3..=usize::MAX),
-                            raises: r.generalizations.len(),
-                            seconds,
-                        });
-                    }
-                    figure.series.push(Series {
-                        label: format!(
-                            "{} ({} hierarchy)",
-                            algorithm_name(algorithm),
-                            build.name()
-                        ),
-                        points,
+    for varied in ["k", "m", "fanout"] {
+        let settings: Vec<Setting> = match varied {
+            "k" => KS.iter().map(|&k| Setting { k, ..BASE }).collect(),
+            "m" => MS.iter().map(|&m| Setting { m, ..BASE }).collect(),
+            _ => FANOUTS.iter().map(|&fanout| Setting { fanout, ..BASE }).collect(),
+        };
+        let builds: &[Build] = if varied == "fanout" {
+            &[Build::Balanced, Build::Cooccurrence]
+        } else {
+            &[Build::Balanced]
+        };
+        let algorithms: &[Algorithm] = if varied == "m" {
+            &[Algorithm::Apriori, Algorithm::Direct]
+        } else {
+            &[Algorithm::Apriori]
+        };
+        let mut figure = Figure::line(
+            &format!("km-{name}-{varied}"),
+            &format!(
+                "{name}: information loss against {varied} (others at k = 100, m = 3, fanout 5)"
+            ),
+            varied,
+            "NCP %",
+        );
+        for &build in builds {
+            for &algorithm in algorithms {
+                let mut points = Vec::new();
+                for s in &settings {
+                    let hierarchy = build.hierarchy(db, s.fanout)?;
+                    let shown = [
+                        ("dataset", name.clone()),
+                        ("k", s.k.to_string()),
+                        ("m", s.m.to_string()),
+                        ("fanout", s.fanout.to_string()),
+                        ("hierarchy", build.name().to_string()),
+                        ("algorithm", algorithm_name(algorithm).to_string()),
+                    ];
+                    let outcome = grid.attempt("km", Shown(&shown), || {
+                        run_once(db, &hierarchy, s.k, s.m, algorithm, ctx.seed)
+                    })?;
+                    let super::rows::Outcome::Published { value: r, seconds } = outcome else {
+                        continue;
+                    };
+                    let share = |h: std::ops::RangeInclusive<usize>| {
+                        let by = &r.loss.occurrences_by_height;
+                        let n: u64 = by
+                            .iter()
+                            .enumerate()
+                            .filter(|(j, _)| h.contains(j))
+                            .map(|(_, &c)| c)
+                            .sum();
+                        100.0 * n as f64 / r.loss.occurrences.max(1) as f64
+                    };
+                    let x = match varied {
+                        "k" => f64::from(s.k),
+                        "m" => s.m as f64,
+                        _ => s.fanout as f64,
+                    };
+                    points.push((x, 100.0 * r.loss.ncp));
+                    rows.push(Row {
+                        dataset: name,
+                        varied,
+                        k: s.k,
+                        m: s.m,
+                        fanout: s.fanout,
+                        hierarchy: build.name(),
+                        algorithm: algorithm_name(algorithm),
+                        ncp: 100.0 * r.loss.ncp,
+                        cut_nodes: r.cut.len(),
+                        generalized: r.generalized_items,
+                        leaves: share(0..=0),
+                        one_up: share(1..=1),
+                        two_up: share(2..=2),
+                        higher: share(3..=usize::MAX),
+                        raises: r.generalizations.len(),
+                        seconds,
                     });
                 }
+                figure.series.push(Series {
+                    label: format!("{} ({} hierarchy)", algorithm_name(algorithm), build.name()),
+                    points,
+                });
             }
-            out.figures.push(figure);
         }
-        optimal_rows.extend(optimal_comparison(name, db, ctx.seed)?);
+        out.figures.push(figure);
     }
-    out.claims = claims(&out, &example_rows, &rows, &optimal_rows);
+    Ok(rows)
+}
+
+/// The experiment's notes: NCP and the hierarchies, the settings, the optimum's projections.
+fn describe(out: &mut Output) {
     out.notes.push(
         "NCP (the paper's information loss): every occurrence of an item in the original weighs |u_p|/|I| for the hierarchy node p it is published as (|u_p| the leaves below p, |I| all leaves; 0 for an item published as it is, 1 for the root). Hierarchies are built over the items in label order (the paper's balanced hierarchy of fanout f; the item ids of BMS-WebView) or by co-occurrence (the most frequent ungrouped node takes the f − 1 most positively correlated, φ²); the height shares say where the occurrences were published."
             .into(),
@@ -296,15 +324,6 @@ pub fn run(ctx: &Context) -> Result<Output> {
     out.notes.push(format!(
         "The optimum: OA enumerates every cut, so it runs on projections: the {OPTIMAL_ITEMS} most frequent items, {OPTIMAL_SAMPLE} transactions drawn at random (seeded; all when fewer), a balanced binary hierarchy (677 cuts), k in {OPTIMAL_KS:?}, m = 1 to 3."
     ));
-    out.parameters = vec![
-        ("seed".into(), ctx.seed.to_string()),
-        ("default".into(), "k = 100, m = 3, fanout 5, balanced hierarchy, AA".into()),
-    ];
-    out.tables.push(table("km-example", &example_rows, &[col("NCP %", 3)]));
-    out.tables.push(table("km", &rows, SPEC));
-    out.tables.push(table("km-optimal", &optimal_rows, OPTIMAL_SPEC));
-    out.refusals = grid.into_refusals();
-    Ok(out)
 }
 
 /// AA and DA beside the optimum on a projection of `db` small enough to enumerate its cuts.

@@ -233,13 +233,39 @@ struct DataRow<'a> {
     avg_len: f64,
 }
 
-/// Runs the experiment.
+/// Runs the experiment: every method on the paper's data (Figures 3-6), the bounded search
+/// beside the paper's, and PartSwap against n.
 pub fn run(ctx: &Context) -> Result<Output> {
     let data = data(ctx)?;
     let mut out =
         Output { data: data.iter().map(|d| d.name.clone()).collect(), ..Output::default() };
-    let data_rows: Vec<DataRow<'_>> = data
-        .iter()
+    let data_rows = data_rows(&data);
+    let MethodStudy { runs, utility, windows } = method_study(ctx, &data, &mut out)?;
+    let scaling = scaling_study(ctx, &data, &mut out)?;
+    out.tables = vec![
+        table("swap-data", &data_rows, &[col("average length", 2)]),
+        table("swap-runs", &runs, &[col("Diss", 5), volatile("seconds", 3)]),
+        table("swap-utility", &utility, &[col("support %", 1)]),
+        table("swap-scaling", &scaling, &[volatile("seconds", 3)]),
+        table(
+            "swap-window",
+            &windows,
+            &[col("mean Jaccard of a pair", 5), col("Diss", 5), volatile("seconds", 3)],
+        ),
+    ];
+    out.claims = claims(&out, &runs, &utility)?;
+    describe(&mut out, &runs, &utility);
+    out.parameters = vec![
+        ("seed".into(), ctx.seed.to_string()),
+        ("categories".into(), "50, random, equal shares".into()),
+        ("supports".into(), "0.2%, 0.3%, 0.4%, 0.5%; 20%-50% on WD's shape (the paper's)".into()),
+    ];
+    Ok(out)
+}
+
+/// The data as the experiment used it.
+fn data_rows(data: &[Data]) -> Vec<DataRow<'_>> {
+    data.iter()
         .map(|d| {
             let s = d.db.stats();
             DataRow {
@@ -251,7 +277,19 @@ pub fn run(ctx: &Context) -> Result<Output> {
                 avg_len: s.avg_len,
             }
         })
-        .collect();
+        .collect()
+}
+
+/// What the method study measured.
+struct MethodStudy<'a> {
+    runs: Vec<RunRow<'a>>,
+    utility: Vec<UtilityRow<'a>>,
+    windows: Vec<WindowRow<'a>>,
+}
+
+/// Every method on every dataset (Figures 3-6): the run's figures, the frequent itemsets and
+/// their similarity U at each support, and the bounded search beside the paper's.
+fn method_study<'a>(ctx: &Context, data: &'a [Data], out: &mut Output) -> Result<MethodStudy<'a>> {
     let mut runs = Vec::new();
     let mut utility = Vec::new();
     let mut windows = Vec::new();
@@ -372,8 +410,11 @@ pub fn run(ctx: &Context) -> Result<Output> {
     time_figure.series = time_series;
     out.figures.push(diss_figure);
     out.figures.push(time_figure);
+    Ok(MethodStudy { runs, utility, windows })
+}
 
-    // Scaling: PartSwap (indexed) against n, on Quest data of BMS-like shape, and retail.
+/// PartSwap (indexed) against n, on Quest data of BMS-like shape, and retail.
+fn scaling_study(ctx: &Context, data: &[Data], out: &mut Output) -> Result<Vec<ScalingRow>> {
     let mut scaling = Vec::new();
     let sizes: &[usize] =
         if ctx.quick { &[2000, 10_000] } else { &[100_000, 250_000, 500_000, 1_000_000] };
@@ -419,18 +460,11 @@ pub fn run(ctx: &Context) -> Result<Output> {
         });
     }
     out.figures.push(scaling_figure);
-    out.tables = vec![
-        table("swap-data", &data_rows, &[col("average length", 2)]),
-        table("swap-runs", &runs, &[col("Diss", 5), volatile("seconds", 3)]),
-        table("swap-utility", &utility, &[col("support %", 1)]),
-        table("swap-scaling", &scaling, &[volatile("seconds", 3)]),
-        table(
-            "swap-window",
-            &windows,
-            &[col("mean Jaccard of a pair", 5), col("Diss", 5), volatile("seconds", 3)],
-        ),
-    ];
-    out.claims = claims(&out, &runs, &utility)?;
+    Ok(scaling)
+}
+
+/// The experiment's notes: the categories and eligibility, the measures, ties and windows.
+fn describe(out: &mut Output, runs: &[RunRow<'_>], utility: &[UtilityRow<'_>]) {
     out.notes.push(
         "Categories: 50, sharing the items at random in equal shares (the paper's Section 5.1), seeded. A record's tendency is its heaviest category when it weighs more than |t| / (categories in t); a record of several items in one category has no such tendency (its weight equals the mean) and only full swapping moves it. Each record takes part in at most one swap; sources are taken in a seeded order independent of the input's, destinations are the least similar (Jaccard) eligible records, ties to the earliest in that order. Eligible: another tendency, and no item of either side already on the other, so PartSwap never loses an occurrence."
             .into(),
@@ -439,17 +473,11 @@ pub fn run(ctx: &Context) -> Result<Output> {
         "U is the Jaccard similarity of the frequent-itemset collections (Eq. 2), Diss the dissimilarity of Oliveira and Zaïane, Σ|f_D(i) − f_D̃(i)| / Σ f_D(i) over items. SplitPerson's supports are relative to its own, larger number of records. `tendencies exposed`: original records with a tendency (a category above the mean, the first of equally heavy ones, or several items of one category) that some published record of theirs still shows, by the same definition (the audit's; records left unswapped for want of a partner and those each method leaves by design included); `false swaps`: changed records among them (RandSwap's partner may share the category). Times are in memory, audit included."
             .into(),
     );
-    out.notes.push(tie_note(&runs, &utility));
+    out.notes.push(tie_note(runs, utility));
     out.notes.push(
         "swap-window: PartSwap with `--window W` (the least similar eligible record among the next W records of another tendency in the processing order) beside the paper's whole candidate bucket, same seed and categories. `destinations as the paper's`: sources whose destination is the one the paper's search gives them. The window is what keeps PartSwap linear on skewed data (docs/SCALE.md); this table is what it changes in the publication."
             .into(),
     );
-    out.parameters = vec![
-        ("seed".into(), ctx.seed.to_string()),
-        ("categories".into(), "50, random, equal shares".into()),
-        ("supports".into(), "0.2%, 0.3%, 0.4%, 0.5%; 20%-50% on WD's shape (the paper's)".into()),
-    ];
-    Ok(out)
 }
 
 /// PartSwap on `db` with each of [`WINDOWS`]: what the bounded search changes against the
