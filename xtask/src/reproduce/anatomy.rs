@@ -335,25 +335,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
     let connect = settings.iter().any(|s| s.short == "Connect");
     let t40 =
         settings.iter().any(|s| s.short.starts_with("T40") || s.short.starts_with("Quest T40"));
-    out.note_if(
-        connect || t40,
-        "Definition 5 counts the empty set as a value. On the paper's own columns (k-medoids on 1 - phi^2, the `clustered` rows) a column of rare items is empty in most records and Connect's near-universal items make one itemset dominate a column, so almost every setting of the paper is refused: no record partition can be l-diverse. The repaired columns (items moved until every column's top value is under 1/l of the records, aiming at 1/(1.25 l)) reach most of them, and the diverse columns (built for Definition 5 on a sample, no clustering: items by entropy, then moves and swaps that lower the largest top share) more where the top values bind (`anatomy-reach`: the largest l each partition admits, against 2^(Σ h(i) / p), which no partition into p columns exceeds, h(i) the entropy of item i's presence; the bound is loose, so l beyond what our partitions admit is not shown unreachable); the distinct-values reading, which the paper's Example 4 uses, reaches all of them on the paper's columns but bounds no probability.",
-    );
-    out.note_if(
-        t40,
-        "The T40I10D100K sample is the real first 10,000 transactions; the 100k rows are Quest data generated with T = 40, I = 10, N = 1000 (the full file is not available here). The paper does not state its minimum support: 1% gives about 129,000 rules of 2-4 items on the sample and 183,000 on the Quest data; Connect uses 80% (139,000 rules).",
-    );
-    if let Some(note) = ar_note(&reasons) {
-        out.notes.push(note);
-    }
-    out.parameters = vec![
-        ("seed".into(), ctx.seed.to_string()),
-        (
-            "rules".into(),
-            "Apriori, 2 to 4 items, confidence 10%..90%; support 80% (Connect), 1% (T40)".into(),
-        ),
-        ("headroom".into(), "0.25 (the default)".into()),
-    ];
+    describe(ctx, &mut out, connect, t40, &reasons);
     let reach = reach_rows(&settings, &admitted, ctx.seed)?;
     out.claims = claims(&state.tried, &reach, &state.rows, &rule_rows, &reasons, connect, t40);
     out.refusals = state.grid.into_refusals();
@@ -387,6 +369,30 @@ pub fn run(ctx: &Context) -> Result<Output> {
     out.figures.push(time_figure);
     out.figures.push(scaling_figure);
     Ok(out)
+}
+
+/// The experiment's notes and settings: why Definition 5 refuses the paper's columns, the
+/// data, why rules are lost.
+fn describe(ctx: &Context, out: &mut Output, connect: bool, t40: bool, reasons: &[ReasonRow]) {
+    out.note_if(
+        connect || t40,
+        "Definition 5 counts the empty set as a value. On the paper's own columns (k-medoids on 1 - phi^2, the `clustered` rows) a column of rare items is empty in most records and Connect's near-universal items make one itemset dominate a column, so almost every setting of the paper is refused: no record partition can be l-diverse. The repaired columns (items moved until every column's top value is under 1/l of the records, aiming at 1/(1.25 l)) reach most of them, and the diverse columns (built for Definition 5 on a sample, no clustering: items by entropy, then moves and swaps that lower the largest top share) more where the top values bind (`anatomy-reach`: the largest l each partition admits, against 2^(Σ h(i) / p), which no partition into p columns exceeds, h(i) the entropy of item i's presence; the bound is loose, so l beyond what our partitions admit is not shown unreachable); the distinct-values reading, which the paper's Example 4 uses, reaches all of them on the paper's columns but bounds no probability.",
+    );
+    out.note_if(
+        t40,
+        "The T40I10D100K sample is the real first 10,000 transactions; the 100k rows are Quest data generated with T = 40, I = 10, N = 1000 (the full file is not available here). The paper does not state its minimum support: 1% gives about 129,000 rules of 2-4 items on the sample and 183,000 on the Quest data; Connect uses 80% (139,000 rules).",
+    );
+    if let Some(note) = ar_note(reasons) {
+        out.notes.push(note);
+    }
+    out.parameters = vec![
+        ("seed".into(), ctx.seed.to_string()),
+        (
+            "rules".into(),
+            "Apriori, 2 to 4 items, confidence 10%..90%; support 80% (Connect), 1% (T40)".into(),
+        ),
+        ("headroom".into(), "0.25 (the default)".into()),
+    ];
 }
 
 /// The data of Figures 4-7: the paper's Connect and T40I10D100K (the real sample and a Quest

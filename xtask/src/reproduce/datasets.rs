@@ -5,7 +5,7 @@ use anyhow::Result;
 use serde::Serialize;
 use txanon_data::{Schema, Table, TransactionDb, datasets::DATASETS};
 
-use super::claims::PaperValues;
+use super::claims::{Claim, PaperValues};
 use super::rows::{col, table};
 use super::{Context, Figure, FigureKind, Legend, Output, Series};
 
@@ -58,9 +58,40 @@ struct AdultRow {
     manifest_rows: usize,
 }
 
-/// Runs the experiment.
+/// Runs the experiment: every dataset measured beside the manifest and the papers, and
+/// Adult's rows.
 pub fn run(ctx: &Context) -> Result<Output> {
     let paper = PaperValues::of("datasets")?;
+    let mut out = Output::default();
+    let Measured { rows, figure, lengths } = measure_all(ctx, &paper)?;
+    out.tables.push(table(
+        "datasets",
+        &rows,
+        &[col("avg_len", 3), col("density", 5), col("file_kb", 0), col("manifest_avg_len", 3)],
+    ));
+
+    if !ctx.quick {
+        adult_rows(&mut out)?;
+    }
+    out.data = rows.iter().filter(|r| r.kind == "real").map(|r| r.dataset.clone()).collect();
+    out.claims = claims(&paper, &out);
+    describe(ctx, &mut out);
+    out.parameters.push(("quest seed".into(), ctx.seed.to_string()));
+    out.figures.push(figure);
+    out.figures.push(lengths);
+    Ok(out)
+}
+
+/// Every transaction dataset measured: its row, its support curve and its average length
+/// beside the paper's.
+struct Measured {
+    rows: Vec<DatasetRow>,
+    figure: Figure,
+    lengths: Figure,
+}
+
+/// The real datasets found, the Quest stand-in and the worked examples, measured.
+fn measure_all(ctx: &Context, paper: &PaperValues) -> Result<Measured> {
     let mut figure = Figure {
         name: "datasets-item-supports".into(),
         title: "Item support by rank".into(),
@@ -85,7 +116,6 @@ pub fn run(ctx: &Context) -> Result<Output> {
             Series { label: "paper".into(), points: Vec::new() },
         ],
     };
-    let mut out = Output::default();
     type Info = txanon_data::datasets::DatasetInfo;
     let mut rows = Vec::new();
     let mut measure =
@@ -131,38 +161,39 @@ pub fn run(ctx: &Context) -> Result<Output> {
     for (name, db) in ctx.examples()? {
         measure(&name, "example", &db, None, None);
     }
-    out.tables.push(table(
-        "datasets",
-        &rows,
-        &[col("avg_len", 3), col("density", 5), col("file_kb", 0), col("manifest_avg_len", 3)],
-    ));
+    Ok(Measured { rows, figure, lengths })
+}
 
-    if !ctx.quick {
-        let schema_path = crate::project_root().join("datasets/adult.schema.json");
-        let schema = Schema::from_path(&schema_path)?;
-        let mut adult = Vec::new();
-        for name in ["adult", "adult-test"] {
-            if let Some(path) = txanon_data::datasets::locate_verified(name)? {
-                let t = Table::read(&path, &schema)?;
-                let info = txanon_data::datasets::dataset(name).expect("in manifest");
-                adult.push(AdultRow {
-                    file: info.file,
-                    data_rows: t.len() + t.dropped_rows(),
-                    kept: t.len(),
-                    dropped_missing: t.dropped_rows(),
-                    manifest_rows: info.transactions,
-                });
-            }
-        }
-        if !adult.is_empty() {
-            out.tables.push(table("datasets-adult", &adult, &[]));
-            out.notes.push(
-                "Adult rows with a missing value (`?`) are dropped, as the slicing paper does: 30,162 of adult.data and 15,060 of adult.test remain (45,222 in all).".into(),
-            );
+/// Adult's two files as the slicing experiment reads them: rows kept and dropped.
+fn adult_rows(out: &mut Output) -> Result<()> {
+    let schema_path = crate::project_root().join("datasets/adult.schema.json");
+    let schema = Schema::from_path(&schema_path)?;
+    let mut adult = Vec::new();
+    for name in ["adult", "adult-test"] {
+        if let Some(path) = txanon_data::datasets::locate_verified(name)? {
+            let t = Table::read(&path, &schema)?;
+            let info = txanon_data::datasets::dataset(name).expect("in manifest");
+            adult.push(AdultRow {
+                file: info.file,
+                data_rows: t.len() + t.dropped_rows(),
+                kept: t.len(),
+                dropped_missing: t.dropped_rows(),
+                manifest_rows: info.transactions,
+            });
         }
     }
-    out.data = rows.iter().filter(|r| r.kind == "real").map(|r| r.dataset.clone()).collect();
-    out.claims = ["connect", "t40-sample", "bms1", "bms2"]
+    if !adult.is_empty() {
+        out.tables.push(table("datasets-adult", &adult, &[]));
+        out.notes.push(
+            "Adult rows with a missing value (`?`) are dropped, as the slicing paper does: 30,162 of adult.data and 15,060 of adult.test remain (45,222 in all).".into(),
+        );
+    }
+    Ok(())
+}
+
+/// The papers' descriptions of the datasets, each a claim.
+fn claims(paper: &PaperValues, out: &Output) -> Vec<Claim> {
+    ["connect", "t40-sample", "bms1", "bms2"]
         .iter()
         .map(|&d| {
             let (paper_name, statement) = match d {
@@ -173,7 +204,11 @@ pub fn run(ctx: &Context) -> Result<Output> {
             };
             paper.claim(paper_name, d, statement, &out.tables)
         })
-        .collect();
+        .collect()
+}
+
+/// The experiment's notes.
+fn describe(ctx: &Context, out: &mut Output) {
     out.note_if(
         out.used("bms2"),
         "BMS-WebView-2 has the CAHD paper's transactions and items, but an average length of 4.62 where the paper prints 5.0; the file is the one the manifest's checksum names, and the paper does not say how it counted.",
@@ -183,10 +218,6 @@ pub fn run(ctx: &Context) -> Result<Output> {
         "T40I10D100K is available here only as its first 10,000 transactions; the full-size stand-in is Quest data with T = 40, I = 10, N = 1000, |D| = 100,000, |L| = 2000.",
     );
     out.notes.push("manifest_match compares n, items present, average length (to 0.05%) and maximum length with ../shared/datasets/MANIFEST.md.".into());
-    out.parameters.push(("quest seed".into(), ctx.seed.to_string()));
-    out.figures.push(figure);
-    out.figures.push(lengths);
-    Ok(out)
 }
 
 const CAHD: &str = "CAHD (ICDE 2008)";

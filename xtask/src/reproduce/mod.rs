@@ -22,7 +22,7 @@ mod scaling;
 mod slicing;
 mod swap;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context as _, Result, bail};
@@ -205,6 +205,29 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         crate::project_root().join(&args.out)
     };
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let ctx = context(&args)?;
+    let done = run_experiments(&args, &ctx, &out)?;
+    let report = output::write_report(&out, &ctx, &done)?;
+    eprintln!("report: {}", report.display());
+    let reference = crate::project_root().join("xtask/reference").join(if args.quick {
+        "quick"
+    } else {
+        "full"
+    });
+    if args.bless {
+        bless(&reference, &done)?;
+    }
+    if args.check {
+        check(&reference, &done)?;
+    }
+    Ok(())
+}
+
+/// An experiment that ran: what it produced and its seconds.
+type Done = (&'static Experiment, Output, f64);
+
+/// The context the experiments share, from the arguments.
+fn context(args: &ReproduceArgs) -> Result<Context> {
     if args.scaling_sizes.len() < 2 || args.scaling_sizes.windows(2).any(|w| w[0] >= w[1]) {
         bail!("--scaling-sizes: at least two sizes, ascending (got {:?})", args.scaling_sizes);
     }
@@ -220,13 +243,18 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         }
     }
     ctx.scaling_families = args.scaling_families.clone();
+    Ok(ctx)
+}
+
+/// Runs the experiments the arguments select, writing each one's results under `out`.
+fn run_experiments(args: &ReproduceArgs, ctx: &Context, out: &Path) -> Result<Vec<Done>> {
     let mut done = Vec::new();
     for exp in EXPERIMENTS.iter().filter(|e| {
         if args.only.is_empty() { !e.on_request } else { args.only.iter().any(|o| o == e.name) }
     }) {
         eprintln!("== {}: {}", exp.name, exp.title);
         let started = Instant::now();
-        let mut result = (exp.run)(&ctx).with_context(|| format!("experiment {}", exp.name))?;
+        let mut result = (exp.run)(ctx).with_context(|| format!("experiment {}", exp.name))?;
         let seconds = started.elapsed().as_secs_f64();
         if result.data.is_empty() {
             result.data = used_data(&result);
@@ -240,53 +268,52 @@ pub fn run(args: ReproduceArgs) -> Result<()> {
         {
             result.tables.push(beside);
         }
-        output::write_experiment(&out, exp, &result)?;
+        output::write_experiment(out, exp, &result)?;
         eprintln!("   done in {seconds:.2} s");
         done.push((exp, result, seconds));
     }
-    let report = output::write_report(&out, &ctx, &done)?;
-    eprintln!("report: {}", report.display());
-    let reference = crate::project_root().join("xtask/reference").join(if args.quick {
-        "quick"
-    } else {
-        "full"
-    });
-    if args.bless {
-        std::fs::create_dir_all(&reference)?;
-        for (_, result, _) in &done {
-            for t in result.tables.iter().filter(|t| !t.rows.is_empty()) {
-                output::write(reference.join(format!("{}.csv", t.name)), t.stable_csv())?;
-            }
+    Ok(done)
+}
+
+/// Writes every table of `done` as the reference.
+fn bless(reference: &Path, done: &[Done]) -> Result<()> {
+    std::fs::create_dir_all(reference)?;
+    for (_, result, _) in done {
+        for t in result.tables.iter().filter(|t| !t.rows.is_empty()) {
+            output::write(reference.join(format!("{}.csv", t.name)), t.stable_csv())?;
         }
-        eprintln!("references written to {}", reference.display());
     }
-    if args.check {
-        let mut differences = Vec::new();
-        for (exp, result, _) in &done {
-            for stale in unproduced_references(&reference, exp, result)? {
-                differences.push(format!("{stale}: in the references, not produced by this run"));
-            }
-            for t in result.tables.iter().filter(|t| !t.rows.is_empty()) {
-                let path = reference.join(format!("{}.csv", t.name));
-                match std::fs::read_to_string(&path) {
-                    Ok(expected) if expected == t.stable_csv() => {}
-                    Ok(expected) => differences.push(format!(
-                        "{}: differs from {}\n--- reference\n{expected}--- this run\n{}",
-                        t.name,
-                        path.display(),
-                        t.stable_csv()
-                    )),
-                    Err(_) => {
-                        differences.push(format!("{}: no reference at {}", t.name, path.display()))
-                    }
+    eprintln!("references written to {}", reference.display());
+    Ok(())
+}
+
+/// Compares every table of `done` with its reference, and every reference with a table.
+fn check(reference: &Path, done: &[Done]) -> Result<()> {
+    let mut differences = Vec::new();
+    for (exp, result, _) in done {
+        for stale in unproduced_references(reference, exp, result)? {
+            differences.push(format!("{stale}: in the references, not produced by this run"));
+        }
+        for t in result.tables.iter().filter(|t| !t.rows.is_empty()) {
+            let path = reference.join(format!("{}.csv", t.name));
+            match std::fs::read_to_string(&path) {
+                Ok(expected) if expected == t.stable_csv() => {}
+                Ok(expected) => differences.push(format!(
+                    "{}: differs from {}\n--- reference\n{expected}--- this run\n{}",
+                    t.name,
+                    path.display(),
+                    t.stable_csv()
+                )),
+                Err(_) => {
+                    differences.push(format!("{}: no reference at {}", t.name, path.display()))
                 }
             }
         }
-        if !differences.is_empty() {
-            bail!("--check failed:\n{}", differences.join("\n"));
-        }
-        eprintln!("--check: every table matches its reference");
     }
+    if !differences.is_empty() {
+        bail!("--check failed:\n{}", differences.join("\n"));
+    }
+    eprintln!("--check: every table matches its reference");
     Ok(())
 }
 

@@ -105,14 +105,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
         }
         None => out.notes.push("The real T40I10D100K sample was not used (--quick, or not found): the comparison is with the paper's figures only.".into()),
     }
-    out.parameters = vec![
-        ("T".into(), "40".into()),
-        ("I".into(), "10".into()),
-        ("N".into(), "1000".into()),
-        ("|D|".into(), "100000".into()),
-        ("|L|".into(), "2000".into()),
-        ("seed".into(), ctx.seed.to_string()),
-    ];
+    out.parameters = parameters(ctx.seed);
     out.tables.push(table("quest", &sizes, &[col("average length", 2)]));
     out.tables.push(table(
         "quest-profile",
@@ -133,6 +126,18 @@ pub fn run(ctx: &Context) -> Result<Output> {
     ));
     out.figures.push(figure);
     Ok(out)
+}
+
+/// The generator's settings, as the report states them.
+fn parameters(seed: u64) -> Vec<(String, String)> {
+    vec![
+        ("T".into(), "40".into()),
+        ("I".into(), "10".into()),
+        ("N".into(), "1000".into()),
+        ("|D|".into(), "100000".into()),
+        ("|L|".into(), "2000".into()),
+        ("seed".into(), seed.to_string()),
+    ]
 }
 
 /// Frequent itemsets per length at 1% support, generated beside real: whether Quest's patterns

@@ -211,78 +211,11 @@ pub fn run(ctx: &Context) -> Result<Output> {
         );
         return Ok(out);
     }
-    let sizes = &ctx.scaling_sizes;
     let binary = build_cli()?;
     let dir = crate::project_root().join("target/scaling");
     std::fs::create_dir_all(&dir)?;
-    // One file per size, generated once per seed and kept for the next run.
-    let files = |stem: &str, make: &dyn Fn(usize, &Path) -> Result<()>| {
-        sizes
-            .iter()
-            .map(|&n| {
-                let path = dir.join(format!("{stem}-{n}-{}.dat", ctx.seed));
-                if !path.exists() {
-                    make(n, &path)?;
-                }
-                Ok((n, path))
-            })
-            .collect::<Result<Vec<(usize, PathBuf)>>>()
-    };
-    let mut data: Vec<(String, Vec<(usize, PathBuf)>)> = Vec::new();
-    let mut quest = Vec::new();
-    if ctx.scaling_shapes.contains(&ScalingShape::Quest) {
-        quest = files("quest-basket", &|n, path| generate_quest(&binary, n, ctx.seed, path))?;
-        data.push((QUEST.into(), quest.clone()));
-    }
-    if !ctx.scaling_shapes.contains(&ScalingShape::Kosarak) {
-        out.notes.push("kosarak-shaped data not run (`--scaling-shapes`).".into());
-    } else if let Some((_, sample)) = ctx.real("kosarak-sample")? {
-        let kosarak =
-            files("kosarak-shaped", &|n, path| kosarak_shaped(&sample, n, ctx.seed, path))?;
-        data.push(("kosarak-shaped".into(), kosarak));
-    }
-    let mut rows = Vec::new();
-    let mut exponents = Vec::new();
-    let mut unsharded = Vec::new();
-    let selected = |family: &Family| {
-        ctx.scaling_families.is_empty()
-            || ctx
-                .scaling_families
-                .iter()
-                .any(|w| family.name.split(' ').next() == Some(w.as_str()))
-    };
-    if !ctx.scaling_families.is_empty() {
-        out.notes.push(format!(
-            "Families run: {} (`--scaling-families`); no shards.",
-            ctx.scaling_families.join(", ")
-        ));
-    }
-    for (name, files) in &data {
-        for family in FAMILIES.iter().filter(|f| selected(f)) {
-            let mut runs = Vec::new();
-            for (n, path) in files {
-                eprintln!("   {name}, {}, n = {n}", family.name);
-                let r = run_family(&binary, family, path, *n, ctx.seed, &dir)?;
-                rows.push(ScalingRow {
-                    data: name.clone(),
-                    family: family.name,
-                    transactions: *n,
-                    seconds: r.seconds,
-                    peak_mb: r.peak_mb,
-                    per_transaction: r.seconds * 1e6 / *n as f64,
-                    outcome: r.outcome.clone(),
-                });
-                runs.push((*n, r));
-            }
-            exponents.extend(exponent_rows(name, family.name, &runs));
-            // The shards are cut from the largest Quest file: its runs are the comparison.
-            if *name == QUEST
-                && let Some((_, r)) = runs.last()
-            {
-                unsharded.push((family.name, r.clone()));
-            }
-        }
-    }
+    let Inputs { data, quest } = inputs(ctx, &binary, &dir, &mut out)?;
+    let Timed { rows, exponents, unsharded } = timed_runs(ctx, &binary, &dir, &data, &mut out)?;
     let shards = if quest.is_empty() || !ctx.scaling_families.is_empty() {
         Vec::new()
     } else {
@@ -323,6 +256,104 @@ pub fn run(ctx: &Context) -> Result<Output> {
     );
     out.data = data.iter().map(|(n, _)| n.clone()).collect();
     Ok(out)
+}
+
+/// The files of every size, by shape; the Quest files apart (the shards are cut from them).
+struct Inputs {
+    data: Vec<(String, Vec<(usize, PathBuf)>)>,
+    quest: Vec<(usize, PathBuf)>,
+}
+
+/// One file per shape and size, generated once per seed and kept for the next run.
+fn inputs(ctx: &Context, binary: &Path, dir: &Path, out: &mut Output) -> Result<Inputs> {
+    let sizes = &ctx.scaling_sizes;
+    // One file per size, generated once per seed and kept for the next run.
+    let files = |stem: &str, make: &dyn Fn(usize, &Path) -> Result<()>| {
+        sizes
+            .iter()
+            .map(|&n| {
+                let path = dir.join(format!("{stem}-{n}-{}.dat", ctx.seed));
+                if !path.exists() {
+                    make(n, &path)?;
+                }
+                Ok((n, path))
+            })
+            .collect::<Result<Vec<(usize, PathBuf)>>>()
+    };
+    let mut data: Vec<(String, Vec<(usize, PathBuf)>)> = Vec::new();
+    let mut quest = Vec::new();
+    if ctx.scaling_shapes.contains(&ScalingShape::Quest) {
+        quest = files("quest-basket", &|n, path| generate_quest(binary, n, ctx.seed, path))?;
+        data.push((QUEST.into(), quest.clone()));
+    }
+    if !ctx.scaling_shapes.contains(&ScalingShape::Kosarak) {
+        out.notes.push("kosarak-shaped data not run (`--scaling-shapes`).".into());
+    } else if let Some((_, sample)) = ctx.real("kosarak-sample")? {
+        let kosarak =
+            files("kosarak-shaped", &|n, path| kosarak_shaped(&sample, n, ctx.seed, path))?;
+        data.push(("kosarak-shaped".into(), kosarak));
+    }
+    Ok(Inputs { data, quest })
+}
+
+/// What the timed runs gave: a row per run, the exponents, and the largest Quest runs.
+struct Timed {
+    rows: Vec<ScalingRow>,
+    exponents: Vec<ExponentRow>,
+    unsharded: Vec<(&'static str, Run)>,
+}
+
+/// Every selected family on every file, timed through the binary.
+fn timed_runs(
+    ctx: &Context,
+    binary: &Path,
+    dir: &Path,
+    data: &[(String, Vec<(usize, PathBuf)>)],
+    out: &mut Output,
+) -> Result<Timed> {
+    let mut rows = Vec::new();
+    let mut exponents = Vec::new();
+    let mut unsharded = Vec::new();
+    let selected = |family: &Family| {
+        ctx.scaling_families.is_empty()
+            || ctx
+                .scaling_families
+                .iter()
+                .any(|w| family.name.split(' ').next() == Some(w.as_str()))
+    };
+    if !ctx.scaling_families.is_empty() {
+        out.notes.push(format!(
+            "Families run: {} (`--scaling-families`); no shards.",
+            ctx.scaling_families.join(", ")
+        ));
+    }
+    for (name, files) in data {
+        for family in FAMILIES.iter().filter(|f| selected(f)) {
+            let mut runs = Vec::new();
+            for (n, path) in files {
+                eprintln!("   {name}, {}, n = {n}", family.name);
+                let r = run_family(binary, family, path, *n, ctx.seed, dir)?;
+                rows.push(ScalingRow {
+                    data: name.clone(),
+                    family: family.name,
+                    transactions: *n,
+                    seconds: r.seconds,
+                    peak_mb: r.peak_mb,
+                    per_transaction: r.seconds * 1e6 / *n as f64,
+                    outcome: r.outcome.clone(),
+                });
+                runs.push((*n, r));
+            }
+            exponents.extend(exponent_rows(name, family.name, &runs));
+            // The shards are cut from the largest Quest file: its runs are the comparison.
+            if *name == QUEST
+                && let Some((_, r)) = runs.last()
+            {
+                unsharded.push((family.name, r.clone()));
+            }
+        }
+    }
+    Ok(Timed { rows, exponents, unsharded })
 }
 
 /// Builds the CLI in release mode: the experiment measures what a user runs.
