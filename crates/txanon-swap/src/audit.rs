@@ -355,26 +355,66 @@ pub fn audit(
     claim: &SwapClaim,
 ) -> Result<SwapAuditReport, SwapError> {
     let (category_of, original) = (original.category_of(), original.db());
-    let method = claim.method;
     let mut log = ViolationLog::new();
-    // Published item ids → original ones, by label.
-    let mut to_original: Vec<ItemId> = Vec::with_capacity(published.num_items());
-    for i in 0..published.num_items() as ItemId {
-        let label = published.label(i).to_string();
-        match original.labels().find(&label) {
-            Some(o) => to_original.push(o),
-            None => {
-                log.push(SwapViolation::ItemNotInOriginal { item: label });
-                to_original.push(ItemId::MAX);
-            }
-        }
-    }
+    let to_original = items_are_original_items(original, published, &mut log);
     if key.len() != published.len() {
         log.push(SwapViolation::KeyLength { entries: key.len(), published: published.len() });
     }
     log.stop_if_any().map_err(SwapError::Audit)?;
-    let n = original.len();
-    let mut rows_of: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let rows_of = every_record_published(key, original.len(), claim.method, &mut log);
+    log.stop_if_any().map_err(SwapError::Audit)?;
+    let mut report = SwapAuditReport {
+        records: original.len(),
+        published_records: published.len(),
+        max_exposed: claim.max_exposed,
+        ..SwapAuditReport::default()
+    };
+    occurrences_as_the_method_keeps_them(
+        original,
+        published,
+        &to_original,
+        claim.method,
+        &mut report,
+        &mut log,
+    );
+    let records = Records { original, published, to_original: &to_original, category_of, claim };
+    let mut exposure = Exposure::default();
+    let mut scratch = Scratch::default();
+    for (o, rows) in rows_of.iter().enumerate() {
+        records.check(o, rows, &mut report, &mut exposure, &mut scratch, &mut log);
+    }
+    exposure.within_the_allowance(original, category_of, claim, &mut report, &mut log);
+    log.finish(report).map_err(SwapError::Audit)
+}
+
+/// Check: every published item is an original item (by label). Returns the published ids in
+/// the original's numbering (`ItemId::MAX` for an item that is not one).
+fn items_are_original_items(
+    original: &TransactionDb,
+    published: &TransactionDb,
+    log: &mut ViolationLog<SwapViolation>,
+) -> Vec<ItemId> {
+    (0..published.num_items() as ItemId)
+        .map(|i| {
+            let label = published.label(i).to_string();
+            original.labels().find(&label).unwrap_or_else(|| {
+                log.push(SwapViolation::ItemNotInOriginal { item: label });
+                ItemId::MAX
+            })
+        })
+        .collect()
+}
+
+/// Check: the key names an original record for every published record, and every original
+/// record is published, once (several times only under SplitPerson). Returns each original
+/// record's published records.
+fn every_record_published(
+    key: &[u32],
+    records: usize,
+    method: Method,
+    log: &mut ViolationLog<SwapViolation>,
+) -> Vec<Vec<usize>> {
+    let mut rows_of: Vec<Vec<usize>> = vec![Vec::new(); records];
     for (p, &o) in key.iter().enumerate() {
         match rows_of.get_mut(o as usize) {
             Some(rows) => rows.push(p),
@@ -382,7 +422,7 @@ pub fn audit(
                 log.push(SwapViolation::KeyOutOfRange {
                     published_record: p + 1,
                     names: u64::from(o) + 1,
-                    records: n,
+                    records,
                 });
             }
         }
@@ -394,9 +434,20 @@ pub fn audit(
             log.push(SwapViolation::PublishedTwice { record: o + 1, times: rows.len() });
         }
     }
-    log.stop_if_any().map_err(SwapError::Audit)?;
+    rows_of
+}
 
-    // Occurrences per item, in the original's numbering.
+/// Check: no item occurs more often than in the original, and under the methods that move or
+/// split items (every one but RandSwap and PartSupp) none occurs less often. Counts the
+/// occurrences and those lost into `report`.
+fn occurrences_as_the_method_keeps_them(
+    original: &TransactionDb,
+    published: &TransactionDb,
+    to_original: &[ItemId],
+    method: Method,
+    report: &mut SwapAuditReport,
+    log: &mut ViolationLog<SwapViolation>,
+) {
     let mut before = vec![0u64; original.num_items()];
     for t in original.iter() {
         for &i in t {
@@ -413,13 +464,7 @@ pub fn audit(
         method,
         Method::PartSwap | Method::FullSwap | Method::PartAndFullSwap | Method::SplitPerson
     );
-    let mut report = SwapAuditReport {
-        records: n,
-        published_records: published.len(),
-        occurrences: before.iter().sum(),
-        max_exposed: claim.max_exposed,
-        ..SwapAuditReport::default()
-    };
+    report.occurrences = before.iter().sum();
     for (i, (&b, &a)) in before.iter().zip(&after).enumerate() {
         let item = || original.label(i as ItemId).to_string();
         if a > b {
@@ -435,27 +480,58 @@ pub fn audit(
             }
         }
     }
+}
 
-    let swapping = matches!(method, Method::PartSwap | Method::FullSwap | Method::PartAndFullSwap);
-    let mut exposed_records = Vec::new();
-    let (mut unmatched_partial, mut unmatched_full) = (Vec::new(), Vec::new());
-    let (mut row, mut together, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
-    for (o, rows) in rows_of.iter().enumerate() {
-        let t = original.transaction(o);
-        let tendency = shown(t.iter().map(|&i| category_of[i as usize]), &mut scratch);
-        let published_row = |p: usize, row: &mut Vec<ItemId>| {
-            row.clear();
-            row.extend(published.transaction(p).iter().map(|&i| to_original[i as usize]));
-            row.sort_unstable();
-        };
+/// Buffers reused from record to record.
+#[derive(Default)]
+struct Scratch {
+    row: Vec<ItemId>,
+    together: Vec<ItemId>,
+    categories: Vec<u32>,
+}
+
+/// What the per-record checks read.
+struct Records<'a> {
+    original: &'a TransactionDb,
+    published: &'a TransactionDb,
+    to_original: &'a [ItemId],
+    category_of: &'a [u32],
+    claim: &'a SwapClaim,
+}
+
+impl Records<'_> {
+    /// Published record `p` in the original's numbering, ascending, into `row`.
+    fn published_row(&self, p: usize, row: &mut Vec<ItemId>) {
+        row.clear();
+        row.extend(self.published.transaction(p).iter().map(|&i| self.to_original[i as usize]));
+        row.sort_unstable();
+    }
+
+    /// The checks of original record `o`, published as `rows`: what the method may change,
+    /// PartSupp's and SplitPerson's forms, and whether the record's tendency is still shown.
+    fn check(
+        &self,
+        o: usize,
+        rows: &[usize],
+        report: &mut SwapAuditReport,
+        exposure: &mut Exposure,
+        scratch: &mut Scratch,
+        log: &mut ViolationLog<SwapViolation>,
+    ) {
+        let method = self.claim.method;
+        let swapping =
+            matches!(method, Method::PartSwap | Method::FullSwap | Method::PartAndFullSwap);
+        let t = self.original.transaction(o);
+        let category_of = self.category_of;
+        let tendency = shown(t.iter().map(|&i| category_of[i as usize]), &mut scratch.categories);
         // Changed: the published records, together, are not the original record.
-        together.clear();
+        scratch.together.clear();
         for &p in rows {
-            published_row(p, &mut row);
-            together.extend_from_slice(&row);
+            self.published_row(p, &mut scratch.row);
+            scratch.together.extend_from_slice(&scratch.row);
         }
-        together.sort_unstable();
-        let changed = together.as_slice() != t;
+        scratch.together.sort_unstable();
+        let changed = scratch.together.as_slice() != t;
         report.changed += usize::from(changed);
         match tendency {
             Shown::AboveMean(_) => report.with_tendency += 1,
@@ -466,64 +542,129 @@ pub fn audit(
             log.push(SwapViolation::ChangedWithoutTendency { record: o + 1 });
         }
         // The categories the claim wants hidden: the first heaviest, or every tied one.
-        let hidden: Vec<u32> = match (tendency, claim.ties) {
+        let hidden: Vec<u32> = match (tendency, self.claim.ties) {
             (Shown::AboveMean(_), Ties::All) => {
-                heaviest(t.iter().map(|&i| category_of[i as usize]), &mut scratch)
+                heaviest(t.iter().map(|&i| category_of[i as usize]), &mut scratch.categories)
             }
             (shown_category, _) => shown_category.category().into_iter().collect(),
         };
         if (swapping || method == Method::RandSwap) && rows.len() == 1 {
-            published_row(rows[0], &mut row);
-            let received: Vec<u32> = row
-                .iter()
-                .filter(|i| t.binary_search(i).is_err())
-                .map(|&i| category_of[i as usize])
-                .collect();
-            let lost = t.iter().find(|&&i| {
-                let c = category_of[i as usize];
-                !hidden.contains(&c) && !received.contains(&c) && row.binary_search(&i).is_err()
-            });
-            if let Some(&i) = lost {
-                log.push(SwapViolation::ChangedOutsideSwap {
-                    record: o + 1,
-                    item: original.label(i).to_string(),
-                });
-            }
+            self.changed_only_by_its_swap(o, rows[0], &hidden, scratch, log);
         }
         if method == Method::PartSupp {
-            published_row(rows[0], &mut row);
-            let expected: Vec<ItemId> = match tendency {
-                Shown::AboveMean(_) => t
-                    .iter()
-                    .copied()
-                    .filter(|&i| !hidden.contains(&category_of[i as usize]))
-                    .collect(),
-                _ => t.to_vec(),
-            };
-            if row != expected {
-                log.push(SwapViolation::NotSuppressedAsClaimed { record: o + 1 });
-            }
+            self.suppressed_as_claimed(o, rows[0], tendency, &hidden, scratch, log);
         }
         if method == Method::SplitPerson
-            && !is_split(t, rows, category_of, |p, r| {
-                published_row(p, r);
-            })
+            && !is_split(t, rows, category_of, |p, r| self.published_row(p, r))
         {
             log.push(SwapViolation::NotASplit { record: o + 1 });
         }
-        let Some(g) = tendency.category() else { continue };
-        let still_shown = rows.iter().any(|&p| {
-            published_row(p, &mut row);
-            let categories = row.iter().map(|&i| category_of[i as usize]);
-            match claim.ties {
-                Ties::First => shown(categories, &mut scratch).category() == Some(g),
-                Ties::All => heaviest(categories, &mut scratch).iter().any(|c| hidden.contains(c)),
-            }
-        });
-        if !still_shown {
-            continue;
+        let Some(g) = tendency.category() else { return };
+        if !self.still_shown(rows, &hidden, g, scratch) {
+            return;
         }
         report.false_swaps += usize::from(changed);
+        exposure.classify(o, method, tendency, changed, hidden, g, report);
+    }
+
+    /// Check: a swapped record loses only items of the categories it swapped (its own
+    /// tendency's, or one it received).
+    fn changed_only_by_its_swap(
+        &self,
+        o: usize,
+        p: usize,
+        hidden: &[u32],
+        scratch: &mut Scratch,
+        log: &mut ViolationLog<SwapViolation>,
+    ) {
+        let t = self.original.transaction(o);
+        let category_of = self.category_of;
+        self.published_row(p, &mut scratch.row);
+        let row = &scratch.row;
+        let received: Vec<u32> = row
+            .iter()
+            .filter(|i| t.binary_search(i).is_err())
+            .map(|&i| category_of[i as usize])
+            .collect();
+        let lost = t.iter().find(|&&i| {
+            let c = category_of[i as usize];
+            !hidden.contains(&c) && !received.contains(&c) && row.binary_search(&i).is_err()
+        });
+        if let Some(&i) = lost {
+            log.push(SwapViolation::ChangedOutsideSwap {
+                record: o + 1,
+                item: self.original.label(i).to_string(),
+            });
+        }
+    }
+
+    /// Check (PartSupp): the record is published less exactly its tendency's items.
+    fn suppressed_as_claimed(
+        &self,
+        o: usize,
+        p: usize,
+        tendency: Shown,
+        hidden: &[u32],
+        scratch: &mut Scratch,
+        log: &mut ViolationLog<SwapViolation>,
+    ) {
+        let t = self.original.transaction(o);
+        self.published_row(p, &mut scratch.row);
+        let expected: Vec<ItemId> = match tendency {
+            Shown::AboveMean(_) => t
+                .iter()
+                .copied()
+                .filter(|&i| !hidden.contains(&self.category_of[i as usize]))
+                .collect(),
+            _ => t.to_vec(),
+        };
+        if scratch.row != expected {
+            log.push(SwapViolation::NotSuppressedAsClaimed { record: o + 1 });
+        }
+    }
+
+    /// Whether some published record of this record still shows its tendency `g` (under
+    /// [`Ties::All`], any of the `hidden` categories among its own heaviest).
+    fn still_shown(&self, rows: &[usize], hidden: &[u32], g: u32, scratch: &mut Scratch) -> bool {
+        rows.iter().any(|&p| {
+            self.published_row(p, &mut scratch.row);
+            let categories = scratch.row.iter().map(|&i| self.category_of[i as usize]);
+            match self.claim.ties {
+                Ties::First => shown(categories, &mut scratch.categories).category() == Some(g),
+                Ties::All => {
+                    heaviest(categories, &mut scratch.categories).iter().any(|c| hidden.contains(c))
+                }
+            }
+        })
+    }
+}
+
+/// The records whose tendency is still shown, by why.
+#[derive(Default)]
+struct Exposure {
+    /// The first exposed records (1-based), for the violation.
+    first: Vec<usize>,
+    /// Unchanged records a partial swapping left for want of a partner, with their hidden
+    /// categories; excused if no two of them could have swapped.
+    unmatched_partial: Vec<(usize, Vec<u32>)>,
+    /// The same for full swapping.
+    unmatched_full: Vec<(usize, Vec<u32>)>,
+}
+
+impl Exposure {
+    /// Counts record `o`, whose tendency `g` is still shown: by the method's design, left for
+    /// want of a partner (excused later if no two such could swap), or exposed.
+    #[allow(clippy::too_many_arguments)]
+    fn classify(
+        &mut self,
+        o: usize,
+        method: Method,
+        tendency: Shown,
+        changed: bool,
+        hidden: Vec<u32>,
+        g: u32,
+        report: &mut SwapAuditReport,
+    ) {
         let single = matches!(tendency, Shown::OneCategory(_));
         if SwapClaim::exposed_by_design(method, single) {
             report.exposed_by_design += 1;
@@ -531,42 +672,54 @@ pub fn audit(
             && matches!(method, Method::PartSwap | Method::PartAndFullSwap)
             && !single
         {
-            unmatched_partial.push((o, hidden));
+            self.unmatched_partial.push((o, hidden));
         } else if !changed && matches!(method, Method::FullSwap | Method::PartAndFullSwap) && single
         {
-            unmatched_full.push((o, vec![g]));
+            self.unmatched_full.push((o, vec![g]));
         } else {
             report.exposed += 1;
-            if exposed_records.len() < 10 {
-                exposed_records.push(o + 1);
-            }
+            self.note(o);
         }
     }
-    // Records left unswapped are excused only if no two of them could have swapped.
-    let partial_excused =
-        no_two_could_swap(original, category_of, &unmatched_partial, false, &mut log);
-    let full_excused = no_two_could_swap(original, category_of, &unmatched_full, true, &mut log);
-    for (excused, list) in [(partial_excused, &unmatched_partial), (full_excused, &unmatched_full)]
-    {
-        if excused {
-            report.exposed_unmatched += list.len();
-        } else {
-            report.exposed += list.len();
-            for (o, _) in list {
-                if exposed_records.len() < 10 {
-                    exposed_records.push(o + 1);
+
+    fn note(&mut self, o: usize) {
+        if self.first.len() < 10 {
+            self.first.push(o + 1);
+        }
+    }
+
+    /// Check: the records left unswapped are excused only if no two of them could have
+    /// swapped; the exposed records number at most the claim's allowance.
+    fn within_the_allowance(
+        mut self,
+        original: &TransactionDb,
+        category_of: &[u32],
+        claim: &SwapClaim,
+        report: &mut SwapAuditReport,
+        log: &mut ViolationLog<SwapViolation>,
+    ) {
+        let partial = std::mem::take(&mut self.unmatched_partial);
+        let full = std::mem::take(&mut self.unmatched_full);
+        let partial_excused = no_two_could_swap(original, category_of, &partial, false, log);
+        let full_excused = no_two_could_swap(original, category_of, &full, true, log);
+        for (excused, list) in [(partial_excused, &partial), (full_excused, &full)] {
+            if excused {
+                report.exposed_unmatched += list.len();
+            } else {
+                report.exposed += list.len();
+                for (o, _) in list {
+                    self.note(*o);
                 }
             }
         }
+        if report.exposed > claim.max_exposed {
+            log.push(SwapViolation::Exposed {
+                exposed: report.exposed,
+                allowed: claim.max_exposed,
+                first: self.first,
+            });
+        }
     }
-    if report.exposed > claim.max_exposed {
-        log.push(SwapViolation::Exposed {
-            exposed: report.exposed,
-            allowed: claim.max_exposed,
-            first: exposed_records,
-        });
-    }
-    log.finish(report).map_err(SwapError::Audit)
 }
 
 /// Pair checks spent proving that records left unswapped had no partner; beyond it they are
