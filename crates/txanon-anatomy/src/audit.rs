@@ -325,24 +325,10 @@ pub fn audit(
     if table.format != TABLE_FORMAT {
         log.push(AnatomyViolation::Format { found: table.format.clone() });
     }
-    // Each item label's (column, position): built once, for the disjointness check and for
-    // projecting the flattened and original records onto the columns.
-    let mut positions: HashMap<&str, (usize, u32)> = HashMap::new();
-    for (j, items) in table.columns.iter().enumerate() {
-        for (k, item) in items.iter().enumerate() {
-            if let Some((first, _)) = positions.insert(item, (j, k as u32)) {
-                log.push(AnatomyViolation::ItemInTwoColumns {
-                    item: item.clone(),
-                    first,
-                    second: j,
-                });
-            }
-        }
-    }
+    let positions = columns_are_disjoint(table, &mut log);
     if table.buckets.is_empty() {
         log.push(AnatomyViolation::NoBucket);
     }
-    let p = table.columns.len();
     let mut records = Some(0u64);
     let (mut smallest, mut worst) = (u64::MAX, 0.0f64);
     for (b, bucket) in table.buckets.iter().enumerate() {
@@ -352,83 +338,7 @@ pub fn audit(
         let size = bucket.size as u64;
         records = records.and_then(|r| r.checked_add(size));
         smallest = smallest.min(size);
-        if size == 0 {
-            log.push(AnatomyViolation::EmptyBucket { bucket: b });
-        }
-        if bucket.columns.len() != p {
-            log.push(AnatomyViolation::ColumnCount {
-                bucket: b,
-                found: bucket.columns.len(),
-                expected: p,
-            });
-            continue;
-        }
-        for (j, multiset) in bucket.columns.iter().enumerate() {
-            let width = table.columns[j].len() as u64;
-            let (mut total, mut most) = (Some(0u64), (0u64, None::<&[u32]>));
-            let (mut malformed, mut zero) = (false, false);
-            for ValueCount(count, value) in multiset {
-                let count = *count as u64;
-                zero |= count == 0;
-                malformed |= value.windows(2).any(|w| w[0] >= w[1])
-                    || value.last().is_some_and(|&k| u64::from(k) >= width);
-                total = total.and_then(|t| t.checked_add(count));
-                if count > most.0 {
-                    most = (count, Some(value));
-                }
-            }
-            if zero {
-                log.push(AnatomyViolation::ZeroCount { bucket: b, column: j });
-            }
-            if malformed {
-                log.push(AnatomyViolation::MalformedValue { bucket: b, column: j });
-                continue;
-            }
-            if multiset.windows(2).any(|w| w[0].1 >= w[1].1) {
-                log.push(AnatomyViolation::NotCanonical { bucket: b, column: j });
-            }
-            if total != Some(size) {
-                log.push(AnatomyViolation::SizeMismatch {
-                    bucket: b,
-                    column: j,
-                    values: total,
-                    size,
-                });
-                continue;
-            }
-            match claim.diversity {
-                Diversity::Frequency => {
-                    // count / size > 1 / l, in 128 bits: neither side can wrap.
-                    if u128::from(most.0) * u128::from(l) > u128::from(size) {
-                        let value = most.1.unwrap_or(&[]);
-                        log.push(AnatomyViolation::ShareAboveBound {
-                            bucket: b,
-                            column: j,
-                            value: value
-                                .iter()
-                                .map(|&k| table.columns[j][k as usize].clone())
-                                .collect(),
-                            count: most.0,
-                            size,
-                            l,
-                        });
-                    }
-                }
-                Diversity::Distinct => {
-                    if (multiset.len() as u64) < l {
-                        log.push(AnatomyViolation::TooFewDistinct {
-                            bucket: b,
-                            column: j,
-                            distinct: multiset.len(),
-                            l,
-                        });
-                    }
-                }
-            }
-            if size > 0 {
-                worst = worst.max(most.0 as f64 / size as f64);
-            }
-        }
+        worst = worst.max(bucket_is_diverse(table, b, claim, &mut log));
     }
     let Some(records) = records else {
         log.push(AnatomyViolation::RecordsOverflow);
@@ -455,6 +365,130 @@ pub fn audit(
         suppressed,
     })
     .map_err(AnatomyError::Audit)
+}
+
+/// Check: the columns' items are pairwise disjoint, each listed once. Returns each item
+/// label's (column, position), for projecting the flattened and original records onto the
+/// columns.
+fn columns_are_disjoint<'t>(
+    table: &'t AnatomizedTable,
+    log: &mut ViolationLog<AnatomyViolation>,
+) -> HashMap<&'t str, (usize, u32)> {
+    let mut positions: HashMap<&str, (usize, u32)> = HashMap::new();
+    for (j, items) in table.columns.iter().enumerate() {
+        for (k, item) in items.iter().enumerate() {
+            if let Some((first, _)) = positions.insert(item, (j, k as u32)) {
+                log.push(AnatomyViolation::ItemInTwoColumns {
+                    item: item.clone(),
+                    first,
+                    second: j,
+                });
+            }
+        }
+    }
+    positions
+}
+
+/// Check: bucket `b` is not empty, has one multiset per column, and each is well formed and
+/// diverse ([`column_is_diverse`]). Returns the largest share of one value in its columns.
+fn bucket_is_diverse(
+    table: &AnatomizedTable,
+    b: usize,
+    claim: &AnatomyClaim,
+    log: &mut ViolationLog<AnatomyViolation>,
+) -> f64 {
+    let bucket = &table.buckets[b];
+    let size = bucket.size as u64;
+    if size == 0 {
+        log.push(AnatomyViolation::EmptyBucket { bucket: b });
+    }
+    let p = table.columns.len();
+    if bucket.columns.len() != p {
+        log.push(AnatomyViolation::ColumnCount {
+            bucket: b,
+            found: bucket.columns.len(),
+            expected: p,
+        });
+        return 0.0;
+    }
+    let mut worst = 0.0f64;
+    for j in 0..p {
+        if let Some(share) = column_is_diverse(table, b, j, claim, log) {
+            worst = worst.max(share);
+        }
+    }
+    worst
+}
+
+/// Check: column `j` of bucket `b` has positive counts of values that are ascending lists of
+/// positions in the column, listed once each in ascending order, adding up to the bucket's
+/// size; and its most frequent value is held by at most `1/l` of the bucket (frequency), or
+/// it has at least `l` distinct values (distinct). Returns the most frequent value's share,
+/// when the multiset is well formed.
+fn column_is_diverse(
+    table: &AnatomizedTable,
+    b: usize,
+    j: usize,
+    claim: &AnatomyClaim,
+    log: &mut ViolationLog<AnatomyViolation>,
+) -> Option<f64> {
+    let l = claim.l;
+    let size = table.buckets[b].size as u64;
+    let multiset = &table.buckets[b].columns[j];
+    let width = table.columns[j].len() as u64;
+    let (mut total, mut most) = (Some(0u64), (0u64, None::<&[u32]>));
+    let (mut malformed, mut zero) = (false, false);
+    for ValueCount(count, value) in multiset {
+        let count = *count as u64;
+        zero |= count == 0;
+        malformed |= value.windows(2).any(|w| w[0] >= w[1])
+            || value.last().is_some_and(|&k| u64::from(k) >= width);
+        total = total.and_then(|t| t.checked_add(count));
+        if count > most.0 {
+            most = (count, Some(value));
+        }
+    }
+    if zero {
+        log.push(AnatomyViolation::ZeroCount { bucket: b, column: j });
+    }
+    if malformed {
+        log.push(AnatomyViolation::MalformedValue { bucket: b, column: j });
+        return None;
+    }
+    if multiset.windows(2).any(|w| w[0].1 >= w[1].1) {
+        log.push(AnatomyViolation::NotCanonical { bucket: b, column: j });
+    }
+    if total != Some(size) {
+        log.push(AnatomyViolation::SizeMismatch { bucket: b, column: j, values: total, size });
+        return None;
+    }
+    match claim.diversity {
+        Diversity::Frequency => {
+            // count / size > 1 / l, in 128 bits: neither side can wrap.
+            if u128::from(most.0) * u128::from(l) > u128::from(size) {
+                let value = most.1.unwrap_or(&[]);
+                log.push(AnatomyViolation::ShareAboveBound {
+                    bucket: b,
+                    column: j,
+                    value: value.iter().map(|&k| table.columns[j][k as usize].clone()).collect(),
+                    count: most.0,
+                    size,
+                    l,
+                });
+            }
+        }
+        Diversity::Distinct => {
+            if (multiset.len() as u64) < l {
+                log.push(AnatomyViolation::TooFewDistinct {
+                    bucket: b,
+                    column: j,
+                    distinct: multiset.len(),
+                    l,
+                });
+            }
+        }
+    }
+    (size > 0).then(|| most.0 as f64 / size as f64)
 }
 
 fn check_flattened(

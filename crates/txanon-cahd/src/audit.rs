@@ -310,23 +310,8 @@ pub fn audit(
     if published.format != GROUPS_FORMAT {
         log.push(CahdViolation::Format { found: published.format.clone() });
     }
-    let m = published.items.len();
-    let mut index: HashMap<&str, u32> = HashMap::with_capacity(m);
-    for (k, label) in published.items.iter().enumerate() {
-        if index.insert(label, k as u32).is_some() {
-            log.push(CahdViolation::ItemListedTwice { item: label.clone() });
-        }
-    }
-    let known = |id: u32| (id as usize) < m;
-    let label = |id: u32| published.label(id);
-    let mut declared = vec![false; m];
-    for &s in &published.sensitive {
-        if !known(s) {
-            log.push(CahdViolation::UnknownItem { id: s, items: m });
-        } else if std::mem::replace(&mut declared[s as usize], true) {
-            log.push(CahdViolation::SensitiveListedTwice { item: label(s) });
-        }
-    }
+    let index = items_listed_once(published, &mut log);
+    let declared = sensitive_declared_once(published, &mut log);
     // Sensitive: the file's declared items and the auditor's, whatever the file declares.
     let mut is_sensitive = declared.clone();
     for item in &claim.sensitive {
@@ -338,9 +323,8 @@ pub fn audit(
         log.push(CahdViolation::NoGroup);
     }
     let (mut records, mut smallest, mut achieved) = (0usize, usize::MAX, f64::INFINITY);
-    let mut row: Vec<u32> = Vec::new();
     // counted_in[s] = g + 1 once group g has counted s.
-    let mut counted_in = vec![0usize; m];
+    let mut counted_in = vec![0usize; published.items.len()];
     for (g, group) in published.groups.iter().enumerate() {
         if log.is_full() {
             break;
@@ -351,52 +335,9 @@ pub fn audit(
         if size == 0 {
             log.push(CahdViolation::EmptyGroup { group: g });
         }
-        for t in &group.qid {
-            row.clear();
-            for &item in t {
-                if !known(item) {
-                    log.push(CahdViolation::UnknownItem { id: item, items: m });
-                } else if is_sensitive[item as usize] {
-                    log.push(CahdViolation::SensitiveInQid { group: g, item: label(item) });
-                }
-                row.push(item);
-            }
-            row.sort_unstable();
-            for twice in row.windows(2).filter(|w| w[0] == w[1]) {
-                log.push(CahdViolation::ItemTwice { group: g, item: label(twice[0]) });
-            }
-        }
-        for &(item, count) in &group.sensitive {
-            let (count, size) = (count as u64, size as u64);
-            if !known(item) {
-                log.push(CahdViolation::UnknownItem { id: item, items: m });
-                continue;
-            }
-            if !declared[item as usize] {
-                log.push(CahdViolation::UndeclaredSensitive { group: g, item: label(item) });
-            }
-            if std::mem::replace(&mut counted_in[item as usize], g + 1) == g + 1 {
-                log.push(CahdViolation::CountedTwice { group: g, item: label(item) });
-            }
-            if count == 0 || count > size {
-                log.push(CahdViolation::CountOutOfRange {
-                    group: g,
-                    item: label(item),
-                    count,
-                    size,
-                });
-            } else if u128::from(count) * u128::from(p) > u128::from(size) {
-                log.push(CahdViolation::DegreeBelow {
-                    group: g,
-                    item: label(item),
-                    count,
-                    size,
-                    p,
-                });
-            } else {
-                achieved = achieved.min(size as f64 / count as f64);
-            }
-        }
+        qid_rows_hold_no_sensitive_item(published, g, &is_sensitive, &mut log);
+        let degree = counts_keep_the_degree(published, g, p, &declared, &mut counted_in, &mut log);
+        achieved = achieved.min(degree);
     }
     log.stop_if_any().map_err(CahdError::Audit)?;
     if let Some(original) = original {
@@ -412,6 +353,104 @@ pub fn audit(
         original_checked: original.is_some(),
     })
     .map_err(CahdError::Audit)
+}
+
+/// Check: every item label is listed once. Returns each label's index.
+fn items_listed_once<'p>(
+    published: &'p PublishedGroups,
+    log: &mut ViolationLog<CahdViolation>,
+) -> HashMap<&'p str, u32> {
+    let mut index: HashMap<&str, u32> = HashMap::with_capacity(published.items.len());
+    for (k, label) in published.items.iter().enumerate() {
+        if index.insert(label, k as u32).is_some() {
+            log.push(CahdViolation::ItemListedTwice { item: label.clone() });
+        }
+    }
+    index
+}
+
+/// Check: the declared sensitive items are known items, each declared once. Returns which
+/// items the file declares sensitive.
+fn sensitive_declared_once(
+    published: &PublishedGroups,
+    log: &mut ViolationLog<CahdViolation>,
+) -> Vec<bool> {
+    let m = published.items.len();
+    let mut declared = vec![false; m];
+    for &s in &published.sensitive {
+        if s as usize >= m {
+            log.push(CahdViolation::UnknownItem { id: s, items: m });
+        } else if std::mem::replace(&mut declared[s as usize], true) {
+            log.push(CahdViolation::SensitiveListedTwice { item: published.label(s) });
+        }
+    }
+    declared
+}
+
+/// Check: group `g`'s QID rows hold known items, none sensitive (the file's or the
+/// auditor's), none twice.
+fn qid_rows_hold_no_sensitive_item(
+    published: &PublishedGroups,
+    g: usize,
+    is_sensitive: &[bool],
+    log: &mut ViolationLog<CahdViolation>,
+) {
+    let m = published.items.len();
+    let mut row: Vec<u32> = Vec::new();
+    for t in &published.groups[g].qid {
+        row.clear();
+        for &item in t {
+            if item as usize >= m {
+                log.push(CahdViolation::UnknownItem { id: item, items: m });
+            } else if is_sensitive[item as usize] {
+                log.push(CahdViolation::SensitiveInQid { group: g, item: published.label(item) });
+            }
+            row.push(item);
+        }
+        row.sort_unstable();
+        for twice in row.windows(2).filter(|w| w[0] == w[1]) {
+            log.push(CahdViolation::ItemTwice { group: g, item: published.label(twice[0]) });
+        }
+    }
+}
+
+/// Check: group `g` counts known, declared sensitive items, each once, each between 1 and
+/// the group's size and at most `size / p` (the privacy degree). Returns the degree the
+/// group achieves (`size / count` at its most frequent item; infinite with none).
+fn counts_keep_the_degree(
+    published: &PublishedGroups,
+    g: usize,
+    p: u64,
+    declared: &[bool],
+    counted_in: &mut [usize],
+    log: &mut ViolationLog<CahdViolation>,
+) -> f64 {
+    let m = published.items.len();
+    let group = &published.groups[g];
+    let size = group.qid.len() as u64;
+    let label = |id: u32| published.label(id);
+    let mut achieved = f64::INFINITY;
+    for &(item, count) in &group.sensitive {
+        let count = count as u64;
+        if item as usize >= m {
+            log.push(CahdViolation::UnknownItem { id: item, items: m });
+            continue;
+        }
+        if !declared[item as usize] {
+            log.push(CahdViolation::UndeclaredSensitive { group: g, item: label(item) });
+        }
+        if std::mem::replace(&mut counted_in[item as usize], g + 1) == g + 1 {
+            log.push(CahdViolation::CountedTwice { group: g, item: label(item) });
+        }
+        if count == 0 || count > size {
+            log.push(CahdViolation::CountOutOfRange { group: g, item: label(item), count, size });
+        } else if u128::from(count) * u128::from(p) > u128::from(size) {
+            log.push(CahdViolation::DegreeBelow { group: g, item: label(item), count, size, p });
+        } else {
+            achieved = achieved.min(size as f64 / count as f64);
+        }
+    }
+    achieved
 }
 
 fn check_original(

@@ -76,7 +76,26 @@ pub fn audit_generalized(
         });
     }
     log.stop_if_any().map_err(SlicingError::Audit)?;
-    // Classes: quasi-identifying cells → sensitive value → rows.
+    let class_list = classes(table, s);
+    let (smallest, worst) = classes_are_k_anonymous_and_diverse(&class_list, k, l, &mut log);
+    log.stop_if_any().map_err(SlicingError::Audit)?;
+    every_tuple_covered(table, original, s, &class_list, &mut log);
+    log.finish(MondrianAuditReport {
+        rows: table.rows.len(),
+        classes: class_list.len(),
+        smallest_class: if class_list.is_empty() { 0 } else { smallest },
+        worst,
+        table_claims: (meta.k, meta.l),
+    })
+    .map_err(SlicingError::Audit)
+}
+
+/// A class: its quasi-identifying cells, and its rows by sensitive value.
+type Class<'t> = (Vec<&'t str>, HashMap<&'t str, u64>);
+
+/// The table's classes (rows with equal quasi-identifying cells), in order of their cells.
+/// `s` is the sensitive attribute's position.
+fn classes(table: &GeneralizedTable, s: usize) -> Vec<Class<'_>> {
     let mut classes: HashMap<Vec<&str>, HashMap<&str, u64>> = HashMap::new();
     for row in &table.rows {
         let qi: Vec<&str> =
@@ -85,9 +104,20 @@ pub fn audit_generalized(
     }
     let mut class_list: Vec<(Vec<&str>, HashMap<&str, u64>)> = classes.into_iter().collect();
     class_list.sort_by(|a, b| a.0.cmp(&b.0));
+    class_list
+}
+
+/// Check: every class holds at least `k` rows and no sensitive value in more than `1/l` of
+/// them. Returns the smallest class and the largest share of one value.
+fn classes_are_k_anonymous_and_diverse(
+    class_list: &[Class<'_>],
+    k: u64,
+    l: u64,
+    log: &mut ViolationLog<SlicingViolation>,
+) -> (u64, f64) {
     let mut smallest = u64::MAX;
     let mut worst = 0.0f64;
-    for (qi, dist) in &class_list {
+    for (qi, dist) in class_list {
         let size: u64 = dist.values().sum();
         let max = dist.values().copied().max().unwrap_or(0);
         smallest = smallest.min(size);
@@ -100,8 +130,20 @@ pub fn audit_generalized(
             log.push(SlicingViolation::ShareAboveBound { class: class(), count: max, size, l });
         }
     }
-    log.stop_if_any().map_err(SlicingError::Audit)?;
-    // Every tuple placed in a covering class with its sensitive value left.
+    (smallest, worst)
+}
+
+/// Check: every original tuple is placed in a class whose every cell covers the tuple's value
+/// and which has a row of the tuple's sensitive value left (tuples covered by fewest classes
+/// first): the classes generalize a partition of the tuples.
+fn every_tuple_covered(
+    table: &GeneralizedTable,
+    original: &Microdata,
+    s: usize,
+    class_list: &[Class<'_>],
+    log: &mut ViolationLog<SlicingViolation>,
+) {
+    let meta = &table.meta;
     let qi_attrs: Vec<usize> = (0..meta.attributes.len()).filter(|&a| a != s).collect();
     let original_index: Vec<usize> = qi_attrs
         .iter()
@@ -145,12 +187,4 @@ pub fn audit_generalized(
             break;
         }
     }
-    log.finish(MondrianAuditReport {
-        rows: table.rows.len(),
-        classes: class_list.len(),
-        smallest_class: if class_list.is_empty() { 0 } else { smallest },
-        worst,
-        table_claims: (meta.k, meta.l),
-    })
-    .map_err(SlicingError::Audit)
 }
