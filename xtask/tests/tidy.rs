@@ -105,7 +105,7 @@ const AUDIT_MAY_USE: &[(&str, &[&str])] = &[
     ("txanon-coherence/src/audit.rs", &["error", "params"]),
     ("txanon-swap/src/audit.rs", &["error", "params"]),
     // The hierarchy is the auditor's own input (its file), as a publication format is.
-    ("txanon-km/src/audit.rs", &["error", "params", "hierarchy"]),
+    ("txanon-km/src/audit", &["error", "params", "hierarchy"]),
     (
         "txanon-slicing/src/audit",
         &["error", "params", "cell", "csv", "microdata", "sliced", "generalized", "bucketized"],

@@ -1,328 +1,17 @@
-//! The independent checker: kᵐ-anonymity verified from the published transactions and the
-//! auditor's hierarchy, the published cut and the original checked when given.
-//!
-//! It shares no code with the algorithms (no cut, no count tree, no transaction lists of
-//! hierarchy nodes): identical published transactions are one row with a weight, and a
-//! depth-first search over the published items in id order counts, for each itemset that
-//! occurs, the supports of its one-item extensions by scanning its rows (an extension's rows
-//! are its prefix's intersected with the item's). An itemset below `k` is a violation and is
-//! not extended (its supersets add nothing an auditor needs); one at or above `k` is extended
-//! up to `m` items. So the work is that of listing the itemsets of at most `m` items with
-//! support at least `k`, plus one scan per violation found; each single item's subtree is
-//! searched on its own thread (rayon), the findings joined in item order. The last two levels
-//! below a prefix are counted together where the table fits: one scan of the prefix's rows
-//! counts every pair of its extensions (the first one frequent), where each frequent
-//! extension would intersect its rows and scan them again.
+//! The audit's itemset search: a depth-first search over the published items in id order
+//! that counts, for each itemset that occurs, the supports of its one-item extensions (its
+//! rows intersected with the item's), the last two levels together in a pair table, long
+//! tails through column bitsets. Apart from the claim and the checks that read its findings.
 
-use std::collections::HashMap;
-use std::fmt;
-
-use serde::Serialize;
-use txanon_data::audit::{
-    MAX_VIOLATIONS, RowMultiset, ViolationLog, Violations, distinct_rows, unmatched_rows,
-};
+use txanon_data::audit::{ViolationLog, distinct_rows};
 use txanon_data::progress::{Progress, Unit};
-use txanon_data::{ItemId, ParamError, TransactionDb};
+use txanon_data::{ItemId, TransactionDb};
 
-use crate::error::KmError;
-use crate::hierarchy::{Hierarchy, NodeId};
-use crate::params::MAX_M;
-
-/// The guarantee an auditor wants verified: an adversary who knows at most `m` items of a
-/// person's transaction finds at least `k` published transactions holding them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct KmClaim {
-    k: u64,
-    m: u64,
-}
-
-impl KmClaim {
-    /// `(k, m)`.
-    ///
-    /// # Errors
-    /// [`ParamError::OutOfRange`] for `k < 2` (a cohort of one is no cohort) or `m` outside
-    /// `1..=4` (the paper's range; see [`MAX_M`]).
-    pub fn new(k: u64, m: u64) -> Result<Self, ParamError> {
-        let bad = |name, value: String, reason| Err(ParamError::OutOfRange { name, value, reason });
-        if k < 2 {
-            return bad("k", k.to_string(), "at least 2: k = 1 forbids nothing");
-        }
-        if !(1..=MAX_M as u64).contains(&m) {
-            return bad(
-                "m",
-                m.to_string(),
-                "1 to 4: the paper's range of the adversary's knowledge",
-            );
-        }
-        Ok(Self { k, m })
-    }
-
-    /// The cohort size.
-    pub fn k(&self) -> u64 {
-        self.k
-    }
-
-    /// The adversary's knowledge.
-    pub fn m(&self) -> u64 {
-        self.m
-    }
-}
-
-/// A way a publication breaks kᵐ-anonymity, its cut or its origin.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum KmViolation {
-    /// A published item that is no node of the auditor's hierarchy.
-    UnknownNode {
-        /// The label.
-        label: String,
-    },
-    /// Two published items of which one generalizes the other: no single cut publishes both.
-    Overlapping {
-        /// The more general item.
-        ancestor: String,
-        /// The item below it.
-        descendant: String,
-    },
-    /// Fewer than `k` transactions: an adversary who knows nothing already finds fewer.
-    TooFewTransactions {
-        /// Transactions.
-        transactions: usize,
-        /// The claim's `k`.
-        k: u64,
-    },
-    /// A combination of at most `m` published items that occurs in fewer than `k`
-    /// transactions.
-    RareItemset {
-        /// The itemset (labels, ascending by id).
-        itemset: Vec<String>,
-        /// Its support.
-        support: u64,
-        /// The claim's `k`.
-        k: u64,
-    },
-    /// A node of the published cut that is no node of the hierarchy.
-    CutUnknownNode {
-        /// The label.
-        label: String,
-    },
-    /// A leaf below two nodes of the published cut.
-    CutOverlap {
-        /// The leaf.
-        leaf: String,
-        /// One node above it.
-        first: String,
-        /// The other.
-        second: String,
-    },
-    /// A leaf below no node of the published cut.
-    CutMissesLeaf {
-        /// The leaf.
-        leaf: String,
-    },
-    /// A published item that is not on the published cut.
-    OffCut {
-        /// The item.
-        label: String,
-    },
-    /// Another number of transactions than the original.
-    RecordCount {
-        /// Published.
-        published: usize,
-        /// Original.
-        original: usize,
-    },
-    /// An item of the original that is not a leaf of the auditor's hierarchy.
-    OriginalItemNotLeaf {
-        /// The item.
-        item: String,
-    },
-    /// An item of the original that no published item generalizes.
-    ItemNotCovered {
-        /// The item.
-        item: String,
-    },
-    /// The published transactions are not the original's generalized by the published items.
-    TransactionsNotFromOriginal {
-        /// A transaction (labels, sorted) published `published` times where the original
-        /// generalized holds it `original` times.
-        transaction: Vec<String>,
-        /// Times published.
-        published: u64,
-        /// Times in the generalized original.
-        original: u64,
-    },
-}
-
-impl fmt::Display for KmViolation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let set = |items: &[String]| format!("{{{}}}", items.join(","));
-        match self {
-            Self::UnknownNode { label } => {
-                write!(f, "published item {label} is not a node of the hierarchy")
-            }
-            Self::Overlapping { ancestor, descendant } => write!(
-                f,
-                "published items {ancestor} and {descendant}: {ancestor} generalizes {descendant}, so no single cut publishes both"
-            ),
-            Self::TooFewTransactions { transactions, k } => {
-                write!(f, "{transactions} transactions, fewer than k = {k}")
-            }
-            Self::RareItemset { itemset, support, k } => write!(
-                f,
-                "itemset {} occurs in {support} transactions, fewer than k = {k}",
-                set(itemset)
-            ),
-            Self::CutUnknownNode { label } => {
-                write!(f, "cut node {label} is not a node of the hierarchy")
-            }
-            Self::CutOverlap { leaf, first, second } => {
-                write!(f, "leaf {leaf} is below two cut nodes, {first} and {second}")
-            }
-            Self::CutMissesLeaf { leaf } => write!(f, "leaf {leaf} is below no cut node"),
-            Self::OffCut { label } => write!(f, "published item {label} is not on the cut"),
-            Self::RecordCount { published, original } => {
-                write!(f, "{published} transactions published, the original has {original}")
-            }
-            Self::OriginalItemNotLeaf { item } => {
-                write!(f, "item {item} of the original is not a leaf of the hierarchy")
-            }
-            Self::ItemNotCovered { item } => {
-                write!(f, "item {item} of the original is generalized by no published item")
-            }
-            Self::TransactionsNotFromOriginal { transaction, published, original } => write!(
-                f,
-                "transaction {} is published {published} times; the original generalized holds it {original} times",
-                set(transaction)
-            ),
-        }
-    }
-}
-
-/// kᵐ-anonymity's violations, as the error carries them.
-pub type KmViolations = Violations<KmViolation>;
-
-/// What the audit found in data that keeps the claim.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct KmAuditReport {
-    /// The claim verified.
-    pub claim: KmClaim,
-    /// Transactions.
-    pub transactions: usize,
-    /// Distinct published items.
-    pub published_items: usize,
-    /// Itemsets of at most `m` items checked (each one that occurs, until a violation stops
-    /// a branch).
-    pub itemsets_checked: u64,
-    /// The smallest support among them (`None` when nothing occurs).
-    pub smallest_support: Option<u64>,
-    /// Whether the published cut was checked.
-    pub cut_checked: bool,
-    /// Whether the original was checked.
-    pub original_checked: bool,
-}
-
-/// Verifies that `published` is kᵐ-anonymous under `claim` over `hierarchy`: every published
-/// item is a node of it and no two of them lie on one path from the root (one cut publishes
-/// them), at least `k` transactions, and every combination of at most `m` published items
-/// that occurs does so in at least `k` transactions.
-///
-/// With `cut` (the labels published as the cut): every label a node, every leaf below exactly
-/// one of them, every published item among them. With `original` (matched by label): as many
-/// transactions; every original item a leaf, generalized by a published item; and the
-/// published transactions, as a multiset, the original's with every item replaced by the
-/// published item above it and duplicates merged.
-///
-/// # Errors
-/// [`KmError::Audit`] with the violations found.
-///
-/// # Complexity
-/// `O(Σ_S Σ_{r ∋ S} |r|)` over the itemsets `S` of fewer than `m` items with support at least
-/// `k`, rows `r` the distinct published transactions; with the original, one pass over it
-/// and a hash of every transaction.
-pub fn audit(
-    published: &TransactionDb,
-    hierarchy: &Hierarchy,
-    claim: &KmClaim,
-    cut: Option<&[String]>,
-    original: Option<&TransactionDb>,
-) -> Result<KmAuditReport, KmError> {
-    audit_with_progress(published, hierarchy, claim, cut, original, &Progress::default())
-}
-
-/// [`audit`], its phases shown on `progress`: the search's subtrees below each item (counted
-/// by their rows), then the comparison with the original.
-///
-/// # Errors
-/// As [`audit`].
-pub fn audit_with_progress(
-    published: &TransactionDb,
-    hierarchy: &Hierarchy,
-    claim: &KmClaim,
-    cut: Option<&[String]>,
-    original: Option<&TransactionDb>,
-    progress: &Progress,
-) -> Result<KmAuditReport, KmError> {
-    // A short phase, shown without a total: nothing advances it.
-    progress.begin("km audit: distinct transactions", Unit::Items, 0);
-    let mut log = ViolationLog::new();
-    let n = published.len();
-    let label = |i: ItemId| published.label(i).to_string();
-    // The published items as nodes; they must be nodes, and no one above another.
-    let mut node_of_item: Vec<Option<NodeId>> = Vec::with_capacity(published.num_items());
-    for i in 0..published.num_items() as ItemId {
-        let node = hierarchy.find(&label(i));
-        if node.is_none() {
-            log.push(KmViolation::UnknownNode { label: label(i) });
-        }
-        node_of_item.push(node);
-    }
-    let mut item_of_node: HashMap<NodeId, ItemId> = HashMap::new();
-    for (i, node) in node_of_item.iter().enumerate() {
-        if let Some(v) = *node {
-            item_of_node.insert(v, i as ItemId);
-        }
-    }
-    for (i, node) in node_of_item.iter().enumerate() {
-        let Some(v) = *node else { continue };
-        // Walking up from each item finds every published ancestor.
-        for a in hierarchy.ancestors_or_self(v).skip(1) {
-            if item_of_node.contains_key(&a) {
-                log.push(KmViolation::Overlapping {
-                    ancestor: hierarchy.label(a).to_string(),
-                    descendant: label(i as ItemId),
-                });
-            }
-        }
-    }
-    log.stop_if_any().map_err(KmError::Audit)?;
-    if (n as u64) < claim.k {
-        log.push(KmViolation::TooFewTransactions { transactions: n, k: claim.k });
-    }
-    let (itemsets_checked, smallest_support) =
-        check_itemsets(published, claim, PAIR_TABLE_CELLS, Some(DENSE_TAILS), progress, &mut log);
-    if let Some(cut) = cut {
-        check_cut(published, hierarchy, cut, &mut log);
-    }
-    if let Some(original) = original {
-        progress.begin("km audit: against the original", Unit::Items, 0);
-        check_original(published, hierarchy, &node_of_item, original, &mut log);
-    }
-    log.finish(KmAuditReport {
-        claim: *claim,
-        transactions: n,
-        published_items: published.supports().iter().filter(|&&s| s > 0).count(),
-        itemsets_checked,
-        smallest_support,
-        cut_checked: cut.is_some(),
-        original_checked: original.is_some(),
-    })
-    .map_err(KmError::Audit)
-}
+use super::{KmClaim, KmViolation};
 
 /// The depth-first search of the itemsets of at most `m` items, with pair tables of at most
 /// `table_limit` cells (0: none): how many were checked and the smallest support met.
-fn check_itemsets(
+pub(super) fn check_itemsets(
     published: &TransactionDb,
     claim: &KmClaim,
     table_limit: usize,
@@ -410,7 +99,7 @@ struct ItemsetSearch<'a> {
 }
 
 /// 32 MiB of `u64` supports per thread.
-const PAIR_TABLE_CELLS: usize = 1 << 22;
+pub(super) const PAIR_TABLE_CELLS: usize = 1 << 22;
 
 /// The cache lines of each row fetched ahead when tails are copied out.
 const FETCH_LINES: usize = 3;
@@ -422,13 +111,14 @@ const FETCH_LINES: usize = 3;
 /// tail costs `L²/2` additions, all of them together two words per pair of columns and 64
 /// tails.
 #[derive(Debug, Clone, Copy)]
-struct DenseTails {
-    min_len: usize,
-    width_share: usize,
-    pairs_per_word: u64,
+pub(super) struct DenseTails {
+    pub(super) min_len: usize,
+    pub(super) width_share: usize,
+    pub(super) pairs_per_word: u64,
 }
 
-const DENSE_TAILS: DenseTails = DenseTails { min_len: 16, width_share: 6, pairs_per_word: 1 };
+pub(super) const DENSE_TAILS: DenseTails =
+    DenseTails { min_len: 16, width_share: 6, pairs_per_word: 1 };
 
 impl ItemsetSearch<'_> {
     /// The supports of the items after `after` in the rows `holding`, in item order
@@ -739,101 +429,6 @@ impl PairTable {
     }
 }
 
-fn check_cut(
-    published: &TransactionDb,
-    hierarchy: &Hierarchy,
-    cut: &[String],
-    log: &mut ViolationLog<KmViolation>,
-) {
-    let mut above: Vec<Option<NodeId>> = vec![None; hierarchy.leaves().len()];
-    let mut on_cut = vec![false; hierarchy.len()];
-    for l in cut {
-        let Some(v) = hierarchy.find(l) else {
-            log.push(KmViolation::CutUnknownNode { label: l.clone() });
-            continue;
-        };
-        on_cut[v as usize] = true;
-        for pos in hierarchy.leaf_range(v) {
-            match above[pos] {
-                Some(other) if other != v => {
-                    log.push(KmViolation::CutOverlap {
-                        leaf: hierarchy.label(hierarchy.leaves()[pos]).to_string(),
-                        first: hierarchy.label(other).to_string(),
-                        second: l.clone(),
-                    });
-                    break;
-                }
-                _ => above[pos] = Some(v),
-            }
-        }
-    }
-    if let Some(pos) = above.iter().position(Option::is_none) {
-        log.push(KmViolation::CutMissesLeaf {
-            leaf: hierarchy.label(hierarchy.leaves()[pos]).to_string(),
-        });
-    }
-    for i in 0..published.num_items() as ItemId {
-        let l = published.label(i).to_string();
-        if hierarchy.find(&l).is_some_and(|v| !on_cut[v as usize]) {
-            log.push(KmViolation::OffCut { label: l });
-        }
-    }
-}
-
-fn check_original(
-    published: &TransactionDb,
-    hierarchy: &Hierarchy,
-    node_of_item: &[Option<NodeId>],
-    original: &TransactionDb,
-    log: &mut ViolationLog<KmViolation>,
-) {
-    if original.len() != published.len() {
-        log.push(KmViolation::RecordCount { published: published.len(), original: original.len() });
-    }
-    let item_of_node: HashMap<NodeId, ItemId> =
-        node_of_item.iter().enumerate().filter_map(|(i, v)| v.map(|v| (v, i as ItemId))).collect();
-    // Each original item's published generalization.
-    let mut generalized_item: Vec<Option<ItemId>> = Vec::with_capacity(original.num_items());
-    for i in 0..original.num_items() as ItemId {
-        let item = original.label(i).to_string();
-        let Some(leaf) = hierarchy.find(&item).filter(|&v| hierarchy.is_leaf(v)) else {
-            log.push(KmViolation::OriginalItemNotLeaf { item });
-            generalized_item.push(None);
-            continue;
-        };
-        let above = hierarchy.ancestors_or_self(leaf).find_map(|a| item_of_node.get(&a).copied());
-        if above.is_none() && original.supports()[i as usize] > 0 {
-            log.push(KmViolation::ItemNotCovered { item });
-        }
-        generalized_item.push(above);
-    }
-    if !log.is_empty() {
-        return;
-    }
-    // Published against generalized original, as multisets of rows of published ids.
-    let (found, expected) = rayon::join(
-        || RowMultiset::from_rows(published.len(), |r, row| row.extend(published.transaction(r))),
-        || {
-            RowMultiset::from_rows(original.len(), |r, row| {
-                let t = original.transaction(r);
-                row.extend(t.iter().map(|&i| generalized_item[i as usize].expect("checked above")));
-                row.sort_unstable();
-                row.dedup();
-            })
-        },
-    );
-    for off in unmatched_rows(&found, &expected, MAX_VIOLATIONS) {
-        let transaction = off.row.iter().map(|&i| published.label(i).to_string()).collect();
-        if !log.push(KmViolation::TransactionsNotFromOriginal {
-            transaction,
-            published: off.left,
-            original: off.right,
-        }) {
-            break;
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -841,6 +436,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use txanon_data::audit::MAX_VIOLATIONS;
 
     /// What the depth-first search must find, by brute force: every occurring itemset of at
     /// most `m` items whose proper prefixes (in id order) all reach `k`, in lexicographic order
