@@ -7,6 +7,14 @@ pub(crate) fn txanon(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_txanon")).args(args).output().expect("the binary runs")
 }
 
+/// Runs the binary with the command line `line` as a user writes it (`{name}` replaced from
+/// `vars`, see `txanon_testkit::words`).
+pub(crate) fn txanon_line(line: &str, vars: &[(&str, &str)]) -> Output {
+    txanon_testkit::command(env!("CARGO_BIN_EXE_txanon"), line, vars)
+        .output()
+        .expect("the binary runs")
+}
+
 pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -30,20 +38,23 @@ pub(crate) fn examples(name: &str) -> String {
 
 /// `anonymize anatomy` of the anatomy paper's Table I in 3 columns at l = 2, into `out`.
 pub(crate) fn anatomize_table1(out: &Path, seed: &str) -> Output {
-    let data = examples("anatomy-table1.csv");
-    let out = out.to_str().unwrap();
-    txanon(&["anonymize", "anatomy", &data, "-c", "3", "-l", "2", "--seed", seed, "-o", out])
+    let (data, out) = (examples("anatomy-table1.csv"), out.to_str().unwrap());
+    txanon_line(
+        "anonymize anatomy {data} -c 3 -l 2 --seed {seed} -o {out}",
+        &[("data", &data), ("seed", seed), ("out", out)],
+    )
 }
 
 /// `anonymize slicing` of the slicing paper's Table 1 in its columns at ℓ = 2, into `out`,
 /// with `extra` options.
 pub(crate) fn slice_table1(out: &Path, seed: &str, extra: &[&str]) -> Output {
     let (data, schema) = (examples("slicing-table1.csv"), examples("slicing-table1.schema.json"));
-    let mut args = vec!["anonymize", "slicing", &data, "--schema", &schema];
-    args.extend(["--column-spec", "Age,Sex;Zipcode,Disease", "-l", "2", "--seed", seed]);
-    args.extend(["-o", out.to_str().unwrap()]);
-    args.extend_from_slice(extra);
-    txanon(&args)
+    let line = "anonymize slicing {data} --schema {schema} --column-spec Age,Sex;Zipcode,Disease \
+                -l 2 --seed {seed} -o {out}";
+    let out = out.to_str().unwrap();
+    let vars = [("data", data.as_str()), ("schema", schema.as_str()), ("seed", seed), ("out", out)];
+    let mut command = txanon_testkit::command(env!("CARGO_BIN_EXE_txanon"), line, &vars);
+    command.args(extra).output().expect("the binary runs")
 }
 
 pub(crate) fn files_in(dir: &Path) -> Vec<String> {

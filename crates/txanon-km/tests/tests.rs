@@ -4,7 +4,6 @@
 
 mod tamper;
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use txanon_data::Family;
 use txanon_km::Km;
@@ -29,21 +28,8 @@ const ALGORITHMS: [Algorithm; 3] = [Algorithm::Apriori, Algorithm::Direct, Algor
 
 /// Every combination of at most `m` items of the transactions (as label sets) that occurs,
 /// with its support: the definition, by brute force.
-fn supports(rows: &[Vec<String>], m: usize) -> HashMap<Vec<String>, usize> {
-    let mut counts = HashMap::new();
-    for row in rows {
-        let mut row = row.clone();
-        row.sort();
-        row.dedup();
-        for mask in 1u32..(1 << row.len()) {
-            if mask.count_ones() as usize <= m {
-                let set: Vec<String> =
-                    (0..row.len()).filter(|b| mask >> b & 1 == 1).map(|b| row[b].clone()).collect();
-                *counts.entry(set).or_insert(0) += 1;
-            }
-        }
-    }
-    counts
+fn supports(rows: &[Vec<String>], m: usize) -> std::collections::BTreeMap<Vec<String>, u64> {
+    txanon_testkit::supports_by_definition(rows, m)
 }
 
 fn label_rows(db: &TransactionDb) -> Vec<Vec<String>> {
@@ -170,7 +156,7 @@ proptest! {
         for algorithm in [Algorithm::Apriori, Algorithm::Direct] {
             let result = run(algorithm).unwrap();
             let counts = supports(&label_rows(&result.published), m);
-            prop_assert!(counts.values().all(|&c| c >= k as usize), "{algorithm:?}: {counts:?}");
+            prop_assert!(counts.values().all(|&c| c >= u64::from(k)), "{algorithm:?}: {counts:?}");
             prop_assert!(result.loss.weighted_leaves >= optimal.loss.weighted_leaves);
             if m == 1 {
                 prop_assert_eq!(result.loss.weighted_leaves, optimal.loss.weighted_leaves);
@@ -188,7 +174,7 @@ proptest! {
                     let pos = hierarchy.leaf_range(leaf_of_item[i as usize]).start;
                     hierarchy.label(cut.node_of_leaf(pos)).to_string()
                 }).collect()).collect();
-                prop_assert!(supports(&rows, m).values().any(|&c| c < k as usize));
+                prop_assert!(supports(&rows, m).values().any(|&c| c < u64::from(k)));
             }
         }
     }

@@ -4,8 +4,11 @@
 //!   a given violation among those reported;
 //! - [`exercised`]: a property test that counts how many of its cases really took the path it
 //!   is about (a publication, say, rather than a refusal) and fails when too few did;
-//! - [`reaudits`]: the family contract's round trip, for any family.
+//! - [`reaudits`]: the family contract's round trip, for any family;
+//! - [`supports_by_definition`]: the support of every itemset that occurs, by brute force;
+//! - [`command`]: a command line written as a user writes it, run as a process.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use proptest::strategy::Strategy;
@@ -102,9 +105,88 @@ pub fn reaudits<'a, F: txanon_data::Family>(
     assert_eq!(&again, F::report(publication), "{name}: the audit run again reports otherwise");
 }
 
+/// Every itemset of 1 to `max_len` items that occurs in `rows`, with its support: each row
+/// taken as a set (sorted, duplicates dropped) and every subset of it counted, the definition
+/// with nothing clever, for the tests to check the searches against.
+///
+/// # Panics
+/// When a row holds more than 24 distinct items (its subsets would not fit a test).
+pub fn supports_by_definition<T: Ord + Clone>(
+    rows: &[Vec<T>],
+    max_len: usize,
+) -> BTreeMap<Vec<T>, u64> {
+    let mut supports = BTreeMap::new();
+    for row in rows {
+        let mut row = row.clone();
+        row.sort();
+        row.dedup();
+        assert!(row.len() <= 24, "a row of {} items is too long to enumerate", row.len());
+        for mask in 1u32..(1 << row.len()) {
+            if mask.count_ones() as usize <= max_len {
+                let set: Vec<T> =
+                    (0..row.len()).filter(|b| mask >> b & 1 == 1).map(|b| row[b].clone()).collect();
+                *supports.entry(set).or_insert(0) += 1;
+            }
+        }
+    }
+    supports
+}
+
+/// The words of `line` as a shell would split it (on whitespace; no quoting), each `{name}`
+/// in a word replaced by its value in `vars` (a value may hold spaces: it stays one word).
+///
+/// # Panics
+/// When a word names a variable `vars` does not hold.
+pub fn words(line: &str, vars: &[(&str, &str)]) -> Vec<String> {
+    line.split_whitespace()
+        .map(|word| {
+            let mut out = String::new();
+            let mut rest = word;
+            while let Some(open) = rest.find('{') {
+                let close = rest[open..].find('}').map(|c| open + c).expect("a closing brace");
+                let name = &rest[open + 1..close];
+                let value = vars.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
+                out.push_str(&rest[..open]);
+                out.push_str(
+                    value.unwrap_or_else(|| panic!("no value for {{{name}}} in {line:?}")),
+                );
+                rest = &rest[close + 1..];
+            }
+            out.push_str(rest);
+            out
+        })
+        .collect()
+}
+
+/// `program` with the arguments of `line` ([`words`]): a test states a command as the README
+/// would.
+pub fn command(program: &str, line: &str, vars: &[(&str, &str)]) -> std::process::Command {
+    let mut command = std::process::Command::new(program);
+    command.args(words(line, vars));
+    command
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn supports_by_definition_counts_every_subset_once_per_row() {
+        let rows = vec![vec![3, 1, 2], vec![2, 3, 3], vec![1]];
+        let s = supports_by_definition(&rows, 2);
+        assert_eq!(s[&vec![1]], 2);
+        assert_eq!(s[&vec![2, 3]], 2);
+        assert_eq!(s[&vec![1, 2]], 1);
+        assert!(!s.contains_key(&vec![1, 2, 3]), "longer than max_len");
+        assert_eq!(s.len(), 3 + 3);
+    }
+
+    #[test]
+    fn words_split_on_whitespace_and_substitute_whole_values() {
+        let w = words("anonymize km {in} --k 10 -o {out}/pub", &[("in", "a b.csv"), ("out", "/t")]);
+        assert_eq!(w, ["anonymize", "km", "a b.csv", "--k", "10", "-o", "/t/pub"]);
+        assert!(std::panic::catch_unwind(|| words("{missing}", &[])).is_err());
+    }
 
     #[test]
     fn exercised_counts_the_cases_that_took_the_path() {

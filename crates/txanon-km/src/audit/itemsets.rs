@@ -431,7 +431,6 @@ impl PairTable {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
 
     use proptest::prelude::*;
 
@@ -442,15 +441,8 @@ mod tests {
     /// most `m` items whose proper prefixes (in id order) all reach `k`, in lexicographic order
     /// (the search's preorder), with its support.
     fn checked_by_definition(db: &TransactionDb, k: u64, m: usize) -> Vec<(Vec<ItemId>, u64)> {
-        let mut supports: BTreeMap<Vec<ItemId>, u64> = BTreeMap::new();
-        for t in db.iter() {
-            for mask in 1u32..(1 << t.len()) {
-                if mask.count_ones() as usize <= m {
-                    let set = (0..t.len()).filter(|b| mask >> b & 1 == 1).map(|b| t[b]).collect();
-                    *supports.entry(set).or_insert(0) += 1;
-                }
-            }
-        }
+        let rows: Vec<Vec<ItemId>> = db.iter().map(<[ItemId]>::to_vec).collect();
+        let supports = txanon_testkit::supports_by_definition(&rows, m);
         supports
             .iter()
             .filter(|(set, _)| (1..set.len()).all(|l| supports[&set[..l]] >= k))
