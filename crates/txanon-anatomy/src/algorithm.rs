@@ -236,6 +236,9 @@ impl GroupCounts {
 /// absorbing as few existing buckets as make it diverse (the paper suppresses them; a union of
 /// diverse buckets is diverse, so a record is suppressed only when the whole input is not
 /// diverse). No bucket is ever published that violates l-diversity.
+///
+/// Long as one function: the paper's Figure 2 scan as one loop; the scan, the leftovers and the
+/// merge share the buckets' state.
 pub(crate) fn record_partition(
     values: &ColumnValues,
     diversity: Diversity,

@@ -93,6 +93,9 @@ const BATCH: usize = 48;
 /// `O(sup(i))` expected time per evaluated item (rayon), and a sort of the two changed columns'
 /// value counts; at worst every item is evaluated, `O(Σ|t|)`. Every move lowers the total
 /// excess, an integer at most `p·n`, so the loop ends.
+///
+/// Long as one function: the repair loop (the sample's hashes, the best move, applying it, the
+/// check) shares the sample's hashes and counts across rounds.
 pub(crate) fn repair(
     db: &TransactionDb,
     columns: &mut ItemPartition,

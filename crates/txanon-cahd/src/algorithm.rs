@@ -324,6 +324,9 @@ pub fn form_groups(
 
 /// [`form_groups`] with links of their own for the `avoiding` most frequent sensitive items
 /// (the grouping is the same for any number: the links only skip conflicting positions).
+///
+/// Long as one function: the paper's Figure 7 as one loop over the band order; the candidates, the
+/// links and the histogram's rollback share its state.
 fn form_groups_avoiding(
     db: &TransactionDb,
     is_sensitive: &[bool],

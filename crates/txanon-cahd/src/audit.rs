@@ -545,6 +545,9 @@ fn check_original(
 /// itemsets, the bounds its count of `s` must lie within. Where `q`'s transactions agree on
 /// `s` (an identifying QID), the bounds meet: the group must carry exactly their items, so
 /// transactions or sensitive items exchanged between groups are caught.
+///
+/// Long as one function: the bounds of every group's counts come from one pass over the original's
+/// QID itemsets, whose runs the groups share.
 fn check_groups_sensitive(
     published: &PublishedGroups,
     original: &TransactionDb,

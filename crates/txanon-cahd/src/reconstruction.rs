@@ -210,6 +210,9 @@ pub struct ReconstructionError {
 /// # Errors
 /// [`CahdError::Mismatch`] when a published label is not an item of `original`, no published
 /// sensitive item occurs in `original`, or fewer than `r` QID items exist.
+///
+/// Long as one function: the paper's estimate and the actual count of each query share the drawn
+/// queries, the item index and the groups' QID lists built at its start.
 pub fn reconstruction_error(
     original: &TransactionDb,
     published: &PublishedGroups,

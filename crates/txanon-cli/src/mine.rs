@@ -127,6 +127,8 @@ pub fn run(args: MineArgs) -> Result<()> {
     mine(args)
 }
 
+/// Long as one function: one subcommand's run, read, mined, each output form and the summary, in
+/// the order the user sees them.
 fn mine(args: MineArgs) -> Result<()> {
     let started = Instant::now();
     let (db, _) = args.input.read()?;

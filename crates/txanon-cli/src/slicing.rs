@@ -147,6 +147,9 @@ fn column_spec(args: &SlicingArgs) -> Result<ColumnSpec> {
 }
 
 /// Runs `txanon anonymize slicing`.
+///
+/// Long as one function: one subcommand's run, each method's publication and files, then the
+/// summary and the staged publication, in the order they happen.
 pub fn run(args: SlicingArgs) -> Result<()> {
     refuse_ignored_options(&args)?;
     let staged = args.output.prepare(&[Some(&args.input), Some(&args.schema)])?;

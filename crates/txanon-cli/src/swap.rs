@@ -172,6 +172,9 @@ fn search(window: Option<u64>) -> Search {
 }
 
 /// Runs `txanon anonymize swap`.
+///
+/// Long as one function: one subcommand's run, options checked, categories, publication, key and
+/// summary, in the order they happen.
 pub fn run(args: SwapArgs) -> Result<()> {
     if args.window.is_some() && !matches!(args.method, MethodArg::Partswap | MethodArg::Both) {
         return Err(UsageError(

@@ -253,6 +253,9 @@ fn compare_scores((ma, na): (u128, u128), (mb, nb): (u128, u128)) -> Ordering {
 ///
 /// # Panics
 /// When a private item id is not an item of `db`.
+///
+/// Long as one function: the paper's Figure 2 in order (pre-step, counters, greedy loop,
+/// publication, audit) with the progress phases between the steps.
 pub fn anonymize(
     db: &TransactionDb,
     private: &[ItemId],

@@ -29,6 +29,9 @@ impl Under<'_> {
     /// Child `x` extended by the larger children's last items that follow it, into `out`: the
     /// non-moles, and the minimal moles. The counters (per child, per child, per private
     /// item) are zero on entry and on return.
+    ///
+    /// Long as one function: the last level's hot loop, each child's rows read once with its
+    /// counters in locals; apart, they would be passed per row.
     pub(crate) fn extend(
         &self,
         x: usize,

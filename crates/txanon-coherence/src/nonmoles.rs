@@ -51,6 +51,9 @@ impl NonMoles {
     }
 
     /// [`find`](Self::find) with the last level's `limits` (tests compare each way).
+    ///
+    /// Long as one function: the level search's driver, whose slices, grandparents, projections and
+    /// fallback share the level's buffers.
     fn find_projecting(
         w: &Working,
         (h, k, p, list_minimal): (f64, u32, usize, bool),

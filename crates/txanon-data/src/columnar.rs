@@ -319,6 +319,9 @@ fn read_parquet(
 /// when the column is not a one-level list of 32- or 64-bit integers (the Arrow decoder then
 /// reads it). Through Arrow arrays, offsets, validity and values are built and copied per batch
 /// before they reach the transactions (docs/PERFORMANCE.md has the two measured).
+///
+/// Long as one function: one loop per row group over levels and values; apart, the decoder's state
+/// would travel through arguments on the hot path.
 fn integer_lists(
     bytes: &bytes::Bytes,
     leaf: usize,

@@ -202,6 +202,9 @@ impl Table {
     }
 
     /// Reads from any buffered reader; `path` names the source in errors.
+    ///
+    /// Long as one function: one pass over the file (header, each line's fields checked and typed,
+    /// the missing-value policy) on the line reader's state.
     pub fn read_from<R: BufRead>(
         reader: R,
         path: &Path,

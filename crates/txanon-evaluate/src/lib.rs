@@ -304,6 +304,9 @@ pub struct Progress {
 /// yardstick's listing exceeds [`MAX_LISTED`]; the errors of a
 /// conversion; a level out of a method's reach is an [`Outcome::Infeasible`], not an
 /// error.
+///
+/// Long as one function: the evaluation's steps in the order the report gives them (references,
+/// each method at each level, the attack, the yardstick), with the progress between them.
 pub fn evaluate(
     db: &TransactionDb,
     sensitive: &[ItemId],

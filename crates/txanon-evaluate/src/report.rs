@@ -25,6 +25,8 @@ fn escape(text: &str) -> String {
 }
 
 /// One frontier chart: utility across, risk up; a point per method and level.
+///
+/// Long as one function: one SVG chart drawn top to bottom (axes, points, labels, legend).
 fn chart(e: &Evaluation, a: Adversary, strongest: usize) -> Option<String> {
     let points: Vec<(&Point, f64, f64)> =
         e.points.iter().filter_map(|p| Some((p, p.f1()?, p.risk(a, strongest)?))).collect();
@@ -150,6 +152,8 @@ fn fmt(v: f64) -> String {
 }
 
 /// The page.
+///
+/// Long as one function: the page top to bottom, so its sections read in the order they render.
 pub fn html(e: &Evaluation) -> String {
     let strongest = *e.settings.known.iter().max().expect("checked: at least one q");
     let mut s = String::new();

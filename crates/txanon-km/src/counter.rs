@@ -80,6 +80,9 @@ impl BranchCounter {
 
     /// The keys of the itemsets of `sizes` items with smallest rank `a`, held by `holding`
     /// (rows of `rows` holding `a`) in fewer than `k` transactions, ascending.
+    ///
+    /// Long as one function: a branch's hot loop over its rows, pairs, triples and bitsets; apart,
+    /// its tables would be borrowed anew per row.
     pub(crate) fn rare(
         &mut self,
         a: u32,

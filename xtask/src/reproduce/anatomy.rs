@@ -467,6 +467,9 @@ struct RuleStudy {
 
 /// Figures 4-7: for every dataset, reading and l, the rules of the original and of the
 /// flattened publication per confidence, their accuracy, why rules are lost, and the time.
+///
+/// Long as one function: a setting's figures and two tables come from one publication's rules at
+/// once; apart, each would mine them again or take six accumulators.
 fn rule_study(
     ctx: &Context,
     settings: &[Data],
@@ -761,6 +764,9 @@ fn ar_note(reasons: &[ReasonRow]) -> Option<String> {
 }
 
 /// The paper's Figures 3-7 as predicates over our rows (Definition 5, repaired columns).
+///
+/// Long as one function: each claim is a few lines reading the tables as the paper states it, in
+/// the paper's order; apart, they would be twenty functions of one use each.
 fn claims(
     tried: &Tried,
     reach: &[ReachRow<'_>],

@@ -163,6 +163,9 @@ pub fn run(ctx: &Context) -> Result<Output> {
 
 /// One dataset along the three axes: its rows, a figure per axis, its times against p. The
 /// default setting lies on every axis and runs once.
+///
+/// Long as one function: the default setting lies on the three axes and runs once, which ties the
+/// axes' loops together.
 fn dataset_study<'a>(
     ctx: &Context,
     name: &'a str,

@@ -289,6 +289,9 @@ struct MethodStudy<'a> {
 
 /// Every method on every dataset (Figures 3-6): the run's figures, the frequent itemsets and
 /// their similarity U at each support, and the bounded search beside the paper's.
+///
+/// Long as one function: one run of a method feeds five figures and two tables; apart, each would
+/// run the method again or take the accumulators.
 fn method_study<'a>(ctx: &Context, data: &'a [Data], out: &mut Output) -> Result<MethodStudy<'a>> {
     let mut runs = Vec::new();
     let mut utility = Vec::new();
@@ -567,6 +570,9 @@ fn tie_note(runs: &[RunRow<'_>], utility: &[UtilityRow<'_>]) -> String {
 
 /// Table 3 and Figures 3-6 of the swap paper, over the paper's data (Table 3's figures from
 /// `xtask/paper/swap.csv`, the figures as predicates over our tables).
+///
+/// Long as one function: each claim is a few lines reading the tables as the paper states it, in
+/// the paper's order; apart, they would be a dozen functions of one use each.
 fn claims(out: &Output, runs: &[RunRow<'_>], utility: &[UtilityRow<'_>]) -> Result<Vec<Claim>> {
     let paper = PaperValues::of("swap")?;
     let mut claims = vec![
