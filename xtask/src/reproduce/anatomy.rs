@@ -661,6 +661,29 @@ fn faked_study(ctx: &Context, settings: &[Data], state: &mut Runs) -> Result<Fig
     Ok(faked)
 }
 
+/// The scaling study's grid: the sizes, the columns, the readings timed at their l, and the
+/// Quest shape generated.
+struct ScalingGrid {
+    sizes: Vec<usize>,
+    p: usize,
+    points: [ReadingAt; 2],
+    quest: Shape,
+}
+
+/// A reading of l-diversity at one l.
+#[derive(Debug, Clone, Copy)]
+struct ReadingAt {
+    reading: Reading,
+    l: usize,
+}
+
+/// A Quest generator's shape: average transaction and pattern lengths, items.
+struct Shape {
+    avg: f64,
+    pattern: f64,
+    items: u32,
+}
+
 /// Time against the number of records, Quest T40I10 data.
 fn scaling_study(ctx: &Context, state: &mut Runs) -> Result<(Vec<ScalingRow>, Figure)> {
     let mut scaling = Vec::new();
@@ -670,21 +693,33 @@ fn scaling_study(ctx: &Context, state: &mut Runs) -> Result<(Vec<ScalingRow>, Fi
         "records",
         "seconds",
     );
-    let (sizes, p, points): (Vec<usize>, usize, [(Reading, usize); 2]) = if ctx.quick {
-        (vec![2_000, 4_000, 8_000], 5, [(Reading::Definition5, 3), (Reading::Distinct, 6)])
+    let grid = if ctx.quick {
+        ScalingGrid {
+            sizes: vec![2_000, 4_000, 8_000],
+            p: 5,
+            points: [
+                ReadingAt { reading: Reading::Definition5, l: 3 },
+                ReadingAt { reading: Reading::Distinct, l: 6 },
+            ],
+            quest: Shape { avg: 10.0, pattern: 4.0, items: 150 },
+        }
     } else {
-        (
-            vec![25_000, 50_000, 100_000, 200_000, 400_000],
-            20,
-            [(Reading::Definition5, 6), (Reading::Distinct, 12)],
-        )
+        ScalingGrid {
+            sizes: vec![25_000, 50_000, 100_000, 200_000, 400_000],
+            p: 20,
+            points: [
+                ReadingAt { reading: Reading::Definition5, l: 6 },
+                ReadingAt { reading: Reading::Distinct, l: 12 },
+            ],
+            quest: Shape { avg: 40.0, pattern: 10.0, items: 1000 },
+        }
     };
+    let ScalingGrid { sizes, p, points, quest: Shape { avg, pattern, items } } = grid;
     let mut curves: Vec<Vec<(f64, f64)>> = vec![Vec::new(); points.len()];
     for &n in &sizes {
-        let (avg, pattern, items) = if ctx.quick { (10.0, 4.0, 150) } else { (40.0, 10.0, 1000) };
         let db = QuestParams::new(n, avg, pattern, items).seed(ctx.seed).check()?.generate();
         let name = format!("Quest T{avg}I{pattern}, {n} records");
-        for (k, &(reading, l)) in points.iter().enumerate() {
+        for (k, &ReadingAt { reading, l }) in points.iter().enumerate() {
             // The median of three runs where a run is short: single timings on a shared machine
             // drift. From 200,000 records a run is long enough to stand alone.
             let runs = if n < 200_000 { 3 } else { 1 };
@@ -715,7 +750,7 @@ fn scaling_study(ctx: &Context, state: &mut Runs) -> Result<(Vec<ScalingRow>, Fi
             curves[k].push((n as f64, seconds));
         }
     }
-    for ((reading, l), points) in points.iter().zip(curves) {
+    for (ReadingAt { reading, l }, points) in points.iter().zip(curves) {
         scaling_figure
             .series
             .push(Series { label: format!("p = {p}, l = {l}, {}", reading.short()), points });

@@ -21,16 +21,23 @@ use txanon_mining::{
 use super::rows::{Col, col, table, volatile};
 use super::{Context, Figure, FigureKind, Legend, Output, ResultTable, Series};
 
-/// The settings (dataset, support in percent), then the other datasets.
-const SETTINGS: [(&str, f64); 8] = [
-    ("t40-sample", 0.5),
-    ("retail", 0.05),
-    ("bms1", 0.1),
-    ("bms2", 0.1),
-    ("connect", 80.0),
-    ("chess", 60.0),
-    ("mushroom", 10.0),
-    ("kosarak-sample", 0.2),
+/// One dataset at its minimum support.
+struct Setting {
+    dataset: &'static str,
+    /// The minimum support, in percent.
+    percent: f64,
+}
+
+/// The settings, then the other datasets.
+const SETTINGS: [Setting; 8] = [
+    Setting { dataset: "t40-sample", percent: 0.5 },
+    Setting { dataset: "retail", percent: 0.05 },
+    Setting { dataset: "bms1", percent: 0.1 },
+    Setting { dataset: "bms2", percent: 0.1 },
+    Setting { dataset: "connect", percent: 80.0 },
+    Setting { dataset: "chess", percent: 60.0 },
+    Setting { dataset: "mushroom", percent: 10.0 },
+    Setting { dataset: "kosarak-sample", percent: 0.2 },
 ];
 
 /// Supports (percent) of the T40I10D100K time curve.
@@ -255,7 +262,7 @@ fn settings_study(ctx: &Context, runs: usize, out: &mut Output) -> Result<bool> 
                 .into(),
         );
     } else {
-        for (name, percent) in SETTINGS {
+        for Setting { dataset: name, percent } in SETTINGS {
             if let Some((path, db)) = ctx.real(name)? {
                 let (row, theirs) = measure(name, Some(&path), &db, percent, runs)?;
                 pyfim_seen |= theirs.is_some();

@@ -25,15 +25,22 @@ use rand_chacha::ChaCha8Rng;
 const SUPPORTS: [f64; 4] = [0.002, 0.003, 0.004, 0.005];
 /// The paper's four methods, then full swapping alone, both swappings together, and partial
 /// swapping that moves every category tied for a record's heaviest.
-const METHODS: [(Method, Ties); 7] = [
-    (Method::PartSwap, Ties::First),
-    (Method::RandSwap, Ties::First),
-    (Method::PartSupp, Ties::First),
-    (Method::SplitPerson, Ties::First),
-    (Method::FullSwap, Ties::First),
-    (Method::PartAndFullSwap, Ties::First),
-    (Method::PartSwap, Ties::All),
+const METHODS: [MethodSetting; 7] = [
+    MethodSetting { method: Method::PartSwap, ties: Ties::First },
+    MethodSetting { method: Method::RandSwap, ties: Ties::First },
+    MethodSetting { method: Method::PartSupp, ties: Ties::First },
+    MethodSetting { method: Method::SplitPerson, ties: Ties::First },
+    MethodSetting { method: Method::FullSwap, ties: Ties::First },
+    MethodSetting { method: Method::PartAndFullSwap, ties: Ties::First },
+    MethodSetting { method: Method::PartSwap, ties: Ties::All },
 ];
+
+/// One setting of the method study: a method and its tie rule.
+#[derive(Debug, Clone, Copy)]
+struct MethodSetting {
+    method: Method,
+    ties: Ties,
+}
 
 /// A method's name in the tables: the family's, and the tie rule when it is not the paper's.
 fn label(method: Method, ties: Ties) -> &'static str {
@@ -309,7 +316,7 @@ fn method_study<'a>(ctx: &Context, data: &'a [Data], out: &mut Output) -> Result
     time_figure.categories = diss_figure.categories.clone();
     let mut diss_series: Vec<Series> = METHODS
         .iter()
-        .map(|&(m, t)| Series { label: label(m, t).into(), points: Vec::new() })
+        .map(|r| Series { label: label(r.method, r.ties).into(), points: Vec::new() })
         .collect();
     let mut time_series = diss_series.clone();
     for (d, Data { name, db, supports, .. }) in data.iter().enumerate() {
@@ -347,7 +354,7 @@ fn method_study<'a>(ctx: &Context, data: &'a [Data], out: &mut Output) -> Result
                 u: 1.0,
             });
         }
-        for (m, &(method, tie_rule)) in METHODS.iter().enumerate() {
+        for (m, &MethodSetting { method, ties: tie_rule }) in METHODS.iter().enumerate() {
             // The baselines' exposure is what the experiment measures, not a claim: any number
             // of exposed records is allowed.
             let params = SwapParams::new(method)
