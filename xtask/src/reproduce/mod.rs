@@ -4,6 +4,7 @@
 //! Adding an experiment is writing one function `fn(&Context) -> Result<Output>` and one line in
 //! [`EXPERIMENTS`].
 
+mod adult;
 mod anatomy;
 mod cahd;
 mod claims;
