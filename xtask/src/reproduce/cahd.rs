@@ -25,7 +25,7 @@ use txanon_data::{ItemId, QuestParams, TransactionDb};
 use txanon_metrics::reidentification;
 
 use super::claims::{Claim, PaperValues};
-use super::rows::{Grid, Outcome, Setting, col, table, timed, volatile};
+use super::rows::{Grid, Measured, Study, col, table, timed, volatile};
 use super::{Context, Figure, Output, Picture, Series};
 
 const PS: [usize; 6] = [4, 6, 8, 10, 15, 20];
@@ -274,24 +274,20 @@ fn kl_study<'a>(
                     .push(Series { label: "paper: CAHD (read off Fig. 9)".into(), points });
             }
             for method in Method::ALL {
-                let mut points = Vec::new();
-                let mut times = Vec::new();
-                for &p in &PS {
-                    let setting = Setting(&[
+                let shown = |&p: &usize| {
+                    vec![
                         ("dataset", name.clone()),
                         ("m", m.to_string()),
                         ("p", p.to_string()),
                         ("method", method.name().into()),
-                    ])
-                    .to_string();
-                    let outcome = grid.attempt("cahd-kl", setting, || {
-                        method.run(db, &shuffled, &sensitive, p, ctx.seed)
-                    })?;
-                    let Outcome::Published { value: a, seconds } = outcome else { continue };
+                    ]
+                };
+                let run = |&p: &usize| method.run(db, &shuffled, &sensitive, p, ctx.seed);
+                let measure = |&p: &usize, a: CahdPublication, seconds| {
                     let kl = reconstruction_error(db, &a.published, &workload)?;
                     let kl_by_support = reconstruction_error(db, &a.published, &weighted)?;
                     let stats = a.grouping.stats();
-                    kl_rows.push(KlRow {
+                    let row = KlRow {
                         dataset: name,
                         m,
                         p,
@@ -302,10 +298,14 @@ fn kl_study<'a>(
                         rolled_back: stats.rolled_back,
                         final_group: stats.final_group,
                         seconds,
-                    });
-                    points.push((p as f64, kl.mean));
-                    times.push((p as f64, seconds));
-                }
+                    };
+                    Ok(Measured { row, point: (p as f64, kl.mean) })
+                };
+                let found = Study::new("cahd-kl", grid).over(PS, shown, run, measure)?;
+                let times: Vec<(f64, f64)> =
+                    found.rows.iter().map(|r| (r.p as f64, r.seconds)).collect();
+                let points = found.points;
+                kl_rows.extend(found.rows);
                 if !points.is_empty() {
                     figure.series.push(Series { label: method.name().into(), points });
                 }

@@ -16,7 +16,7 @@ use txanon_data::{QuestParams, TransactionDb};
 use txanon_km::{Algorithm, Hierarchy, KmError, KmParams, KmPublication};
 
 use super::claims::Claim;
-use super::rows::{Grid, Setting as Shown, col, table, volatile};
+use super::rows::{Grid, Measured, Study, col, table, volatile};
 use super::{Context, Figure, Output, Series};
 
 /// The default setting; each axis varies one of them.
@@ -50,7 +50,7 @@ impl Build {
         }
     }
 
-    fn hierarchy(self, db: &TransactionDb, fanout: usize) -> Result<Hierarchy> {
+    fn hierarchy(self, db: &TransactionDb, fanout: usize) -> Result<Hierarchy, KmError> {
         Ok(match self {
             Build::Balanced => Hierarchy::balanced(db, fanout)?,
             Build::Cooccurrence => Hierarchy::by_cooccurrence(db, fanout)?,
@@ -249,23 +249,21 @@ fn axis_study<'a>(
         );
         for &build in builds {
             for &algorithm in algorithms {
-                let mut points = Vec::new();
-                for s in &settings {
-                    let hierarchy = build.hierarchy(db, s.fanout)?;
-                    let shown = [
+                let shown = |s: &&Setting| {
+                    vec![
                         ("dataset", name.clone()),
                         ("k", s.k.to_string()),
                         ("m", s.m.to_string()),
                         ("fanout", s.fanout.to_string()),
                         ("hierarchy", build.name().to_string()),
                         ("algorithm", algorithm_name(algorithm).to_string()),
-                    ];
-                    let outcome = grid.attempt("km", Shown(&shown), || {
-                        run_once(db, &hierarchy, s.k, s.m, algorithm, ctx.seed)
-                    })?;
-                    let super::rows::Outcome::Published { value: r, seconds } = outcome else {
-                        continue;
-                    };
+                    ]
+                };
+                let run = |s: &&Setting| {
+                    let hierarchy = build.hierarchy(db, s.fanout)?;
+                    run_once(db, &hierarchy, s.k, s.m, algorithm, ctx.seed)
+                };
+                let measure = |s: &&Setting, r: KmPublication, seconds| {
                     let share = |h: std::ops::RangeInclusive<usize>| {
                         let by = &r.loss.occurrences_by_height;
                         let n: u64 = by
@@ -281,8 +279,7 @@ fn axis_study<'a>(
                         "m" => s.m as f64,
                         _ => s.fanout as f64,
                     };
-                    points.push((x, 100.0 * r.loss.ncp));
-                    rows.push(Row {
+                    let row = Row {
                         dataset: name,
                         varied,
                         k: s.k,
@@ -299,8 +296,12 @@ fn axis_study<'a>(
                         higher: share(3..=usize::MAX),
                         raises: r.generalizations.len(),
                         seconds,
-                    });
-                }
+                    };
+                    Ok(Measured { row, point: (x, 100.0 * r.loss.ncp) })
+                };
+                let found = Study::new("km", grid).over(&settings, shown, run, measure)?;
+                let points = found.points;
+                rows.extend(found.rows);
                 figure.series.push(Series {
                     label: format!("{} ({} hierarchy)", algorithm_name(algorithm), build.name()),
                     points,

@@ -194,6 +194,68 @@ impl Grid {
     }
 }
 
+/// One study of an experiment: a table measured over a grid of settings. The study owns the
+/// loop: each setting is run through [`Grid::attempt`] (timed; an infeasible one recorded as
+/// a refusal of the study's table and skipped, a failure stopping the experiment), and what it
+/// published becomes a row with its figure point. An experiment states its grid (the settings,
+/// how each is shown) and its measurement (the run, the row); the loop, the timing and the
+/// refusals are the study's.
+pub struct Study<'g> {
+    table: &'static str,
+    grid: &'g mut Grid,
+}
+
+/// What one published setting gave a study: its table row and its point on a figure.
+pub struct Measured<R> {
+    /// The row.
+    pub row: R,
+    /// The point `(x, y)` of the setting's series.
+    pub point: (f64, f64),
+}
+
+impl<'g> Study<'g> {
+    /// A study of the table `table`, its refusals recorded in `grid`.
+    pub fn new(table: &'static str, grid: &'g mut Grid) -> Self {
+        Self { table, grid }
+    }
+
+    /// Runs every setting of `settings` in order: `shown` names it (for a refusal), `run`
+    /// publishes it, `measure` reads the publication and its seconds into a row and a point.
+    /// Returns the rows and the series' points of the settings that published, in order.
+    ///
+    /// # Errors
+    /// A failure of `run` other than an infeasible setting, or of `measure`.
+    pub fn over<S, T, E, R>(
+        &mut self,
+        settings: impl IntoIterator<Item = S>,
+        shown: impl Fn(&S) -> Vec<(&'static str, String)>,
+        mut run: impl FnMut(&S) -> Result<T, E>,
+        mut measure: impl FnMut(&S, T, f64) -> Result<Measured<R>>,
+    ) -> Result<Findings<R>>
+    where
+        E: txanon_data::Classify + std::error::Error + Send + Sync + 'static,
+    {
+        let (mut rows, mut points) = (Vec::new(), Vec::new());
+        for s in settings {
+            let outcome = self.grid.attempt(self.table, Setting(&shown(&s)), || run(&s))?;
+            if let Outcome::Published { value, seconds } = outcome {
+                let Measured { row, point } = measure(&s, value, seconds)?;
+                rows.push(row);
+                points.push(point);
+            }
+        }
+        Ok(Findings { rows, points })
+    }
+}
+
+/// What a study found over its settings: a row and a point for each that published.
+pub struct Findings<R> {
+    /// The table's rows.
+    pub rows: Vec<R>,
+    /// The series' points.
+    pub points: Vec<(f64, f64)>,
+}
+
 /// Seconds of `f`, with its value.
 pub fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
     let started = Instant::now();

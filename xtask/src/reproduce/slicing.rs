@@ -24,13 +24,14 @@ use txanon_slicing::membership::{
 };
 use txanon_slicing::{
     AnatomyTables, BaselineParams, Cell, ColumnSpec, CutPolicy, GeneralizedTable, Microdata,
-    SlicedTable, SlicingError, SlicingParams, anatomize, anonymize, mondrian, partition_attributes,
+    SlicedTable, SlicingError, SlicingParams, SlicingPublication, anatomize, anonymize, mondrian,
+    partition_attributes,
 };
 
 use super::adult::{Splits, adult, synthetic};
 use super::claims::Claim;
 use super::learners::{Classifier, Featurizer};
-use super::rows::{Grid, Outcome, Setting, col, table, volatile};
+use super::rows::{Grid, Measured, Outcome, Setting, Study, col, table, volatile};
 use super::{Context, Figure, FigureKind, Output, Series};
 
 /// Rows as text, one value per attribute of the training data, in its order.
@@ -502,38 +503,45 @@ fn accuracy_study<'a>(
 
 /// Slicing's time on the whole table, the tuple partition and its diversity check apart.
 fn time_study(ctx: &Context, splits: &Splits, grid: &mut Grid) -> Result<Vec<TimeRow>> {
-    let mut time = Vec::new();
-    let whole = &splits.whole;
-    for &l in &splits.ls {
-        for (name, cut) in [
-            ("slicing (sensitive alone)", CutPolicy::FirstCut),
-            ("slicing (sensitive alone, any cut)", CutPolicy::AnyCut),
-        ] {
-            let params = SlicingParams::new(ColumnSpec::SensitiveAlone(3), l)
-                .cut(cut)
-                .seed(Some(ctx.seed))
-                .check()?;
-            let setting = [
-                ("tuples", whole.len().to_string()),
-                ("l", l.to_string()),
-                ("method", name.into()),
-            ];
-            if let Outcome::Published { value: s, seconds } =
-                grid.attempt("slicing-time", Setting(&setting), || anonymize(whole, &params))?
-            {
-                time.push(TimeRow {
-                    tuples: whole.len(),
-                    l,
-                    method: name,
-                    buckets: s.stats.buckets,
-                    check_seconds: s.stats.check_time.as_secs_f64(),
-                    partition_seconds: s.stats.partition_time.as_secs_f64(),
-                    seconds,
-                });
-            }
-        }
+    /// One timed setting: ℓ, and slicing with the sensitive attribute alone under a cut policy.
+    #[derive(Clone, Copy)]
+    struct Timed {
+        l: usize,
+        method: &'static str,
+        cut: CutPolicy,
     }
-    Ok(time)
+    let whole = &splits.whole;
+    let settings = splits.ls.iter().flat_map(|&l| {
+        [
+            Timed { l, method: "slicing (sensitive alone)", cut: CutPolicy::FirstCut },
+            Timed { l, method: "slicing (sensitive alone, any cut)", cut: CutPolicy::AnyCut },
+        ]
+    });
+    let shown = |t: &Timed| {
+        vec![
+            ("tuples", whole.len().to_string()),
+            ("l", t.l.to_string()),
+            ("method", t.method.into()),
+        ]
+    };
+    let run = |t: &Timed| {
+        let params =
+            SlicingParams::new(ColumnSpec::SensitiveAlone(3), t.l).cut(t.cut).seed(Some(ctx.seed));
+        anonymize(whole, &params.check()?)
+    };
+    let measure = |t: &Timed, s: SlicingPublication, seconds| {
+        let row = TimeRow {
+            tuples: whole.len(),
+            l: t.l,
+            method: t.method,
+            buckets: s.stats.buckets,
+            check_seconds: s.stats.check_time.as_secs_f64(),
+            partition_seconds: s.stats.partition_time.as_secs_f64(),
+            seconds,
+        };
+        Ok(Measured { row, point: (t.l as f64, seconds) })
+    };
+    Ok(Study::new("slicing-time", grid).over(settings, shown, run, measure)?.rows)
 }
 
 /// What the run on Adult shows that needs saying.
