@@ -19,6 +19,9 @@
 //! keeps one growing item list per transaction id until the end of the file, since the rows of
 //! a transaction may come last: memory is about three times that of the list shape.
 //!
+//! Record batches handed over in memory (an Arrow C stream from another library) are read the
+//! same way by [`read_batches`].
+//!
 //! Written files have the list shape: one column `items`, `list<uint32>` for integer labels and
 //! `list<utf8>` for text labels; Parquet with snappy pages (every Parquet reader has it), in row
 //! groups of 2¹⁷ transactions; Arrow IPC in the file format, uncompressed.
@@ -203,7 +206,7 @@ pub(crate) fn read(
     let size = bytes.len() as u64;
     let bytes = bytes::Bytes::from(bytes);
     let invalid = |why: String| DataError::invalid(path, why);
-    let (raw, strings, mut report) = match format {
+    let decoded = match format {
         Format::Parquet => {
             if !is_parquet(&bytes) {
                 return Err(invalid("not a Parquet file (it does not start with PAR1)".into()));
@@ -212,13 +215,9 @@ pub(crate) fn read(
         }
         _ => read_ipc(bytes, options).map_err(invalid)?,
     };
+    let (db, mut report) = finish(decoded);
     report.format = Some(format);
     report.bytes = size;
-    report.duplicates_dropped = raw.duplicates_dropped;
-    let db = match strings {
-        Some(strings) => raw.finish_interned(strings),
-        None => raw.finish_int(),
-    };
     Ok((db, report))
 }
 
@@ -507,12 +506,21 @@ fn read_ipc(bytes: bytes::Bytes, options: &ReadOptions) -> std::result::Result<D
         schema = reader.schema();
         batches = Box::new(reader);
     }
-    let (shape, kind) = shape(&schema, &options.csv)?;
+    decode_batches(&schema, batches.map(|b| b.map_err(unreadable)), options)
+}
+
+/// Decodes record batches of `schema` in either shape, the columns chosen as for a file.
+fn decode_batches(
+    schema: &Schema,
+    batches: impl Iterator<Item = std::result::Result<RecordBatch, String>>,
+    options: &ReadOptions,
+) -> std::result::Result<Decoded, String> {
+    let (shape, kind) = shape(schema, &options.csv)?;
     match shape {
         Shape::List { items } => {
             let mut list = ListReader::new(kind, options.keep_empty, schema.field(items).name(), 0);
             for batch in batches {
-                list.push(batch.map_err(unreadable)?.column(items))?;
+                list.push(batch?.column(items))?;
             }
             Ok(list.finish())
         }
@@ -520,12 +528,41 @@ fn read_ipc(bytes: bytes::Bytes, options: &ReadOptions) -> std::result::Result<D
             let mut long =
                 LongReader::new(kind, (schema.field(tid).name(), schema.field(item).name()));
             for batch in batches {
-                let batch = batch.map_err(unreadable)?;
+                let batch = batch?;
                 long.push(batch.column(tid), batch.column(item))?;
             }
             Ok(long.finish())
         }
     }
+}
+
+/// Reads transactions from Arrow record batches of `schema`, as another library hands them
+/// over (an Arrow C stream from pyarrow, polars or DuckDB, say), in either shape, the columns
+/// chosen as for a file ([`ReadOptions::csv`] names them). `source` names the input in errors.
+///
+/// # Errors
+/// [`DataError::Invalid`] naming `source`: an unknown shape, a null item or id, an item out of
+/// range, a float column, or a batch that fails to arrive.
+pub fn read_batches(
+    schema: &Schema,
+    batches: impl Iterator<Item = std::result::Result<RecordBatch, arrow_schema::ArrowError>>,
+    source: &Path,
+    options: &ReadOptions,
+) -> Result<(TransactionDb, ReadReport)> {
+    let unreadable = |e: arrow_schema::ArrowError| format!("a batch failed to arrive: {e}");
+    let decoded = decode_batches(schema, batches.map(|b| b.map_err(unreadable)), options)
+        .map_err(|why| DataError::invalid(source, why))?;
+    Ok(finish(decoded))
+}
+
+/// The database and report of what was decoded.
+fn finish((raw, strings, mut report): Decoded) -> (TransactionDb, ReadReport) {
+    report.duplicates_dropped = raw.duplicates_dropped;
+    let db = match strings {
+        Some(strings) => raw.finish_interned(strings),
+        None => raw.finish_int(),
+    };
+    (db, report)
 }
 
 /// Joins row groups decoded apart: text labels interned per group are mapped to one dictionary.
@@ -1023,6 +1060,44 @@ mod tests {
         assert_eq!(
             read_as(ipc_stream(&views), Format::ArrowIpc, CsvOptions::default()).unwrap(),
             rows(&[&["x", "z"], &["y"]])
+        );
+    }
+
+    /// Batches handed over in memory (as an Arrow C stream delivers them) read as the same
+    /// batches in a file: both shapes, in several batches, and a failing batch is refused
+    /// naming the source.
+    #[test]
+    fn batches_in_memory_read_as_the_file() {
+        let mut ints = ListBuilder::new(arrow_array::builder::UInt32Builder::new());
+        for row in [vec![3u32, 1], vec![], vec![7, 1]] {
+            ints.values().append_slice(&row);
+            ints.append(true);
+        }
+        let lists = batch(vec![("items", Arc::new(ints.finish()))]);
+        let long = batch(vec![
+            ("tid", Arc::new(Int32Array::from(vec![2, 1, 2]))),
+            ("item", Arc::new(arrow_array::StringArray::from(vec!["x", "y", "z"]))),
+        ]);
+        let source = Path::new("<a pyarrow Table>");
+        for whole in [&lists, &long] {
+            let parts = [whole.slice(0, 1), whole.slice(1, whole.num_rows() - 1)];
+            let (db, report) = read_batches(
+                &whole.schema(),
+                parts.into_iter().map(Ok),
+                source,
+                &ReadOptions::new(),
+            )
+            .unwrap();
+            let (file, _) =
+                read(ipc_stream(whole), source, Format::ArrowIpc, &ReadOptions::new()).unwrap();
+            assert_eq!(db, file);
+            assert_eq!((report.format, report.bytes), (None, 0));
+        }
+        let failing = std::iter::once(Err(arrow_schema::ArrowError::ComputeError("gone".into())));
+        let e = read_batches(&lists.schema(), failing, source, &ReadOptions::new()).unwrap_err();
+        assert!(
+            e.to_string().contains("<a pyarrow Table>") && e.to_string().contains("gone"),
+            "{e}"
         );
     }
 
