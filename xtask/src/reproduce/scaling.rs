@@ -171,7 +171,23 @@ struct ScalingRow {
     peak_mb: f64,
     #[serde(rename = "µs per transaction")]
     per_transaction: f64,
+    /// The run's time as a multiple of one read of the same file (the `read` row's time): the
+    /// distance to the physical limit. `None` when the read was not run.
+    passes: Option<f64>,
     outcome: String,
+}
+
+/// Each row's time as a multiple of the `read` row's of the same data and size.
+fn count_passes(rows: &mut [ScalingRow]) {
+    let reads: Vec<(String, usize, f64)> = rows
+        .iter()
+        .filter(|r| r.family.starts_with("read") && r.outcome == "done")
+        .map(|r| (r.data.clone(), r.transactions, r.seconds))
+        .collect();
+    for row in rows.iter_mut() {
+        let read = reads.iter().find(|(d, n, _)| *d == row.data && *n == row.transactions);
+        row.passes = read.filter(|r| r.2 > 0.0).map(|r| row.seconds / r.2);
+    }
 }
 
 #[derive(Serialize)]
@@ -233,6 +249,7 @@ pub fn run(ctx: &Context) -> Result<Output> {
             volatile("seconds", 2),
             volatile("peak MB", 0),
             volatile("µs per transaction", 2),
+            volatile("passes", 1),
             volatile("outcome", 0),
         ],
     ));
@@ -340,6 +357,7 @@ fn timed_runs(
                     seconds: r.seconds,
                     peak_mb: r.peak_mb,
                     per_transaction: r.seconds * 1e6 / *n as f64,
+                    passes: None,
                     outcome: r.outcome.clone(),
                 });
                 runs.push((*n, r));
@@ -353,6 +371,7 @@ fn timed_runs(
             }
         }
     }
+    count_passes(&mut rows);
     Ok(Timed { rows, exponents, unsharded })
 }
 
@@ -592,6 +611,32 @@ fn sharding(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Passes are a run's time over the read of the same file; none where that read did not
+    /// finish, or for another data set or size.
+    #[test]
+    fn passes_divide_by_the_read_of_the_same_file() {
+        let row = |data: &str, family, n, seconds, outcome: &str| ScalingRow {
+            data: data.into(),
+            family,
+            transactions: n,
+            seconds,
+            peak_mb: 0.0,
+            per_transaction: 0.0,
+            passes: None,
+            outcome: outcome.into(),
+        };
+        let mut rows = vec![
+            row("q", "read (stats)", 10, 2.0, "done"),
+            row("q", "km (k 100)", 10, 50.0, "done"),
+            row("q", "km (k 100)", 20, 90.0, "done"),
+            row("k", "read (stats)", 10, 1.0, "killed"),
+            row("k", "km (k 100)", 10, 9.0, "done"),
+        ];
+        count_passes(&mut rows);
+        let passes: Vec<Option<f64>> = rows.iter().map(|r| r.passes).collect();
+        assert_eq!(passes, [Some(1.0), Some(25.0), None, None, None]);
+    }
 
     /// `--scaling-families` selects by words that each name a family, and every family has one.
     #[test]
