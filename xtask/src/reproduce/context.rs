@@ -22,6 +22,9 @@ pub struct Context {
     pub scaling_shapes: Vec<super::ScalingShape>,
     /// The families of the `scaling` experiment by the first word of their names; empty: all.
     pub scaling_families: Vec<String>,
+    /// The sensitive items drawn for the `scaling` experiment's CAHD and coherence runs, one
+    /// run per count.
+    pub scaling_sensitive: Vec<usize>,
     cache_dir: PathBuf,
     missing: RefCell<Vec<String>>,
     quest_t40: OnceCell<TransactionDb>,
@@ -38,6 +41,7 @@ impl Context {
             scaling_sizes: vec![100_000, 1_000_000, 10_000_000],
             scaling_shapes: vec![super::ScalingShape::Quest, super::ScalingShape::Kosarak],
             scaling_families: Vec::new(),
+            scaling_sensitive: vec![super::scaling::DEFAULT_SENSITIVE],
             cache_dir,
             missing: RefCell::new(Vec::new()),
             quest_t40: OnceCell::new(),

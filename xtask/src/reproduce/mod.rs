@@ -169,6 +169,16 @@ pub struct ReproduceArgs {
     /// family runs.
     #[arg(long, value_delimiter = ',')]
     scaling_families: Vec<String>,
+    /// The sensitive (CAHD) and private (coherence) items drawn for the `scaling` experiment's
+    /// families that mark items, one run per count: 10 (the references' setting) and, say,
+    /// 270 (5% of the Quest items) to measure both.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_values_t = [scaling::DEFAULT_SENSITIVE as u64],
+        value_parser = clap::value_parser!(u64).range(1..=1_000_000)
+    )]
+    scaling_sensitive: Vec<u64>,
     /// Write the tables of this run as the new references.
     #[arg(long, conflicts_with = "check")]
     bless: bool,
@@ -244,6 +254,7 @@ fn context(args: &ReproduceArgs) -> Result<Context> {
         }
     }
     ctx.scaling_families = args.scaling_families.clone();
+    ctx.scaling_sensitive = args.scaling_sensitive.iter().map(|&n| n as usize).collect();
     Ok(ctx)
 }
 

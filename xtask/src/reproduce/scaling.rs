@@ -34,11 +34,15 @@ const SHARDS: [usize; 3] = [2, 4, 8];
 /// Address-space cap of one run (the machine has 24 GiB).
 const MEMORY_CAP: u64 = 20 << 30;
 
+/// The sensitive items the families that mark items draw unless `--scaling-sensitive` says
+/// otherwise: the references' setting, whose rows keep the families' plain names.
+pub const DEFAULT_SENSITIVE: usize = 10;
+
 /// Wall-clock cap of one run.
 const TIME_CAP: Duration = Duration::from_secs(900);
 
-/// One family's command line, `{in}`, `{out}`, `{seed}` and `{k2}` (coherence's `k′`, 0.1% of
-/// the transactions) filled in per run.
+/// One family's command line, `{in}`, `{out}`, `{seed}`, `{k2}` (coherence's `k′`, 0.1% of
+/// the transactions) and `{sensitive}` (the items CAHD and coherence mark) filled in per run.
 struct Family {
     name: &'static str,
     args: &'static str,
@@ -46,6 +50,25 @@ struct Family {
     /// family's guarantee survives sharding (docs/SCALE.md); one setting per family is run,
     /// the cheaper band and the smaller p.
     sharded: Option<ShardFigure>,
+}
+
+impl Family {
+    /// The row's name of a run with `sensitive` marked items: the family's own at the default.
+    fn label(&self, sensitive: usize) -> String {
+        if !self.args.contains("{sensitive}") || sensitive == DEFAULT_SENSITIVE {
+            self.name.to_string()
+        } else {
+            format!("{}, {sensitive} sensitive", self.name)
+        }
+    }
+}
+
+/// The sensitive-item counts `family` runs at: each of `counts` when it marks items, else one
+/// run.
+fn sensitive_counts<'c>(family: &Family, counts: &'c [usize]) -> impl Iterator<Item = usize> + 'c {
+    let marks = family.args.contains("{sensitive}");
+    let once: &'c [usize] = &[DEFAULT_SENSITIVE];
+    if marks { counts } else { once }.iter().copied()
 }
 
 /// A figure of a family's `summary.json`, and how the shards' figures pool into the union's.
@@ -101,7 +124,7 @@ const FAMILIES: &[Family] = &[
     },
     Family {
         name: "cahd (p 10 A·Aᵀ band)",
-        args: "anonymize cahd {in} -p 10 --sensitive-random 10 --seed {seed} -o {out}",
+        args: "anonymize cahd {in} -p 10 --sensitive-random {sensitive} --seed {seed} -o {out}",
         sharded: Some(ShardFigure {
             label: "mean reconstruction error r = 4",
             at: "/reconstruction_error_r4/mean",
@@ -110,12 +133,12 @@ const FAMILIES: &[Family] = &[
     },
     Family {
         name: "cahd (p 10 sym-pad band)",
-        args: "anonymize cahd {in} -p 10 --band sym-pad --sensitive-random 10 --seed {seed} -o {out}",
+        args: "anonymize cahd {in} -p 10 --band sym-pad --sensitive-random {sensitive} --seed {seed} -o {out}",
         sharded: None,
     },
     Family {
         name: "coherence (h 0.4 k 10 p 2)",
-        args: "anonymize coherence {in} --h 0.4 --k 10 --p 2 --nugget-support {k2} --sensitive-random 10 --seed {seed} -o {out}",
+        args: "anonymize coherence {in} --h 0.4 --k 10 --p 2 --nugget-support {k2} --sensitive-random {sensitive} --seed {seed} -o {out}",
         sharded: Some(ShardFigure {
             label: "occurrences suppressed %",
             at: "/occurrences_suppressed_percent",
@@ -124,7 +147,7 @@ const FAMILIES: &[Family] = &[
     },
     Family {
         name: "coherence (h 0.4 k 10 p 3)",
-        args: "anonymize coherence {in} --h 0.4 --k 10 --p 3 --nugget-support {k2} --sensitive-random 10 --seed {seed} -o {out}",
+        args: "anonymize coherence {in} --h 0.4 --k 10 --p 3 --nugget-support {k2} --sensitive-random {sensitive} --seed {seed} -o {out}",
         sharded: None,
     },
     // kᵐ-anonymity's guarantee is a support threshold over the whole publication, and the
@@ -164,7 +187,7 @@ struct Run {
 #[derive(Serialize)]
 struct ScalingRow {
     data: String,
-    family: &'static str,
+    family: String,
     transactions: usize,
     seconds: f64,
     #[serde(rename = "peak MB")]
@@ -193,7 +216,7 @@ fn count_passes(rows: &mut [ScalingRow]) {
 #[derive(Serialize)]
 struct ExponentRow {
     data: String,
-    family: &'static str,
+    family: String,
     from: usize,
     to: usize,
     /// The slope of log time against log n; `None` unless both runs finished.
@@ -241,6 +264,13 @@ pub fn run(ctx: &Context) -> Result<Output> {
         ("Quest basket".into(), "generate quest --avg-len 10 --pattern-len 4 --items 5000".into()),
         ("memory cap".into(), format!("{} GiB of address space per run", MEMORY_CAP >> 30)),
         ("time cap".into(), format!("{} s per run", TIME_CAP.as_secs())),
+        (
+            "sensitive items".into(),
+            format!(
+                "{:?} drawn for CAHD and coherence (rows other than {DEFAULT_SENSITIVE} named so)",
+                ctx.scaling_sensitive
+            ),
+        ),
     ];
     out.tables.push(table(
         "scaling",
@@ -345,14 +375,19 @@ fn timed_runs(
         ));
     }
     for (name, files) in data {
-        for family in FAMILIES.iter().filter(|f| selected(f)) {
+        for (family, sensitive) in FAMILIES
+            .iter()
+            .filter(|f| selected(f))
+            .flat_map(|f| sensitive_counts(f, &ctx.scaling_sensitive).map(move |c| (f, c)))
+        {
+            let label = family.label(sensitive);
             let mut runs = Vec::new();
             for (n, path) in files {
-                eprintln!("   {name}, {}, n = {n}", family.name);
-                let r = run_family(binary, family, path, *n, ctx.seed, dir)?;
+                eprintln!("   {name}, {label}, n = {n}");
+                let r = run_family(binary, family, path, *n, ctx.seed, sensitive, dir)?;
                 rows.push(ScalingRow {
                     data: name.clone(),
-                    family: family.name,
+                    family: label.clone(),
                     transactions: *n,
                     seconds: r.seconds,
                     peak_mb: r.peak_mb,
@@ -362,9 +397,10 @@ fn timed_runs(
                 });
                 runs.push((*n, r));
             }
-            exponents.extend(exponent_rows(name, family.name, &runs));
+            exponents.extend(exponent_rows(name, &label, &runs));
             // The shards are cut from the largest Quest file: its runs are the comparison.
             if *name == QUEST
+                && sensitive == DEFAULT_SENSITIVE
                 && let Some((_, r)) = runs.last()
             {
                 unsharded.push((family.name, r.clone()));
@@ -446,6 +482,7 @@ fn run_family(
     input: &Path,
     n: usize,
     seed: u64,
+    sensitive: usize,
     dir: &Path,
 ) -> Result<Run> {
     let out = dir.join("publication");
@@ -461,6 +498,7 @@ fn run_family(
                 .replace("{out}", &out.display().to_string())
                 .replace("{seed}", &seed.to_string())
                 .replace("{k2}", &k2.to_string())
+                .replace("{sensitive}", &sensitive.to_string())
         })
         .collect();
     // This executable measures (`xtask measure`): the peak is that one run's.
@@ -505,14 +543,14 @@ fn run_family(
 }
 
 /// The exponent between each two consecutive sizes.
-fn exponent_rows(data: &str, family: &'static str, runs: &[(usize, Run)]) -> Vec<ExponentRow> {
+fn exponent_rows(data: &str, family: &str, runs: &[(usize, Run)]) -> Vec<ExponentRow> {
     runs.windows(2)
         .map(|pair| {
             let [(na, ra), (nb, rb)] = pair else { unreachable!("windows of two") };
             let finished = ra.outcome == "done" && rb.outcome == "done" && ra.seconds > 0.0;
             ExponentRow {
                 data: data.to_string(),
-                family,
+                family: family.to_string(),
                 from: *na,
                 to: *nb,
                 exponent: finished
@@ -574,7 +612,7 @@ fn sharding(
             let (mut seconds, mut peak, mut outcome) = (0.0, 0.0f64, "done".to_string());
             let mut parts = Vec::new();
             for (size, path) in &paths {
-                let r = run_family(binary, family, path, *size, seed, dir)?;
+                let r = run_family(binary, family, path, *size, seed, DEFAULT_SENSITIVE, dir)?;
                 seconds += r.seconds;
                 peak = peak.max(r.peak_mb);
                 if r.outcome != "done" {
@@ -616,9 +654,9 @@ mod tests {
     /// finish, or for another data set or size.
     #[test]
     fn passes_divide_by_the_read_of_the_same_file() {
-        let row = |data: &str, family, n, seconds, outcome: &str| ScalingRow {
+        let row = |data: &str, family: &str, n, seconds, outcome: &str| ScalingRow {
             data: data.into(),
-            family,
+            family: family.into(),
             transactions: n,
             seconds,
             peak_mb: 0.0,
@@ -636,6 +674,25 @@ mod tests {
         count_passes(&mut rows);
         let passes: Vec<Option<f64>> = rows.iter().map(|r| r.passes).collect();
         assert_eq!(passes, [Some(1.0), Some(25.0), None, None, None]);
+    }
+
+    /// `--scaling-sensitive` runs the families that mark items once per count, the default
+    /// under the family's own name (the references' rows), and the others once.
+    #[test]
+    fn sensitive_counts_multiply_only_the_families_that_mark_items() {
+        let counts = [DEFAULT_SENSITIVE, 270];
+        let marking: Vec<&Family> =
+            FAMILIES.iter().filter(|f| f.args.contains("{sensitive}")).collect();
+        assert_eq!(marking.len(), 4, "CAHD's two bands, coherence at p 2 and 3");
+        for f in FAMILIES {
+            let runs: Vec<usize> = sensitive_counts(f, &counts).collect();
+            let labels: Vec<String> = runs.iter().map(|&c| f.label(c)).collect();
+            if f.args.contains("{sensitive}") {
+                assert_eq!(labels, [f.name.to_string(), format!("{}, 270 sensitive", f.name)]);
+            } else {
+                assert_eq!(labels, [f.name.to_string()]);
+            }
+        }
     }
 
     /// `--scaling-families` selects by words that each name a family, and every family has one.
