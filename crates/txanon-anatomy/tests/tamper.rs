@@ -66,7 +66,7 @@ fn varied(table: &AnatomizedTable, b: usize) -> usize {
 /// The tamper assertion of every suite ([`txanon_testkit::rejects!`]), on the publication
 /// checked with or without its flattened records and the original.
 macro_rules! rejects {
-    ($p:expr, $flat:expr, $orig:expr, $pattern:pat) => {{ txanon_testkit::rejects!(run(&$p, $flat, $orig), AnatomyError::Audit, $pattern) }};
+    ($p:expr, $flat:expr, $orig:expr, $pattern:pat) => {{ txanon_testkit::rejects!(run(&$p, $flat, $orig), txanon_anatomy::Anatomy, $pattern) }};
 }
 
 #[test]

@@ -31,10 +31,10 @@ fn run(
     audit(groups, &claim, original).map(|_| ())
 }
 
-/// The tamper assertion of every suite ([`txanon_testkit::rejects!`]) for this family's error.
+/// The tamper assertion of every suite ([`txanon_testkit::rejects!`]) for this family's contract.
 macro_rules! rejects {
     ($run:expr, $pattern:pat) => {
-        txanon_testkit::rejects!($run, CahdError::Audit, $pattern)
+        txanon_testkit::rejects!($run, txanon_cahd::Cahd, $pattern)
     };
 }
 

@@ -39,10 +39,10 @@ fn run(
         .map(|_| ())
 }
 
-/// The tamper assertion of every suite ([`txanon_testkit::rejects!`]) for this family's error.
+/// The tamper assertion of every suite ([`txanon_testkit::rejects!`]) for this family's contract.
 macro_rules! rejects {
     ($run:expr, $pattern:pat) => {
-        txanon_testkit::rejects!($run, KmError::Audit, $pattern)
+        txanon_testkit::rejects!($run, txanon_km::Km, $pattern)
     };
 }
 

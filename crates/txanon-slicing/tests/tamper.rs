@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use proptest::prelude::*;
 use txanon_slicing::{
     AnatomyBaselinePublication, AnatomyTables, BaselineParams, ColumnSpec, GeneralizedTable,
-    Microdata, MondrianPublication, SlicedTable, SlicingClaim, SlicingError, SlicingParams,
-    SlicingViolation, anatomize, anonymize, audit, audit_anatomy, audit_generalized, mondrian,
+    Microdata, MondrianPublication, SlicedTable, SlicingClaim, SlicingParams, SlicingViolation,
+    anatomize, anonymize, audit, audit_anatomy, audit_generalized, mondrian,
 };
 
 use super::{original_tuples, p_by_definition, random_table, table1};
@@ -38,10 +38,10 @@ fn claim(l: u64) -> SlicingClaim {
     SlicingClaim::new(l).unwrap()
 }
 
-/// The tamper assertion of every suite ([`txanon_testkit::rejects!`]) for this family's error.
+/// The tamper assertion of every suite ([`txanon_testkit::rejects!`]) for this family's contract.
 macro_rules! rejects {
     ($run:expr, $pattern:pat) => {
-        txanon_testkit::rejects!($run, SlicingError::Audit, $pattern)
+        txanon_testkit::rejects!($run, txanon_slicing::Slicing, $pattern)
     };
 }
 

@@ -55,10 +55,10 @@ fn run(
     audit(Categorized::new(original, cats)?, &published, key, &claim)
 }
 
-/// The tamper assertion of every suite ([`txanon_testkit::rejects!`]) for this family's error.
+/// The tamper assertion of every suite ([`txanon_testkit::rejects!`]) for this family's contract.
 macro_rules! rejects {
     ($run:expr, $pattern:pat) => {
-        txanon_testkit::rejects!($run, SwapError::Audit, $pattern)
+        txanon_testkit::rejects!($run, txanon_swap::Swap, $pattern)
     };
 }
 

@@ -13,21 +13,29 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use proptest::strategy::Strategy;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
+#[doc(hidden)]
+pub use txanon_data;
 
-/// Asserts that `$run` fails its audit (`Err($audit(violations))`, the family's error variant
-/// holding its violations, which have `list()`) with at least one violation matching
-/// `$pattern`; names the pattern on stderr first, so a failing suite says which tamper it was.
+/// Asserts that `$run` fails its audit with at least one violation matching `$pattern`: the
+/// error is the family's (`$family` implements [`txanon_data::Family`]) and
+/// [`Family::violations`](txanon_data::Family::violations) finds the violations in it. Names
+/// the pattern on stderr first, so a failing suite says which tamper it was.
 #[macro_export]
 macro_rules! rejects {
-    ($run:expr, $audit:path, $pattern:pat) => {{
+    ($run:expr, $family:ty, $pattern:pat) => {{
         eprintln!("tampering to reach {}", stringify!($pattern));
         match $run {
-            Err($audit(v)) => assert!(
-                v.list().iter().any(|x| matches!(x, $pattern)),
-                "expected {}, got {v}",
-                stringify!($pattern)
-            ),
-            other => {
+            Err(e) => match <$family as $crate::txanon_data::Family>::violations(&e) {
+                Some(v) => assert!(
+                    v.list().iter().any(|x| matches!(x, $pattern)),
+                    "expected {}, got {v}",
+                    stringify!($pattern)
+                ),
+                None => {
+                    panic!("expected a failed audit reaching {}, got {e}", stringify!($pattern))
+                }
+            },
+            Ok(other) => {
                 panic!("expected a failed audit reaching {}, got {other:?}", stringify!($pattern))
             }
         }
