@@ -7,10 +7,11 @@
 //! unit type (`txanon_cahd::Cahd`, …), and code that must treat every family alike (the CLI's
 //! exit codes, the tests that re-audit every publication) is written once over it.
 //!
-//! [`FamilyName`] is the registry: one variant per family. The CLI, the evaluation, the
-//! experiments, the tidy test (which checks that every family keeps the same file layout) and
-//! the fuzz targets iterate [`FamilyName::ALL`] or match on it exhaustively, so adding a family
-//! is one crate and one variant here, and the compiler points at every place still missing it.
+//! [`FamilyName`] is the registry: one variant per family. The CLI's exit codes and the
+//! evaluation's methods match on it exhaustively, so a new variant is a compile error there
+//! until the family is handled; the experiments iterate [`FamilyName::ALL`]; and tests check
+//! that every family has its subcommands, its experiment and the same file layout (params,
+//! audit, tests, tamper suite, benchmark, CLI module, fuzz target).
 
 use crate::{Classify, ItemId, TransactionDb};
 
