@@ -4,9 +4,12 @@
 //!   papers and write tables, charts and a report.
 //! - `cargo xtask measure --memory-cap B --time-cap S -- CMD…`: one command's time and peak
 //!   memory under caps (the `scaling` experiment's runner).
+//! - `cargo xtask test`: every test, Rust then the Python package's (built as a wheel into a
+//!   virtual environment of its own).
 
 mod measure;
 mod reproduce;
+mod test;
 
 use std::path::PathBuf;
 
@@ -27,6 +30,9 @@ enum Task {
     /// Run one command with an address-space cap and a time limit; print its exit, wall time
     /// and peak memory as JSON (what the `scaling` experiment measures each run with).
     Measure(measure::MeasureArgs),
+    /// Every test: `cargo test --workspace --release`, then the Python package's tests (pytest)
+    /// against a wheel built from this checkout, in target/python-venv.
+    Test(test::TestArgs),
 }
 
 /// The workspace root, from this crate's manifest directory.
@@ -41,5 +47,6 @@ fn main() -> Result<()> {
     match Cli::parse().task {
         Task::Reproduce(args) => reproduce::run(args),
         Task::Measure(args) => measure::run(args),
+        Task::Test(args) => test::run_tests(args),
     }
 }

@@ -55,7 +55,9 @@ impl AnatomyClaim {
 
 /// A way an anatomized publication breaks the claim. Buckets and columns are numbered from 0,
 /// in the table's order.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+// Serialized with its kind, as front ends hand violations over as objects (Python).
+#[serde(tag = "kind", rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum AnatomyViolation {
     /// The table's format tag is not [`TABLE_FORMAT`].

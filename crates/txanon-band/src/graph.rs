@@ -110,6 +110,16 @@ pub trait Pattern: Sync + walk::Walk {
     /// The degree of every vertex: its neighbours other than itself.
     fn degrees(&self) -> Vec<u32>;
 
+    /// [`Pattern::degrees`], stopped by a cancelled `progress` (see
+    /// [`Progress::checkpoint`](txanon_data::progress::Progress::checkpoint)): seconds of work
+    /// on a large implicit `A·Aᵀ`, with nothing to count meanwhile.
+    fn degrees_cancellable(&self, progress: Option<&txanon_data::progress::Progress>) -> Vec<u32> {
+        if let Some(p) = progress {
+            p.checkpoint();
+        }
+        self.degrees()
+    }
+
     /// What [`Pattern::degrees`] costs at most, in visits, which [`reverse_cuthill_mckee`](crate::reverse_cuthill_mckee)
     /// weighs against [`EXACT_DEGREE_WORK`](crate::EXACT_DEGREE_WORK): `Σ sup(i)²` over the kept
     /// items of `A·Aᵀ`, the stored entries of an explicit pattern.
@@ -256,6 +266,10 @@ impl Pattern for SharedItems<'_> {
     /// transactions; with the bitsets a transaction costs at most `n/64` words per frequent
     /// item. Extra space: the bitsets, and `n` words (stamps) plus `n/64` words per worker.
     fn degrees(&self) -> Vec<u32> {
+        self.degrees_cancellable(None)
+    }
+
+    fn degrees_cancellable(&self, progress: Option<&txanon_data::progress::Progress>) -> Vec<u32> {
         let n = self.db.len();
         let words = n.div_ceil(64);
         let frequent_at = (n / 64).max(64);
@@ -278,6 +292,9 @@ impl Pattern for SharedItems<'_> {
             .map_init(
                 || (vec![u32::MAX; n], vec![0u64; words]),
                 |(stamp, union), t| {
+                    if let Some(p) = progress {
+                        p.checkpoint();
+                    }
                     let mut frequent = self.kept(t).filter_map(|i| bitset_of[i as usize]);
                     let Some(first) = frequent.next() else {
                         let mut count = 0u32;

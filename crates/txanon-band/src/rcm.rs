@@ -187,7 +187,7 @@ fn ordering(
     progress: Option<&Progress>,
 ) -> Permutation {
     let degrees: Vec<u64> = match ranking {
-        Ranking::Exact => graph.degrees().into_iter().map(u64::from).collect(),
+        Ranking::Exact => graph.degrees_cancellable(progress).into_iter().map(u64::from).collect(),
         Ranking::Estimated => graph.estimated_degrees(),
     };
     let n = graph.order();
@@ -317,7 +317,7 @@ fn best_sequence(
         }
     };
     if candidates.len() == 1 {
-        cuthill_mckee(graph, candidates[0], key, scratch, best);
+        cuthill_mckee(graph, candidates[0], key, scratch, best, progress);
         searched(best.len());
         best.reverse();
     } else if size >= PARALLEL_COMPONENT {
@@ -328,7 +328,7 @@ fn best_sequence(
                 || (graph.search_state(), graph.search_state()),
                 |(search, probe), (k, &first)| {
                     let mut sequence = Vec::new();
-                    cuthill_mckee(graph, first, key, search, &mut sequence);
+                    cuthill_mckee(graph, first, key, search, &mut sequence, progress);
                     searched(sequence.len());
                     sequence.reverse();
                     let e = graph.envelope_of(&sequence, probe);
@@ -341,7 +341,7 @@ fn best_sequence(
     } else {
         let mut best_rank = None;
         for (k, &first) in candidates.iter().enumerate() {
-            cuthill_mckee(graph, first, key, scratch, component);
+            cuthill_mckee(graph, first, key, scratch, component, progress);
             searched(component.len());
             component.reverse();
             let e = graph.envelope_of(component, probe);
@@ -353,13 +353,18 @@ fn best_sequence(
     }
 }
 
-/// The Cuthill-McKee sequence of the component of `first` (not reversed), into `out`.
+/// How many vertices a search expands between two looks at whether it was cancelled.
+const CHECKPOINT_VERTICES: usize = 4096;
+
+/// The Cuthill-McKee sequence of the component of `first` (not reversed), into `out`; a
+/// cancelled `progress` stops it (see [`Progress::checkpoint`]).
 fn cuthill_mckee(
     graph: &impl Pattern,
     first: u32,
     key: &impl Fn(u32) -> (u64, u32),
     state: &mut SearchState,
     out: &mut Vec<u32>,
+    progress: Option<&Progress>,
 ) {
     state.restart();
     out.clear();
@@ -369,6 +374,9 @@ fn cuthill_mckee(
     while head < out.len() {
         let v = out[head];
         head += 1;
+        if let Some(p) = progress.filter(|_| head % CHECKPOINT_VERTICES == 0) {
+            p.checkpoint();
+        }
         let from = out.len();
         graph.expand(v, state, out);
         out[from..].sort_unstable_by_key(|&u| key(u));
@@ -429,7 +437,11 @@ fn level_structure(
             progress.advance(level.len() as u64);
         }
         let mut next = Vec::new();
-        for &v in &level {
+        for (k, &v) in level.iter().enumerate() {
+            if let Some(p) = progress.filter(|_| k % CHECKPOINT_VERTICES == CHECKPOINT_VERTICES - 1)
+            {
+                p.checkpoint();
+            }
             graph.expand(v, state, &mut next);
         }
         if next.is_empty() {

@@ -221,6 +221,24 @@ fn degrees_through_bitsets_are_exact() {
     assert_eq!(implicit.degrees(), explicit_aat(&db, &keep).degrees());
 }
 
+/// A cancelled progress stops the band search (degrees and searches alike) with the payload
+/// the front end that cancelled it looks for; an uncancelled one changes nothing.
+#[test]
+fn a_cancelled_search_unwinds_and_a_watched_one_orders_as_ever() {
+    let db = txanon_data::QuestParams::new(3000, 5.0, 3.0, 150).seed(8).check().unwrap().generate();
+    let graph = SharedItems::new(&db, vec![true; db.num_items()]);
+    let progress = txanon_data::progress::Progress::new();
+    assert_eq!(
+        reverse_cuthill_mckee_reporting(&graph, Some(&progress)),
+        reverse_cuthill_mckee(&graph)
+    );
+    progress.cancel();
+    let unwound =
+        std::panic::catch_unwind(|| reverse_cuthill_mckee_reporting(&graph, Some(&progress)))
+            .expect_err("a cancelled search returns nothing");
+    assert!(unwound.is::<txanon_data::progress::Cancelled>());
+}
+
 #[test]
 fn padded_graph_is_a_plus_a_transposed() {
     // n = 3 transactions over m = 4 items (ids 0..3): A is 3 × 4, padded to 4 × 4.

@@ -53,7 +53,9 @@ impl CahdClaim {
 }
 
 /// A way CAHD's published groups break the claim. Groups are numbered from 0 in the file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+// Serialized with its kind, as front ends hand violations over as objects (Python).
+#[serde(tag = "kind", rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum CahdViolation {
     /// The format tag is not [`GROUPS_FORMAT`].

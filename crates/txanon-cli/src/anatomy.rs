@@ -4,14 +4,12 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use serde::Serialize;
 use txanon_anatomy::{
-    AnatomizedTable, AnatomyClaim, AnatomyParams, Diversity, ItemPartitioning, anonymize, audit,
+    AnatomizedTable, AnatomyClaim, AnatomyParams, Diversity, ItemPartitioning, audit,
 };
 
-use crate::anonymize::{OutputArgs, TRANSACTION_FILES, write_compact_json, write_transactions};
+use crate::anonymize::{OutputArgs, TRANSACTION_FILES};
 use crate::input::{InputArgs, read_transactions};
-use crate::publication::Description;
 
 /// Arguments of `txanon anonymize anatomy`.
 #[derive(Debug, Args)]
@@ -105,27 +103,10 @@ pub struct AuditAnatomyArgs {
     manifest: crate::publication::ManifestArgs,
 }
 
-#[derive(Debug, Serialize)]
-struct AnatomySummary {
-    input: String,
-    records: usize,
-    columns: usize,
-    l: usize,
-    diversity: Diversity,
-    items_moved: usize,
-    buckets: usize,
-    published_records: u64,
-    leftovers_placed: usize,
-    leftovers_merged: usize,
-    buckets_absorbed: usize,
-    suppressed: usize,
-    ln_faked_records: f64,
-    worst_share: f64,
-}
-
 /// Runs `txanon anonymize anatomy`.
 pub fn run(args: AnatomyArgs) -> Result<()> {
-    let staged = args.output.prepare(&[Some(&args.input.input)])?;
+    let inputs = [Some(args.input.input.as_path())];
+    let staged = args.output.prepare(&inputs)?;
     let (db, _) = args.input.read()?;
     let progress = txanon_data::progress::Progress::new();
     let params = AnatomyParams::new(args.columns, args.l)
@@ -139,58 +120,12 @@ pub fn run(args: AnatomyArgs) -> Result<()> {
         .headroom(args.headroom)
         .progress(progress.clone())
         .check()?;
-    // `anonymize` has audited the table, the flattened records and both against the input.
-    let result = {
+    let release = {
         let _meter = crate::progress::Spinner::follow(&progress);
-        anonymize(&db, &params)?
+        txanon_publish::anatomy::release(&args.input.input.display().to_string(), &db, &params)?
     };
-    let report = &result.audit;
-    let summary = AnatomySummary {
-        input: args.input.input.display().to_string(),
-        records: db.len(),
-        columns: args.columns,
-        l: args.l,
-        diversity: params.diversity(),
-        items_moved: result.items_moved.len(),
-        buckets: result.buckets,
-        published_records: report.records,
-        leftovers_placed: result.leftovers_placed,
-        leftovers_merged: result.leftovers_merged,
-        buckets_absorbed: result.buckets_absorbed,
-        suppressed: result.suppressed,
-        ln_faked_records: result.ln_faked_records,
-        worst_share: report.worst_share,
-    };
-    write_compact_json(&staged.path("table.json"), &result.table)?;
-    write_transactions(staged.dir(), "anonymized", &result.flattened, args.format.to)?;
-    let summary_json = staged.write_json("summary.json", &summary)?;
-    staged.commit(Description {
-        method: "anatomy",
-        parameters: serde_json::json!({
-            "columns": args.columns,
-            "l": args.l,
-            "diversity": params.diversity(),
-            "partitioning": format!("{:?}", args.partitioning).to_lowercase(),
-            "headroom": args.headroom,
-        }),
-        seed: args.seed,
-        inputs: vec![&args.input.input],
-        audit: serde_json::to_value(report)?,
-        note: None,
-    })?;
-    crate::outcome::Outcome::transactions("anatomy", &db, &result.flattened, "-l and -c")
-        .did(format!(
-            "{} buckets; {} records suppressed; {} items moved between columns",
-            result.buckets,
-            result.suppressed,
-            result.items_moved.len()
-        ))
-        .audited(format!(
-            "l-diversity, l = {} ({:?} reading), in every bucket and column",
-            args.l,
-            params.diversity()
-        ))
-        .report(&summary_json, args.report.json)
+    crate::publication::commit(&release, staged, args.format.to, &inputs)?;
+    crate::outcome::report(release.outcome(), release.summary(), args.report.json)
 }
 
 /// Runs `txanon audit anatomy`.

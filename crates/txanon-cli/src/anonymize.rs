@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand};
-use txanon_data::{Format, write_atomic, write_db};
+use txanon_data::Format;
 
 use crate::publication::Staged;
 
@@ -108,58 +108,11 @@ pub fn run(cmd: AnonymizeCommand) -> Result<()> {
     }
 }
 
-/// The extensions a published transaction file may have, in the order an audit looks for them.
-pub(crate) const TRANSACTION_FILES: [&str; 4] = ["dat", "csv", "parquet", "arrow"];
-
-/// Writes `db` atomically as `dir/stem.EXT` in the format `to` asks for (`--to`): by default
-/// `.dat` (FIMI) when every label is an integer, else `.csv` (basket CSV, wide form); SPMF is
-/// never a publication's format, and FIMI asked of text labels gives wide basket CSV, as the
-/// default does. Returns the path.
-pub(crate) fn write_transactions(
-    dir: &Path,
-    stem: &str,
-    db: &txanon_data::TransactionDb,
-    to: Option<Format>,
-) -> Result<PathBuf> {
-    let ints = matches!(db.labels(), txanon_data::ItemLabels::Int(_));
-    let (ext, format) = match to.unwrap_or(Format::Fimi) {
-        Format::Parquet => ("parquet", Format::Parquet),
-        Format::ArrowIpc => ("arrow", Format::ArrowIpc),
-        Format::BasketLong => ("csv", Format::BasketLong),
-        Format::BasketWide => ("csv", Format::BasketWide),
-        Format::Fimi | Format::Spmf if ints => ("dat", Format::Fimi),
-        Format::Fimi | Format::Spmf => ("csv", Format::BasketWide),
-    };
-    let path = dir.join(format!("{stem}.{ext}"));
-    write_atomic(&path, |file| -> Result<()> {
-        let mut w = std::io::BufWriter::new(file);
-        write_db(db, format, &mut w)?;
-        std::io::Write::flush(&mut w)?;
-        Ok(())
-    })
-    .with_context(|| format!("writing {}", path.display()))?;
-    Ok(path)
-}
-
-/// Writes `value` to `path` atomically as compact JSON, streamed (a publication's JSON can
-/// be larger than the data it describes; it is never held in memory as text).
-pub(crate) fn write_compact_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
-    write_atomic(path, |file| -> Result<()> {
-        let mut w = std::io::BufWriter::new(file);
-        serde_json::to_writer(&mut w, value)?;
-        std::io::Write::flush(&mut w)?;
-        Ok(())
-    })
-    .with_context(|| format!("writing {}", path.display()))
-}
+pub(crate) use txanon_publish::TRANSACTION_FILES;
 
 /// Writes `text` to `path` atomically.
 pub(crate) fn write_text(path: &Path, text: &str) -> Result<()> {
-    write_atomic(path, |file| -> Result<()> {
-        std::io::Write::write_all(file, text.as_bytes())?;
-        Ok(())
-    })
-    .with_context(|| format!("writing {}", path.display()))
+    Ok(txanon_publish::write_text(path, text)?)
 }
 
 /// Runs `txanon audit`.

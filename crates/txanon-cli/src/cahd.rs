@@ -4,16 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use serde::Serialize;
 use txanon_band::GraphKind;
-use txanon_cahd::{
-    BandOrder, CahdClaim, CahdParams, GroupingStats, PublishedGroups, ReconstructionError,
-    Workload, anonymize, audit, audit_qid_file, reconstruction_error,
-};
+use txanon_cahd::{BandOrder, CahdClaim, CahdParams, PublishedGroups, audit, audit_qid_file};
 
-use crate::anonymize::{OutputArgs, write_compact_json, write_transactions};
+use crate::anonymize::OutputArgs;
 use crate::input::{InputArgs, SensitiveArgs};
-use crate::publication::Description;
 
 /// Arguments of `txanon anonymize cahd`.
 #[derive(Debug, Args)]
@@ -83,27 +78,10 @@ pub struct AuditCahdArgs {
     manifest: crate::publication::ManifestArgs,
 }
 
-#[derive(Debug, Serialize)]
-struct CahdSummary {
-    input: String,
-    transactions: usize,
-    sensitive_items: Vec<String>,
-    p: usize,
-    alpha: usize,
-    band: &'static str,
-    bandwidth_before: Option<u64>,
-    bandwidth_after: Option<u64>,
-    profile_before: Option<u64>,
-    profile_after: Option<u64>,
-    grouping: GroupingStats,
-    groups: usize,
-    achieved_privacy: f64,
-    reconstruction_error_r4: ReconstructionError,
-}
-
 /// Runs `txanon anonymize cahd`.
 pub fn run(args: CahdArgs) -> Result<()> {
-    let staged = args.output.prepare(&[Some(&args.input.input), args.sensitive.file()])?;
+    let inputs = [Some(args.input.input.as_path()), args.sensitive.file()];
+    let staged = args.output.prepare(&inputs)?;
     let (db, _) = args.input.read()?;
     let sensitive = args.sensitive.resolve(&db, &args.input.input, args.seed)?;
     let progress = txanon_data::progress::Progress::new();
@@ -117,76 +95,20 @@ pub fn run(args: CahdArgs) -> Result<()> {
         .seed(args.seed)
         .progress(progress.clone())
         .check()?;
-    // `anonymize` has audited the groups against the input.
-    let result = {
+    let mut release = {
         let _meter = crate::progress::Spinner::follow(&progress);
-        anonymize(&db, &sensitive, &params)?
+        txanon_publish::cahd::release(
+            &args.input.input.display().to_string(),
+            &db,
+            &sensitive,
+            &params,
+        )?
     };
-    let report = &result.audit;
-    let qid = result.published.qid_transactions(&db).map_err(|label| {
-        anyhow::anyhow!("published QID label {label:?} is not in the input (internal error)")
-    })?;
-    let sensitive_labels: Vec<String> =
-        result.published.sensitive.iter().map(|&s| result.published.label(s)).collect();
-    let error = {
-        let _spinner =
-            crate::progress::Spinner::start("cahd: reconstruction error for the summary");
-        reconstruction_error(&db, &result.published, &Workload::new(4).check()?)?
-    };
-    let summary = CahdSummary {
-        input: args.input.input.display().to_string(),
-        transactions: db.len(),
-        sensitive_items: sensitive_labels.clone(),
-        p: args.p,
-        alpha: args.alpha,
-        band: match args.band {
-            BandArg::Aat => "aat",
-            BandArg::SymPad => "sym-pad",
-            BandArg::None => "none",
-        },
-        bandwidth_before: result.band.map(|b| b.before.bandwidth),
-        bandwidth_after: result.band.map(|b| b.after.bandwidth),
-        profile_before: result.band.map(|b| b.before.profile),
-        profile_after: result.band.map(|b| b.after.profile),
-        grouping: result.grouping.stats(),
-        groups: report.groups,
-        achieved_privacy: report.achieved,
-        reconstruction_error_r4: error,
-    };
-    write_compact_json(&staged.path("groups.json"), &result.published)?;
-    write_transactions(staged.dir(), "qid", &qid, args.format.to)?;
-    args.sensitive.publish_drawn(&staged, &db, &sensitive)?;
-    let summary_json = staged.write_json("summary.json", &summary)?;
-    staged.commit(Description {
-        method: "cahd",
-        parameters: serde_json::json!({
-            "p": args.p,
-            "alpha": args.alpha,
-            "band": summary.band,
-            "sensitive": sensitive_labels,
-        }),
-        seed: args.seed,
-        inputs: [Some(args.input.input.as_path()), args.sensitive.file()]
-            .into_iter()
-            .flatten()
-            .collect(),
-        audit: serde_json::to_value(report)?,
-        note: None,
-    })?;
-    let counted: usize =
-        result.published.groups.iter().flat_map(|g| &g.sensitive).map(|s| s.1).sum();
-    crate::outcome::Outcome::transactions("cahd", &db, &qid, "-p and the sensitive items")
-        .did(format!(
-            "{} groups; the sensitive items' {counted} occurrences published as counts per group, not in the records",
-            summary.groups
-        ))
-        .audited(format!(
-            "privacy degree p = {} for {} sensitive items (achieved {:.2})",
-            args.p,
-            sensitive_labels.len(),
-            summary.achieved_privacy
-        ))
-        .report(&summary_json, args.report.json)
+    if args.sensitive.drawn() {
+        release = release.with_drawn_sensitive(&db, &sensitive);
+    }
+    crate::publication::commit(&release, staged, args.format.to, &inputs)?;
+    crate::outcome::report(release.outcome(), release.summary(), args.report.json)
 }
 
 /// Runs `txanon audit cahd`.

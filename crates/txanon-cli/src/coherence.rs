@@ -4,17 +4,12 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use serde::Serialize;
-use txanon_coherence::{
-    CoherenceClaim, CoherenceParams, Engine, Reason, anonymize, audit_with_progress,
-};
-use txanon_data::ItemId;
+use txanon_coherence::{CoherenceClaim, CoherenceParams, Engine, audit_with_progress};
 use txanon_mining::MinSupport;
 
-use crate::anonymize::{OutputArgs, write_transactions};
+use crate::anonymize::OutputArgs;
 use crate::exit::UsageError;
 use crate::input::{InputArgs, SensitiveArgs};
-use crate::publication::Description;
 
 /// Arguments of `txanon anonymize coherence`.
 #[derive(Debug, Args)]
@@ -94,40 +89,10 @@ struct Setting {
     p: usize,
 }
 
-#[derive(Debug, Serialize)]
-struct Step {
-    item: String,
-    #[serde(flatten)]
-    reason: Reason,
-    score: Option<f64>,
-}
-
-#[derive(Debug, Serialize)]
-struct Summary {
-    input: String,
-    transactions: usize,
-    private_items: Vec<String>,
-    h: f64,
-    k: u32,
-    p: usize,
-    nugget_support: u32,
-    engine: &'static str,
-    minimal_moles: usize,
-    /// Only the border-edge engine (`--edges`) lists the mole border's maximal side.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    maximal_public_itemsets: Option<usize>,
-    moles: u128,
-    suppressed_infrequent: usize,
-    suppressed_greedy: usize,
-    nuggets_before: u128,
-    nuggets_after: u128,
-    nuggets_kept_percent: f64,
-    occurrences_suppressed_percent: f64,
-}
-
 /// Runs `txanon anonymize coherence`.
 pub fn run(args: CoherenceArgs) -> Result<()> {
-    let staged = args.output.prepare(&[Some(&args.input.input), args.sensitive.file()])?;
+    let inputs = [Some(args.input.input.as_path()), args.sensitive.file()];
+    let staged = args.output.prepare(&inputs)?;
     let (db, _) = args.input.read()?;
     let private = args.sensitive.resolve(&db, &args.input.input, args.seed)?;
     let engine = if args.reference {
@@ -147,81 +112,20 @@ pub fn run(args: CoherenceArgs) -> Result<()> {
         .seed(args.seed)
         .progress(progress.clone())
         .check()?;
-    // `anonymize` has audited the publication against the input.
-    let result = {
+    let mut release = {
         let _meter = crate::progress::Spinner::follow(&progress);
-        anonymize(&db, &private, &params)?
+        txanon_publish::coherence::release(
+            &args.input.input.display().to_string(),
+            &db,
+            &private,
+            &params,
+        )?
     };
-    let (nuggets_before, nuggets_after) = (result.nuggets_before, result.nuggets_after);
-    let label = |i: ItemId| db.label(i).to_string();
-    let steps: Vec<Step> = result
-        .suppressed
-        .iter()
-        .map(|s| Step { item: label(s.item), reason: s.reason, score: s.score() })
-        .collect();
-    let greedy = steps.iter().filter(|s| matches!(s.reason, Reason::Greedy { .. })).count();
-    let summary = Summary {
-        input: args.input.input.display().to_string(),
-        transactions: db.len(),
-        private_items: private.iter().map(|&i| label(i)).collect(),
-        h,
-        k,
-        p,
-        nugget_support,
-        engine: match engine {
-            Engine::Counting => "counting",
-            Engine::BorderEdges => "border-edges",
-            Engine::Enumerate => "enumerate",
-        },
-        minimal_moles: result.minimal_moles,
-        maximal_public_itemsets: result.maximal_public,
-        moles: result.moles,
-        suppressed_infrequent: steps.len() - greedy,
-        suppressed_greedy: greedy,
-        nuggets_before,
-        nuggets_after,
-        nuggets_kept_percent: 100.0 * nuggets_after as f64 / (nuggets_before as f64).max(1.0),
-        occurrences_suppressed_percent: 100.0 * result.occurrences_suppressed as f64
-            / (result.occurrences as f64).max(1.0),
-    };
-    write_transactions(staged.dir(), "published", &result.published, args.format.to)?;
-    staged.write_json("suppressed.json", &steps)?;
-    args.sensitive.publish_drawn(&staged, &db, &private)?;
-    let summary_json = staged.write_json("summary.json", &summary)?;
-    staged.commit(Description {
-        method: "coherence",
-        parameters: serde_json::json!({
-            "h": h,
-            "k": k,
-            "p": p,
-            "nugget_support": nugget_support,
-            "engine": summary.engine,
-            "private": summary.private_items,
-        }),
-        seed: args.seed,
-        inputs: [Some(args.input.input.as_path()), args.sensitive.file()]
-            .into_iter()
-            .flatten()
-            .collect(),
-        audit: serde_json::to_value(&result.audit)?,
-        note: None,
-    })?;
-    let shown: Vec<&str> = steps.iter().take(8).map(|s| s.item.as_str()).collect();
-    crate::outcome::Outcome::transactions("coherence", &db, &result.published, "--h, --k and --p")
-        .did(format!(
-            "{} public items suppressed everywhere{}{}; nuggets kept {nuggets_after} of {nuggets_before}",
-            steps.len(),
-            if shown.is_empty() { String::new() } else { format!(" ({}", shown.join(" ")) },
-            if shown.is_empty() { "" } else if steps.len() > shown.len() { " …)" } else { ")" },
-        ))
-        .audited(format!(
-            "(h, k, p)-coherence with h = {}, k = {}, p = {} for {} private items",
-            args.setting.h,
-            args.setting.k,
-            args.setting.p,
-            private.len()
-        ))
-        .report(&summary_json, args.report.json)
+    if args.sensitive.drawn() {
+        release = release.with_drawn_sensitive(&db, &private);
+    }
+    crate::publication::commit(&release, staged, args.format.to, &inputs)?;
+    crate::outcome::report(release.outcome(), release.summary(), args.report.json)
 }
 
 /// Runs `txanon audit coherence`.

@@ -14,7 +14,7 @@ use txanon_evaluate::{EvaluateParams, Method, evaluate, report};
 use crate::anonymize::OutputArgs;
 use crate::exit::UsageError;
 use crate::input::{InputArgs, SensitiveArgs, emit};
-use crate::publication::Description;
+use crate::publication::{Description, Source};
 
 /// `txanon evaluate`.
 #[derive(Debug, Args)]
@@ -151,9 +151,10 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
     let mut inputs: Vec<&Path> = vec![&args.input.input];
     inputs.extend(args.sensitive.file());
     inputs.extend(args.categories.as_deref());
-    staged.commit(Description {
+    let sources: Vec<Source<'_>> = inputs.into_iter().map(Source::File).collect();
+    let committed = staged.commit(Description {
         method: "evaluate",
-        parameters: serde_json::json!({
+        parameters: &serde_json::json!({
             "methods": args.methods,
             "levels": args.levels,
             "known": args.known,
@@ -167,11 +168,12 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
             "random_categories": args.random_categories,
             "sensitive": evaluation.data.sensitive,
         }),
-        seed: args.seed,
-        inputs,
-        audit: serde_json::json!("each publication passed its family's audit; see results.json"),
+        seeded: args.seed.is_some(),
+        inputs: &sources,
+        audit: &serde_json::json!("each publication passed its family's audit; see results.json"),
         note: Some("an evaluation: report.html, results.json and results.csv; no publication"),
     })?;
+    crate::publication::said_published(&committed);
     emit(&format!(
         "{}: report.html, results.json, results.csv ({} points)\n",
         args.output.out.display(),

@@ -47,6 +47,7 @@ fn kind_of(cause: &(dyn std::error::Error + 'static)) -> Option<ErrorKind> {
         return Some(kind);
     }
     classified!(
+        txanon_publish::PublishError,
         txanon_data::DataError,
         txanon_data::ParamError,
         txanon_data::CategoriesMismatch,

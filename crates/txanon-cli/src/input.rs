@@ -311,36 +311,11 @@ impl SensitiveArgs {
         self.sensitive.as_deref()
     }
 
-    /// With `--sensitive-random`, writes the items drawn as `sensitive.txt` into the
-    /// publication `staged`, so that the audit after the run reads the publication's own list
-    /// (`--sensitive out/sensitive.txt`); a given list is the data holder's and is not copied.
-    ///
-    /// # Errors
-    /// Writing the file.
-    pub fn publish_drawn(
-        &self,
-        staged: &crate::publication::Staged,
-        db: &TransactionDb,
-        items: &[ItemId],
-    ) -> Result<()> {
-        if self.sensitive_random.is_none() {
-            return Ok(());
-        }
-        let mut text = String::from(
-            "# The sensitive items this run drew (--sensitive-random), one label per line\n",
-        );
-        for &i in items {
-            text.push_str(&db.label(i).to_string());
-            text.push('\n');
-        }
-        crate::anonymize::write_text(&staged.path(SENSITIVE_FILE), &text)
+    /// Whether the run draws its items (`--sensitive-random`), which it then publishes.
+    pub fn drawn(&self) -> bool {
+        self.sensitive_random.is_some()
     }
 }
-
-/// The name of the drawn sensitive items' list in a publication.
-pub const SENSITIVE_FILE: &str = "sensitive.txt";
-
-impl SensitiveArgs {}
 
 /// Reads a key (`key.txt` as swap's --key-out writes it): per published record, the 1-based
 /// input record it comes from; returned 0-based.
@@ -348,24 +323,5 @@ impl SensitiveArgs {}
 /// # Errors
 /// An unreadable file, or a line that is not a record number (exit 2, naming the line).
 pub fn read_key(path: &Path) -> Result<Vec<u32>> {
-    let text = txanon_data::read_text(path)?;
-    let mut key = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        match line.parse::<u32>() {
-            Ok(k) if k >= 1 => key.push(k - 1),
-            _ => {
-                return Err(UsageError(format!(
-                    "{}:{}: expected a record number (1-based), found {line:?}",
-                    path.display(),
-                    n + 1
-                ))
-                .into());
-            }
-        }
-    }
-    Ok(key)
+    Ok(txanon_publish::swap::SwapKey::read(path)?.records().to_vec())
 }

@@ -4,13 +4,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use serde::Serialize;
 use txanon_data::progress::Progress;
-use txanon_km::{Algorithm, Hierarchy, KmClaim, KmParams, anonymize, audit_with_progress};
+use txanon_km::{Algorithm, Hierarchy, KmClaim, KmParams, audit_with_progress};
 
-use crate::anonymize::{OutputArgs, write_text, write_transactions};
+use crate::anonymize::OutputArgs;
 use crate::input::{InputArgs, read_transactions};
-use crate::publication::Description;
 
 /// Arguments of `txanon anonymize km`.
 #[derive(Debug, Args)]
@@ -115,28 +113,10 @@ enum BuildArg {
     Cooccurrence,
 }
 
-#[derive(Debug, Serialize)]
-struct Summary {
-    input: String,
-    transactions: usize,
-    items: usize,
-    k: u64,
-    m: u64,
-    algorithm: Algorithm,
-    hierarchy: String,
-    hierarchy_nodes: usize,
-    hierarchy_leaves: usize,
-    hierarchy_height: u32,
-    cut_nodes: usize,
-    generalized_nodes: usize,
-    generalizations: usize,
-    ncp: f64,
-    occurrences_by_height: Vec<u64>,
-}
-
 /// Runs `txanon anonymize km`.
 pub fn run(args: KmArgs) -> Result<()> {
-    let staged = args.output.prepare(&[Some(&args.input.input), args.hierarchy.as_deref()])?;
+    let inputs = [Some(args.input.input.as_path()), args.hierarchy.as_deref()];
+    let staged = args.output.prepare(&inputs)?;
     let (db, _) = args.input.read()?;
     let fanout = usize::try_from(args.fanout).expect("clap bounds the fanout");
     let (hierarchy, described) = match &args.hierarchy {
@@ -165,69 +145,18 @@ pub fn run(args: KmArgs) -> Result<()> {
         .progress(progress.clone())
         .seed(args.seed)
         .check()?;
-    // `anonymize` has audited the publication, its cut and both against the input.
-    let result = {
+    let release = {
         let _meter = crate::progress::Spinner::follow(&progress);
-        anonymize(&db, &hierarchy, &params)?
+        txanon_publish::km::release(
+            &args.input.input.display().to_string(),
+            &db,
+            &hierarchy,
+            &described,
+            &params,
+        )?
     };
-    let summary = Summary {
-        input: args.input.input.display().to_string(),
-        transactions: db.len(),
-        items: db.num_items(),
-        k,
-        m,
-        algorithm,
-        hierarchy: described,
-        hierarchy_nodes: hierarchy.len(),
-        hierarchy_leaves: hierarchy.leaves().len(),
-        hierarchy_height: hierarchy.height(hierarchy.root()),
-        cut_nodes: result.cut.len(),
-        generalized_nodes: result.generalized_items,
-        generalizations: result.generalizations.len(),
-        ncp: result.loss.ncp,
-        occurrences_by_height: result.loss.occurrences_by_height.clone(),
-    };
-    write_transactions(staged.dir(), "published", &result.published, args.format.to)?;
-    write_text(&staged.path("cut.txt"), &(result.cut.join("\n") + "\n"))?;
-    write_text(&staged.path("hierarchy.txt"), &hierarchy.to_text()?)?;
-    let summary_json = staged.write_json("summary.json", &summary)?;
-    staged.commit(Description {
-        method: "km",
-        parameters: serde_json::json!({
-            "k": k,
-            "m": m,
-            "algorithm": algorithm,
-            "hierarchy": summary.hierarchy,
-        }),
-        seed: args.seed,
-        inputs: [Some(args.input.input.as_path()), args.hierarchy.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect(),
-        audit: serde_json::to_value(&result.audit)?,
-        note: None,
-    })?;
-    // Items published as themselves keep their label; every other one went up the hierarchy.
-    let items = db.num_items();
-    let generalized = (0..items as u32)
-        .filter(|&i| result.published.labels().find(&db.label(i).to_string()).is_none())
-        .count();
-    let mut outcome =
-        crate::outcome::Outcome::transactions("km", &db, &result.published, "--k and --m").did(
-            format!(
-                "{generalized} of {items} items generalized above the leaves, to a cut of {} nodes (NCP {:.3})",
-                result.cut.len(),
-                result.loss.ncp
-            ),
-        );
-    if generalized * 2 > items {
-        outcome = outcome.warn(format!(
-            "{generalized} of {items} items are generalized above the leaves: --k and --m decide how far"
-        ));
-    }
-    outcome
-        .audited(format!("k^m-anonymity with k = {}, m = {}", args.setting.k, args.setting.m))
-        .report(&summary_json, args.report.json)
+    crate::publication::commit(&release, staged, args.format.to, &inputs)?;
+    crate::outcome::report(release.outcome(), release.summary(), args.report.json)
 }
 
 /// Reads a cut file: one node label per line (labels may hold spaces), `#` comments.

@@ -1,158 +1,44 @@
-//! A publication directory as one artifact: checked before any computation, built complete in
-//! a staging directory beside the target, described by a manifest (what made it, from what,
-//! every file's sha256, the audit's verdict), and moved into place whole. A run that fails, or
-//! is killed at any point, leaves the previous publication or the new one, never a mix; what a
-//! killed run leaves behind is named `.txanon-staging-<target>-…` and removed by the next run
-//! into the same place.
-//!
-//! One run at a time writes a target: each run holds an exclusive lock (`flock`) on
-//! `.txanon-lock-<target>` beside it from before it looks at the target until its publication
-//! is in place, so a staging directory is removed only by a run that holds the lock, and never
-//! while the run that owns it is alive (a lock dies with its process). A second run into the
-//! same target meanwhile is refused.
-//!
-//! The manifest holds no secret: not the seed (which, with the input, recomputes every
-//! shuffle), not a key. It is what an audit verifies first: every file of the directory listed,
-//! every listed file present with its sha256.
+//! The CLI's side of a publication: the output directory checked before any computation and
+//! the publication committed through `txanon-publish` (which also writes Python's, byte for
+//! byte the same), and what every audit shares: the manifest's check, the verdict printed.
 
-use std::collections::BTreeMap;
-use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
-use txanon_data::datasets::sha256_file;
+pub use txanon_publish::{Description, ManifestCheck, Source, Staged};
 
 use crate::exit::{AuditFailed, UsageError};
 
-/// The manifest's file name.
-pub const MANIFEST: &str = "manifest.json";
-
-/// The manifest's format tag (2: no seed, every file of the directory listed).
-const MANIFEST_FORMAT: &str = "txanon-publication/2";
-
-/// Names of the staging directories (and of a replaced publication on its way out).
-const STAGING: &str = ".txanon-staging-";
-
-/// Names of the lock files beside a target.
-const LOCK: &str = ".txanon-lock-";
-
-/// A publication being built.
-#[derive(Debug)]
-pub struct Staged {
-    target: PathBuf,
-    staging: PathBuf,
-    replace: bool,
-    committed: bool,
-    started: Instant,
-    /// The target's lock, held until the publication is in place or dropped (a guard).
-    _lock: Lock,
+/// Checks `out` before any computation and starts the publication beside it (see
+/// [`txanon_publish::prepare`]).
+///
+/// # Errors
+/// An unusable `out` (exit 2).
+pub fn prepare(out: &Path, replace: bool, inputs: &[&Path]) -> Result<Staged> {
+    Ok(txanon_publish::prepare(out, replace, inputs)?)
 }
 
-/// What the manifest says of the input.
-#[derive(Debug, Serialize)]
-struct InputFile {
-    name: String,
-    bytes: u64,
-    sha256: String,
+/// Writes `release` into `staged` (transaction files in the format `to`) with its manifest
+/// naming the input files `inputs`, moves it into place and says so on standard error.
+///
+/// # Errors
+/// I/O.
+pub fn commit(
+    release: &txanon_publish::Release,
+    staged: Staged,
+    to: Option<txanon_data::Format>,
+    inputs: &[Option<&Path>],
+) -> Result<()> {
+    let sources: Vec<Source<'_>> = inputs.iter().flatten().map(|p| Source::File(p)).collect();
+    let committed = release.commit(staged, to, &sources)?;
+    said_published(&committed);
+    Ok(())
 }
 
-/// The manifest.
-#[derive(Debug, Serialize)]
-struct Manifest<'a> {
-    format: &'static str,
-    txanon_version: &'static str,
-    commit: &'static str,
-    method: &'a str,
-    parameters: serde_json::Value,
-    /// Where the randomness came from, never the seed itself.
-    randomness: &'static str,
-    inputs: Vec<InputFile>,
-    files: BTreeMap<String, String>,
-    audit: serde_json::Value,
-    note: Option<&'a str>,
-}
-
-/// What the caller tells the manifest.
-#[derive(Debug)]
-pub struct Description<'a> {
-    /// The method, as the CLI names it (`anatomy`, `slicing/mondrian`, …).
-    pub method: &'a str,
-    /// Every parameter, as given.
-    pub parameters: serde_json::Value,
-    /// The seed given, or `None` when the operating system seeded the run. Only whether there
-    /// was one reaches the manifest: the seed is the data holder's secret.
-    pub seed: Option<u64>,
-    /// The input files.
-    pub inputs: Vec<&'a Path>,
-    /// The audit's report.
-    pub audit: serde_json::Value,
-    /// Anything a reader must know (a secret that exists outside the publication).
-    pub note: Option<&'a str>,
-}
-
-/// An exclusive lock on `.txanon-lock-<target>`, removed when released.
-#[derive(Debug)]
-struct Lock {
-    path: PathBuf,
-    /// Held open for the `flock`, which lasts as long as it does (never read: a guard).
-    _file: std::fs::File,
-}
-
-impl Lock {
-    /// Takes the lock of `target` (whose file name is `name`, in `parent`), or refuses: another
-    /// run is writing the target.
-    fn take(parent: &Path, name: &str, target: &Path) -> Result<Self> {
-        use rustix::fs::{FlockOperation, flock};
-        let path = parent.join(format!("{LOCK}{name}"));
-        // The file may be unlinked by the run releasing it between our open and our lock: the
-        // lock taken must be on the file the path still names, else take it again.
-        for _ in 0..16 {
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(&path)
-                .map_err(|e| {
-                    UsageError(format!("{}: cannot write beside it: {e}", target.display()))
-                })?;
-            match flock(file.as_fd(), FlockOperation::NonBlockingLockExclusive) {
-                Ok(()) => {}
-                Err(e) if e == rustix::io::Errno::WOULDBLOCK => {
-                    return Err(UsageError(format!(
-                        "another run is writing {}: wait for it to finish, or choose another output directory",
-                        target.display()
-                    ))
-                    .into());
-                }
-                Err(e) => return Err(std::io::Error::from(e).into()),
-            }
-            let same = {
-                use std::os::unix::fs::MetadataExt;
-                let held = file.metadata()?;
-                std::fs::metadata(&path)
-                    .is_ok_and(|now| now.ino() == held.ino() && now.dev() == held.dev())
-            };
-            if same {
-                return Ok(Self { path, _file: file });
-            }
-        }
-        Err(UsageError(format!(
-            "another run is writing {}: its lock keeps changing hands",
-            target.display()
-        ))
-        .into())
-    }
-}
-
-impl Drop for Lock {
-    /// Unlinked while still held, so that no run can lock the same file afterwards and think it
-    /// alone (a run that opened it meanwhile finds the path names another file, and retries).
-    fn drop(&mut self) {
-        // The file (and with it the lock) is closed after this, when the fields drop.
-        let _ = std::fs::remove_file(&self.path);
-    }
+/// The line a run ends its publication with, on standard error.
+pub fn said_published(committed: &txanon_publish::Committed) {
+    eprintln!("published {} in {:.1} s", committed.path.display(), committed.elapsed.as_secs_f64());
 }
 
 /// The absolute, resolved form of `p` where it exists (else made absolute as written).
@@ -160,290 +46,13 @@ fn resolved(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).or_else(|_| std::path::absolute(p)).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Checks `out` before any computation and creates the staging directory beside it: `out` must
-/// be a directory or absent, empty unless `replace`, hold none of `inputs` when it is replaced,
-/// and its parent must be writable. Staging directories left by killed runs into the same
-/// target are removed first, under the target's lock. From here on, inputs are hashed as they
-/// are read, for the manifest.
-///
-/// # Errors
-/// [`UsageError`] (exit 2) for an unusable `out`, an input inside a target to replace, or
-/// another run writing the same target.
-pub fn prepare(out: &Path, replace: bool, inputs: &[&Path]) -> Result<Staged> {
-    let started = Instant::now();
-    let bad =
-        |why: String| -> anyhow::Error { UsageError(format!("{}: {why}", out.display())).into() };
-    if std::fs::symlink_metadata(out).is_ok() && !out.is_dir() {
-        return Err(bad("exists and is not a directory: a publication is a directory".into()));
-    }
-    if out.is_dir() && !replace {
-        let mut entries = std::fs::read_dir(out).map_err(|e| bad(e.to_string()))?;
-        if entries.next().is_some() {
-            return Err(bad(
-                "is not empty: choose another output directory, or --force to replace it".into(),
-            ));
-        }
-    }
-    if out.is_dir() {
-        let target = resolved(out);
-        for input in inputs.iter().filter(|p| !txanon_data::source::is_stdin(p)) {
-            if resolved(input).starts_with(&target) {
-                return Err(bad(format!(
-                    "holds the input {}: replacing the directory would delete it; move the input out or choose another output directory",
-                    input.display()
-                )));
-            }
-        }
-    }
-    let name = out
-        .file_name()
-        .ok_or_else(|| bad("names no directory".into()))?
-        .to_string_lossy()
-        .into_owned();
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    std::fs::create_dir_all(&parent).map_err(|e| bad(format!("cannot create its parent: {e}")))?;
-    let lock = Lock::take(&parent, &name, out)?;
-    let prefix = format!("{STAGING}{name}-");
-    if let Ok(entries) = std::fs::read_dir(&parent) {
-        for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().starts_with(&prefix) {
-                let _ = std::fs::remove_dir_all(entry.path());
-            }
-        }
-    }
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let staging = parent.join(format!("{prefix}{}-{nanos}", std::process::id()));
-    std::fs::create_dir(&staging).map_err(|e| bad(format!("cannot write beside it: {e}")))?;
-    txanon_data::source::record_input_digests();
-    Ok(Staged {
-        target: out.to_path_buf(),
-        staging,
-        replace,
-        committed: false,
-        started,
-        _lock: lock,
-    })
-}
-
-impl Staged {
-    /// Where a file of the publication is written while it is built.
-    pub fn path(&self, name: &str) -> PathBuf {
-        self.staging.join(name)
-    }
-
-    /// Writes `value` as pretty JSON (with a final newline) to the file `name` of the
-    /// publication, and returns the text (what the CLI also prints, for a summary).
-    pub fn write_json(&self, name: &str, value: &impl Serialize) -> Result<String> {
-        let text = serde_json::to_string_pretty(value)? + "\n";
-        crate::anonymize::write_text(&self.path(name), &text)?;
-        Ok(text)
-    }
-
-    /// The directory being built (for writers that choose the file name).
-    pub fn dir(&self) -> &Path {
-        &self.staging
-    }
-
-    /// Writes the manifest and moves the publication into place: renamed onto an absent or
-    /// empty target, or exchanged atomically with the publication it replaces, which is then
-    /// removed.
-    ///
-    /// # Errors
-    /// I/O errors (exit 1).
-    pub fn commit(mut self, description: Description<'_>) -> Result<()> {
-        let mut files = BTreeMap::new();
-        let mut names: Vec<String> = std::fs::read_dir(&self.staging)?
-            .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
-            .collect::<std::io::Result<_>>()?;
-        names.sort();
-        for name in names {
-            files.insert(name.clone(), sha256_file(&self.staging.join(&name))?);
-        }
-        let inputs = description
-            .inputs
-            .iter()
-            .map(|p| -> Result<InputFile> {
-                let name = if txanon_data::source::is_stdin(p) {
-                    "(standard input)".to_string()
-                } else {
-                    p.display().to_string()
-                };
-                // As it was read, in the one pass that read it: a stream cannot be read again,
-                // and a file read again may have changed.
-                let read = txanon_data::source::input_digest(p).with_context(|| {
-                    format!("{} was not read to its end: its digest is unknown", p.display())
-                })?;
-                Ok(InputFile { name, bytes: read.bytes, sha256: read.sha256 })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let manifest = Manifest {
-            format: MANIFEST_FORMAT,
-            txanon_version: env!("CARGO_PKG_VERSION"),
-            commit: option_env!("TXANON_COMMIT").unwrap_or("unknown"),
-            method: description.method,
-            parameters: description.parameters,
-            randomness: if description.seed.is_some() {
-                "seeded: the seed is the data holder's secret, keyed with the data"
-            } else {
-                "the operating system's (256 bits)"
-            },
-            inputs,
-            files,
-            audit: serde_json::json!({ "passed": true, "report": description.audit }),
-            note: description.note,
-        };
-        crate::anonymize::write_text(
-            &self.staging.join(MANIFEST),
-            &(serde_json::to_string_pretty(&manifest)? + "\n"),
-        )?;
-        sync_dir(&self.staging)?;
-        let replacing = self.replace && self.target.is_dir() && non_empty(&self.target)?;
-        if replacing {
-            exchange(&self.staging, &self.target)
-                .with_context(|| format!("replacing {}", self.target.display()))?;
-            // The staging path now holds the replaced publication.
-            std::fs::remove_dir_all(&self.staging)
-                .with_context(|| format!("removing the replaced {}", self.target.display()))?;
-        } else {
-            std::fs::rename(&self.staging, &self.target)
-                .with_context(|| format!("moving the publication to {}", self.target.display()))?;
-        }
-        if let Some(parent) = self.target.parent().filter(|p| !p.as_os_str().is_empty()) {
-            sync_dir(parent)?;
-        }
-        self.committed = true;
-        eprintln!(
-            "published {} in {:.1} s",
-            self.target.display(),
-            self.started.elapsed().as_secs_f64()
-        );
-        Ok(())
-    }
-}
-
-impl Drop for Staged {
-    /// A publication not committed (a failed run) leaves nothing behind; the lock, a field, is
-    /// released after this, once the staging directory is gone.
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = std::fs::remove_dir_all(&self.staging);
-        }
-    }
-}
-
-fn non_empty(dir: &Path) -> Result<bool> {
-    Ok(std::fs::read_dir(dir)?.next().is_some())
-}
-
-fn sync_dir(dir: &Path) -> Result<()> {
-    std::fs::File::open(dir)?.sync_all()?;
-    Ok(())
-}
-
-/// Swaps two directories atomically (`renameat2` with `RENAME_EXCHANGE`), so that a kill
-/// leaves either the old publication or the new one at the target.
-fn exchange(a: &Path, b: &Path) -> Result<()> {
-    use rustix::fs::{CWD, RenameFlags, renameat_with};
-    match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
-        Ok(()) => Ok(()),
-        Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => {
-            // A file system without the exchange: the old publication is renamed aside first
-            // (a kill between the renames leaves both under recognizable names, no target).
-            let aside = a.with_extension("replaced");
-            std::fs::rename(b, &aside)?;
-            std::fs::rename(a, b)?;
-            std::fs::rename(&aside, a)?;
-            Ok(())
-        }
-        Err(e) => Err(std::io::Error::from(e).into()),
-    }
-}
-
-/// What an audit established about the publication's files before it checked the guarantee.
-#[derive(Debug, Clone, Serialize)]
-pub struct ManifestCheck {
-    /// `verified`, or `not checked` (with `--no-manifest`).
-    pub status: &'static str,
-    /// The directory whose manifest was verified.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub directory: Option<String>,
-    /// How many files it lists (the manifest itself aside), each verified.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub files: Option<usize>,
-}
-
-/// Verifies the manifest of the publication directory `dir`: present and readable, every file
-/// of the directory listed (the manifest aside), every listed file present with its sha256.
-/// Returns how many files it lists.
-///
-/// # Errors
-/// [`AuditFailed`] (exit 3) naming the first problem: no manifest, a broken one, a file missing,
-/// changed, or not listed.
-pub fn verify_manifest(dir: &Path) -> Result<usize> {
-    let fail =
-        |why: String| -> anyhow::Error { AuditFailed(format!("{}: {why}", dir.display())).into() };
-    let path = dir.join(MANIFEST);
-    if !path.is_file() {
-        return Err(fail(format!(
-            "no {MANIFEST}: a publication is complete and verified by its manifest, or absent \
-             (--no-manifest audits loose files, and the report says so)"
-        )));
-    }
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| fail(format!("{MANIFEST} cannot be read as text: {e}")))?;
-    let manifest: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| fail(format!("{MANIFEST} is not a manifest (JSON: {e})")))?;
-    let Some(files) = manifest.get("files").and_then(|f| f.as_object()) else {
-        return Err(fail(format!("{MANIFEST} has no list of files")));
-    };
-    for (name, expected) in files {
-        let file = dir.join(name);
-        if name.is_empty()
-            || name.contains('/')
-            || name == ".."
-            || name == "."
-            || name == MANIFEST
-            || !std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file())
-        {
-            return Err(fail(format!("{name} is listed in the manifest but missing")));
-        }
-        let Some(expected) = expected.as_str() else {
-            return Err(fail(format!("{MANIFEST} lists {name} with no sha256")));
-        };
-        if sha256_file(&file)? != expected {
-            return Err(fail(format!(
-                "{name} is not the file the manifest lists (sha256 differs): changed since it was published"
-            )));
-        }
-    }
-    let mut extra: Vec<String> = std::fs::read_dir(dir)
-        .with_context(|| format!("listing {}", dir.display()))?
-        .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
-        .collect::<std::io::Result<_>>()?;
-    extra.retain(|name| name != MANIFEST && !files.contains_key(name));
-    extra.sort();
-    if !extra.is_empty() {
-        return Err(fail(format!(
-            "{} not listed in the manifest: {} (a publication holds only what its manifest lists)",
-            if extra.len() == 1 { "a file is" } else { "files are" },
-            extra.join(", ")
-        )));
-    }
-    Ok(files.len())
-}
-
 /// Checks the publication the file `file` belongs to before its audit: the manifest of the
-/// directory holding it (see [`verify_manifest`]), unless `no_manifest`, when only the file's
+/// directory holding it (see [`txanon_publish::verify_manifest`]), unless `no_manifest`, when only the file's
 /// existence is checked and the report says the files' integrity was not.
 ///
 /// # Errors
 /// [`UsageError`] (exit 2) for a file that does not exist, or standard input without
-/// `--no-manifest`; [`AuditFailed`] (exit 3) as [`verify_manifest`].
+/// `--no-manifest`; [`AuditFailed`] (exit 3) as [`txanon_publish::verify_manifest`].
 pub fn check_publication(file: &Path, no_manifest: bool) -> Result<ManifestCheck> {
     let stream = txanon_data::source::is_stream(file);
     if !stream && !file.is_file() {
@@ -464,26 +73,17 @@ pub fn check_publication(file: &Path, no_manifest: bool) -> Result<ManifestCheck
 }
 
 /// Checks the publication directory `dir` before its audit: its manifest (see
-/// [`verify_manifest`]), unless `no_manifest`, when the report says the files' integrity was
-/// not checked.
+/// [`txanon_publish::verify_manifest`]), unless `no_manifest`, when the report says the files'
+/// integrity was not checked.
 ///
 /// # Errors
-/// [`AuditFailed`] (exit 3) as [`verify_manifest`].
+/// A failed check (exit 3).
 pub fn check_directory(dir: &Path, no_manifest: bool) -> Result<ManifestCheck> {
     if no_manifest {
         eprintln!("note: --no-manifest: the files' integrity is not checked, only the guarantee");
-        return Ok(ManifestCheck {
-            status: "not checked (--no-manifest)",
-            directory: None,
-            files: None,
-        });
+        return Ok(ManifestCheck::not_checked());
     }
-    let files = verify_manifest(dir)?;
-    Ok(ManifestCheck {
-        status: "verified",
-        directory: Some(dir.display().to_string()),
-        files: Some(files),
-    })
+    Ok(txanon_publish::check_directory(dir)?)
 }
 
 /// The options every audit shares.

@@ -15,7 +15,7 @@ use txanon_slicing::{
 
 use crate::anonymize::{OutputArgs, write_text};
 use crate::exit::UsageError;
-use crate::publication::Description;
+use crate::publication::{Description, Source};
 
 /// `--method`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -232,9 +232,9 @@ pub fn run(args: SlicingArgs) -> Result<()> {
         MethodArg::Mondrian => "slicing/mondrian",
         MethodArg::Anatomy => "slicing/anatomy",
     };
-    staged.commit(Description {
+    let committed = staged.commit(Description {
         method,
-        parameters: serde_json::json!({
+        parameters: &serde_json::json!({
             "l": args.l,
             "k": args.k,
             "columns": args.columns,
@@ -245,11 +245,12 @@ pub fn run(args: SlicingArgs) -> Result<()> {
             "bins": args.bins,
             "attributes": args.attributes,
         }),
-        seed: args.seed,
-        inputs: vec![&args.input, &args.schema],
-        audit,
+        seeded: args.seed.is_some(),
+        inputs: &[Source::File(&args.input), Source::File(&args.schema)],
+        audit: &audit,
         note: None,
     })?;
+    crate::publication::said_published(&committed);
     let mut outcome = crate::outcome::Outcome::new(format!(
         "{method}: {} tuples in ({dropped} rows dropped by the schema's missing-value policy), all published",
         data.len()
@@ -257,7 +258,8 @@ pub fn run(args: SlicingArgs) -> Result<()> {
     if let Some(k) = args.k {
         outcome = outcome.did(format!("classes of at least k = {k} rows"));
     }
-    outcome.audited(format!("l-diversity with l = {}", args.l)).report(&summary, args.report.json)
+    let outcome = outcome.audited(format!("l-diversity with l = {}", args.l));
+    crate::outcome::report(&outcome, &summary, args.report.json)
 }
 
 /// Options a method does not use are refused, not silently dropped.

@@ -1,21 +1,17 @@
 //! `txanon anonymize swap` and `txanon audit swap`.
 
-use std::fmt::Write as _;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
+use txanon_publish::swap::CategoriesFrom;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use serde::Serialize;
 use txanon_data::{Categorized, ItemCategories, TransactionDb, random_categories, read_categories};
-use txanon_swap::{
-    Method, Search, SwapAuditReport, SwapClaim, SwapParams, SwapStats, Ties, anonymize, audit,
-};
+use txanon_swap::{Method, Search, SwapClaim, SwapParams, Ties, audit};
 
-use crate::anonymize::{OutputArgs, write_text, write_transactions};
+use crate::anonymize::OutputArgs;
 use crate::exit::UsageError;
 use crate::input::InputArgs;
-use crate::publication::Description;
 
 /// `--method`.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -149,20 +145,6 @@ pub struct AuditSwapArgs {
     manifest: crate::publication::ManifestArgs,
 }
 
-#[derive(Debug, Serialize)]
-struct Summary {
-    input: String,
-    method: &'static str,
-    ties: Ties,
-    /// partswap's search window (`--window`); absent: the paper's whole candidate bucket.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    window: Option<u64>,
-    categories: usize,
-    #[serde(flatten)]
-    stats: SwapStats,
-    audit: SwapAuditReport,
-}
-
 /// The destination search `--window` asks for.
 fn search(window: Option<u64>) -> Search {
     match window.and_then(|w| NonZeroUsize::new(usize::try_from(w).unwrap_or(usize::MAX))) {
@@ -186,15 +168,19 @@ pub fn run(args: SwapArgs) -> Result<()> {
     if let Some(key) = &args.key_out {
         check_key_path(key, &args.output.out)?;
     }
-    let staged = args.output.prepare(&[Some(&args.input.input), args.categories.as_deref()])?;
+    let inputs = [Some(args.input.input.as_path()), args.categories.as_deref()];
+    let staged = args.output.prepare(&inputs)?;
     let (db, _) = args.input.read()?;
     // The categorization is the paper's artificial one, published beside the data: drawn from a
     // seed keyed like the publication, so that categories.txt does not give --seed away (the
     // publication's own randomness is seeded from all 256 bits of the OS when no --seed).
-    let categories = match (&args.categories, args.random_categories) {
-        (Some(path), _) => category_file(&db, path)?,
-        (None, Some(n)) => random_categories(&db, n, txanon_data::draw_seed(args.seed, &db))
-            .with_context(|| args.input.input.display().to_string())?,
+    let (categories, from) = match (&args.categories, args.random_categories) {
+        (Some(path), _) => (category_file(&db, path)?, CategoriesFrom::File),
+        (None, Some(n)) => (
+            random_categories(&db, n, txanon_data::draw_seed(args.seed, &db))
+                .with_context(|| args.input.input.display().to_string())?,
+            CategoriesFrom::Random(n),
+        ),
         (None, None) => unreachable!("clap requires one"),
     };
     let method = Method::from(args.method);
@@ -206,82 +192,27 @@ pub fn run(args: SwapArgs) -> Result<()> {
         .ties(args.ties.into())
         .progress(progress.clone())
         .check()?;
-    let swapped = {
+    let (release, key) = {
         let _meter = crate::progress::Spinner::follow(&progress);
-        anonymize(Categorized::new(&db, &categories)?, &params)?
+        txanon_publish::swap::release(
+            &args.input.input.display().to_string(),
+            &db,
+            &categories,
+            from,
+            &params,
+            args.key_out.is_some(),
+        )?
     };
-    let summary = Summary {
-        input: args.input.input.display().to_string(),
-        method: method.name(),
-        ties: args.ties.into(),
-        window: args.window,
-        categories: categories.len(),
-        stats: swapped.stats.clone(),
-        audit: swapped.audit.clone(),
-    };
-    write_transactions(staged.dir(), "published", &swapped.published, args.format.to)?;
-    if args.random_categories.is_some() {
-        let mut text =
-            String::from("# item category (txanon anonymize swap --random-categories)\n");
-        for (i, &c) in categories.categories().iter().enumerate() {
-            writeln!(text, "{} {}", db.label(i as u32), categories.names()[c as usize])
-                .expect("writing to a String");
-        }
-        write_text(&staged.path("categories.txt"), &text)?;
-    }
-    let json = staged.write_json("summary.json", &summary)?;
     if let Some(path) = &args.key_out {
-        let mut key = String::from(
-            "# SECRET, not for publication: for each published record (line order), the input\n\
-             # record (1-based) it comes from. `txanon audit swap --key` reads it.\n",
-        );
-        for &k in swapped.key() {
-            writeln!(key, "{}", k + 1).expect("writing to a String");
-        }
+        let key = key.to_text();
         txanon_data::write_atomic_with_mode(path, 0o600, |file| -> Result<()> {
             std::io::Write::write_all(file, key.as_bytes())?;
             Ok(())
         })
         .with_context(|| format!("writing {}", path.display()))?;
     }
-    staged.commit(Description {
-        method: &format!("swap/{}", method.name()),
-        parameters: serde_json::json!({
-            "method": method.name(),
-            "categories": categories.len(),
-            "random_categories": args.random_categories,
-            "max_exposed": args.max_exposed,
-            "ties": Ties::from(args.ties),
-        }),
-        seed: args.seed,
-        inputs: [Some(args.input.input.as_path()), args.categories.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect(),
-        audit: serde_json::to_value(&swapped.audit)?,
-        note: Some(if args.key_out.is_some() {
-            "a key linking every published record to its input record exists, kept by the data holder outside this publication"
-        } else {
-            "no key was kept"
-        }),
-    })?;
-    crate::outcome::Outcome::transactions(
-        &format!("swap/{}", method.name()),
-        &db,
-        &swapped.published,
-        "--method",
-    )
-    .did(format!(
-        "{} of {} records changed ({} pairs); {} records hold a tendency",
-        swapped.audit.changed, swapped.audit.records, swapped.stats.pairs, swapped.audit.with_tendency
-    ))
-    .audited(format!(
-        "{} as published, {} records still showing their tendency beyond its design (at most {} allowed)",
-        method.name(),
-        swapped.audit.exposed,
-        args.max_exposed
-    ))
-        .report(&json, args.report.json)
+    crate::publication::commit(&release, staged, args.format.to, &inputs)?;
+    crate::outcome::report(release.outcome(), release.summary(), args.report.json)
 }
 
 /// The key's path must lie outside the publication and its directory must exist.

@@ -86,7 +86,9 @@ impl CoherenceClaim {
 }
 
 /// A way a publication breaks (h,k,p)-coherence or its origin.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+// Serialized with its kind, as front ends hand violations over as objects (Python).
+#[serde(tag = "kind", rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum CoherenceViolation {
     /// Fewer than `k` transactions: the empty itemset, known to every attacker, is a mole.

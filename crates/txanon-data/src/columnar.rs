@@ -815,8 +815,9 @@ fn tid_keys(
     })
 }
 
-/// The list schema of a written file for `db`'s labels.
-fn schema(db: &TransactionDb) -> Arc<Schema> {
+/// The list schema of a written file for `db`'s labels: one column `items`, `list<uint32>`
+/// for integer labels, `list<utf8>` for text.
+pub fn schema(db: &TransactionDb) -> Arc<Schema> {
     let item = match db.labels() {
         ItemLabels::Int(_) => DataType::UInt32,
         ItemLabels::Str(_) => DataType::Utf8,
@@ -825,9 +826,10 @@ fn schema(db: &TransactionDb) -> Arc<Schema> {
     Arc::new(Schema::new(vec![Field::new(ITEMS_COLUMN, list, false)]))
 }
 
-/// `db`'s transactions as batches of at most [`BATCH_ROWS`] rows and about 2²² items (list
-/// offsets are 32-bit).
-fn batches(db: &TransactionDb) -> impl Iterator<Item = RecordBatch> + '_ {
+/// `db`'s transactions as batches of [`schema`], of at most 2¹³ rows and about 2²²
+/// items (list offsets are 32-bit): what a file is written from, and what is handed to another
+/// library in memory.
+pub fn batches(db: &TransactionDb) -> impl Iterator<Item = RecordBatch> + '_ {
     let schema = schema(db);
     let field = match schema.field(0).data_type() {
         DataType::List(f) => f.clone(),

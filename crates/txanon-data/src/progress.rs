@@ -1,7 +1,15 @@
 //! How far a long computation has come: counters the work advances and a front end reads (a
-//! progress bar with a rate and an estimate), shared without locks on the hot path.
+//! progress bar with a rate and an estimate), shared without locks on the hot path; and the way
+//! a front end stops the work (Ctrl-C in Python): [`Progress::cancel`].
+//!
+//! A cancelled computation unwinds from the next [`Progress::begin`] or [`Progress::advance`]
+//! with the payload [`Cancelled`] (by `resume_unwind`, which runs no panic hook), through rayon's
+//! workers as any unwind does; the front end that cancelled catches it and reports the
+//! interruption. Nothing is left behind: a family's work holds only memory until it publishes,
+//! and publishing is the front end's, after the work has returned. The work is stopped at its
+//! next checkpoint, as often as it advances (a block of records, a buffer).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// What a phase counts, for a front end to print the rate in.
@@ -27,7 +35,12 @@ struct Inner {
     done: AtomicU64,
     total: AtomicU64,
     phase: Mutex<(String, Unit)>,
+    cancelled: AtomicBool,
 }
+
+/// The unwind payload of a cancelled computation (see [`Progress::cancel`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cancelled;
 
 /// Two handles are equal when they share their counters: a params struct that carries one
 /// compares equal to its clone.
@@ -47,6 +60,7 @@ impl Progress {
 
     /// Starts `phase`: `total` units of `unit` to do (0 when unknown), none done.
     pub fn begin(&self, phase: impl Into<String>, unit: Unit, total: u64) {
+        self.checkpoint();
         // The counts first: a watcher that sees the new phase never sees the old counts.
         self.inner.done.store(0, Ordering::SeqCst);
         self.inner.total.store(total, Ordering::SeqCst);
@@ -60,7 +74,27 @@ impl Progress {
 
     /// `n` more units done.
     pub fn advance(&self, n: u64) {
+        self.checkpoint();
         self.inner.done.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Asks the computation to stop: it unwinds with [`Cancelled`] from its next checkpoint.
+    pub fn cancel(&self) {
+        self.inner.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`Progress::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancelled.load(Ordering::Relaxed)
+    }
+
+    /// Unwinds with [`Cancelled`] when the computation was cancelled: what [`Progress::begin`]
+    /// and [`Progress::advance`] do first, and what a long stretch of work that counts nothing
+    /// calls now and then (a search of a few thousand vertices).
+    pub fn checkpoint(&self) {
+        if self.is_cancelled() {
+            std::panic::resume_unwind(Box::new(Cancelled));
+        }
     }
 
     /// Units done in the current phase.
@@ -108,6 +142,29 @@ mod tests {
         p.begin("grouping", Unit::Items, 7);
         assert_eq!((watcher.done(), watcher.total()), (0, 7));
         assert_eq!(watcher.phase(), ("grouping".to_string(), Unit::Items));
+    }
+
+    /// A cancelled computation unwinds from its next checkpoint with the payload the front end
+    /// looks for, from rayon's workers too; one never cancelled runs to its end.
+    #[test]
+    fn a_cancelled_computation_unwinds_with_cancelled() {
+        use rayon::prelude::*;
+        let progress = Progress::new();
+        let work = |p: &Progress| {
+            (0..64u64).into_par_iter().for_each(|i| {
+                if i == 40 {
+                    p.cancel();
+                }
+                p.advance(1);
+            })
+        };
+        let unwound = std::panic::catch_unwind(|| work(&progress)).unwrap_err();
+        assert!(unwound.is::<Cancelled>());
+        assert!(progress.is_cancelled());
+        let untouched = Progress::new();
+        untouched.begin("all of it", Unit::Items, 64);
+        (0..64u64).into_par_iter().for_each(|_| untouched.advance(1));
+        assert_eq!(untouched.done(), 64);
     }
 
     #[test]

@@ -75,7 +75,9 @@ impl SwapClaim {
 
 /// A way a swap publication breaks its claim. Records are numbered from 1, as lines of the
 /// original and of the key.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+// Serialized with its kind, as front ends hand violations over as objects (Python).
+#[serde(tag = "kind", rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum SwapViolation {
     /// A published item the original does not have.

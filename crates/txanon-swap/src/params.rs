@@ -187,6 +187,11 @@ impl ValidSwapParams {
         self.0.ties
     }
 
+    /// How many records may still show their tendency beyond the method's design.
+    pub fn max_exposed(&self) -> usize {
+        self.0.max_exposed
+    }
+
     /// The claim the publication is audited under.
     pub fn claim(&self) -> crate::SwapClaim {
         crate::SwapClaim::new(self.0.method).max_exposed(self.0.max_exposed).ties(self.0.ties)

@@ -70,7 +70,9 @@ impl KmClaim {
 }
 
 /// A way a publication breaks kᵐ-anonymity, its cut or its origin.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+// Serialized with its kind, as front ends hand violations over as objects (Python).
+#[serde(tag = "kind", rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum KmViolation {
     /// A published item that is no node of the auditor's hierarchy.

@@ -70,7 +70,9 @@ impl SlicingClaim {
 
 /// A way a publication of the slicing family breaks the claim. Tuples are numbered from 1 in
 /// the original's order; buckets and groups by their published ids.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Serialized with its kind, as front ends hand violations over as objects (Python).
+#[serde(tag = "kind", rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum SlicingViolation {
     /// The publication's sensitive attribute is not the original's.

@@ -1,0 +1,207 @@
+//! A publication directory audited as a whole, for front ends that hand over a directory
+//! (Python's `txanon.audit`): the manifest verified first, then every file the family
+//! publishes read from the directory, then the family's own audit under the auditor's claim.
+//! A failed audit comes back as [`PublishError::AuditFailed`] with the violations as JSON
+//! objects (each with its `kind`), never only as a sentence.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use txanon_data::{Categorized, Family, ItemCategories, TransactionDb};
+
+use crate::error::{PublishError, Result};
+use crate::files::TRANSACTION_FILES;
+use crate::verify::{ManifestCheck, check_directory};
+
+/// What an audit of a directory established: the family's report, and the manifest's check.
+#[derive(Debug, Clone, Serialize)]
+pub struct Audited<R> {
+    /// The family's report.
+    #[serde(flatten)]
+    pub report: R,
+    /// The manifest's check, done first.
+    pub manifest: ManifestCheck,
+}
+
+/// `F`'s audit error as the error of this crate: its violations as objects when it lists
+/// them.
+fn failed<F: Family>(error: F::Error) -> PublishError
+where
+    F::Violation: Serialize,
+{
+    match F::violations(&error) {
+        Some(violations) => PublishError::AuditFailed {
+            family: F::NAME.as_str(),
+            message: error.to_string(),
+            violations: violations
+                .list()
+                .iter()
+                .map(|v| serde_json::to_value(v).unwrap_or(serde_json::Value::Null))
+                .collect(),
+        },
+        None => PublishError::family(error),
+    }
+}
+
+/// A file of the publication that does not parse: a broken publication, a failed audit.
+fn unreadable(path: &Path, why: impl std::fmt::Display) -> PublishError {
+    PublishError::Tampered(format!("{}: not a readable publication file: {why}", path.display()))
+}
+
+/// The file `name` of the publication in `dir`, which must be there.
+fn required(dir: &Path, name: &str) -> Result<PathBuf> {
+    let path = dir.join(name);
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(PublishError::Tampered(format!(
+            "{}: no {name}: not a publication of this family",
+            dir.display()
+        )))
+    }
+}
+
+/// The transaction file `stem.EXT` of the publication in `dir`, in whichever format it was
+/// written.
+fn transaction_file(dir: &Path, stem: &str) -> Option<PathBuf> {
+    TRANSACTION_FILES.iter().map(|ext| dir.join(format!("{stem}.{ext}"))).find(|p| p.is_file())
+}
+
+fn read_transactions(dir: &Path, stem: &str) -> Result<TransactionDb> {
+    let path = transaction_file(dir, stem).ok_or_else(|| {
+        PublishError::Tampered(format!(
+            "{}: no {stem} file (.{}): not a publication of this family",
+            dir.display(),
+            TRANSACTION_FILES.join(", .")
+        ))
+    })?;
+    txanon_data::read_path(&path, &txanon_data::ReadOptions::new())
+        .map(|(db, _)| db)
+        .map_err(|e| unreadable(&path, e))
+}
+
+fn read_text(path: &Path) -> Result<String> {
+    txanon_data::read_text(path).map_err(|e| unreadable(path, e))
+}
+
+/// Audits CAHD's publication in `dir` (groups.json and the QID file) under `claim`, against
+/// `original` when given.
+///
+/// # Errors
+/// A manifest that does not verify, a file that does not parse, a violation of the claim.
+pub fn cahd(
+    dir: &Path,
+    claim: &txanon_cahd::CahdClaim,
+    original: Option<&TransactionDb>,
+) -> Result<Audited<txanon_cahd::CahdAuditReport>> {
+    let manifest = check_directory(dir)?;
+    let groups = required(dir, "groups.json")?;
+    let published = txanon_cahd::PublishedGroups::from_json(&read_text(&groups)?)
+        .map_err(|e| unreadable(&groups, e))?;
+    if transaction_file(dir, "qid").is_some() {
+        let qid = read_transactions(dir, "qid")?;
+        txanon_cahd::audit_qid_file(&published, &qid).map_err(failed::<txanon_cahd::Cahd>)?;
+    }
+    let report =
+        txanon_cahd::audit(&published, claim, original).map_err(failed::<txanon_cahd::Cahd>)?;
+    Ok(Audited { report, manifest })
+}
+
+/// Audits kᵐ-anonymity's publication in `dir` (the published transactions and the cut) over
+/// `hierarchy` (the auditor's; the publication's hierarchy.txt when `None`) under `claim`,
+/// against `original` when given.
+///
+/// # Errors
+/// As [`cahd`].
+pub fn km(
+    dir: &Path,
+    hierarchy: Option<&txanon_km::Hierarchy>,
+    claim: &txanon_km::KmClaim,
+    original: Option<&TransactionDb>,
+) -> Result<Audited<txanon_km::KmAuditReport>> {
+    let manifest = check_directory(dir)?;
+    let published = read_transactions(dir, "published")?;
+    let own;
+    let hierarchy = match hierarchy {
+        Some(h) => h,
+        None => {
+            let path = required(dir, "hierarchy.txt")?;
+            own = txanon_km::Hierarchy::read(&path).map_err(|e| unreadable(&path, e))?;
+            &own
+        }
+    };
+    let cut = match dir.join("cut.txt") {
+        path if path.is_file() => Some(
+            read_text(&path)?
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .map(str::to_owned)
+                .collect::<Vec<_>>(),
+        ),
+        _ => None,
+    };
+    let report = txanon_km::audit(&published, hierarchy, claim, cut.as_deref(), original)
+        .map_err(failed::<txanon_km::Km>)?;
+    Ok(Audited { report, manifest })
+}
+
+/// Audits (h,k,p)-coherence's publication in `dir` under `claim` (which names the private
+/// items), against `original` when given.
+///
+/// # Errors
+/// As [`cahd`].
+pub fn coherence(
+    dir: &Path,
+    claim: &txanon_coherence::CoherenceClaim,
+    original: Option<&TransactionDb>,
+) -> Result<Audited<txanon_coherence::CoherenceAuditReport>> {
+    let manifest = check_directory(dir)?;
+    let published = read_transactions(dir, "published")?;
+    let report = txanon_coherence::audit(&published, claim, original)
+        .map_err(failed::<txanon_coherence::Coherence>)?;
+    Ok(Audited { report, manifest })
+}
+
+/// Audits anatomy's publication in `dir` (table.json and the flattened records) under
+/// `claim`, against `original` when given.
+///
+/// # Errors
+/// As [`cahd`].
+pub fn anatomy(
+    dir: &Path,
+    claim: &txanon_anatomy::AnatomyClaim,
+    original: Option<&TransactionDb>,
+) -> Result<Audited<txanon_anatomy::AnatomyAuditReport>> {
+    let manifest = check_directory(dir)?;
+    let path = required(dir, "table.json")?;
+    let table = txanon_anatomy::AnatomizedTable::from_json(&read_text(&path)?)
+        .map_err(|e| unreadable(&path, e))?;
+    let flattened = match transaction_file(dir, "anonymized") {
+        Some(_) => Some(read_transactions(dir, "anonymized")?),
+        None => None,
+    };
+    let report = txanon_anatomy::audit(&table, claim, flattened.as_ref(), original)
+        .map_err(failed::<txanon_anatomy::Anatomy>)?;
+    Ok(Audited { report, manifest })
+}
+
+/// Audits a swap publication in `dir` against the `original` it was made from, its
+/// `categories` and the data holder's `key`, under `claim`.
+///
+/// # Errors
+/// As [`cahd`]; categories that do not fit the original.
+pub fn swap(
+    dir: &Path,
+    original: &TransactionDb,
+    categories: &ItemCategories,
+    key: &[u32],
+    claim: &txanon_swap::SwapClaim,
+) -> Result<Audited<txanon_swap::SwapAuditReport>> {
+    let manifest = check_directory(dir)?;
+    let published = read_transactions(dir, "published")?;
+    let original = Categorized::new(original, categories).map_err(PublishError::family)?;
+    let report = txanon_swap::audit(original, &published, key, claim)
+        .map_err(failed::<txanon_swap::Swap>)?;
+    Ok(Audited { report, manifest })
+}

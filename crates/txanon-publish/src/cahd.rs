@@ -1,0 +1,112 @@
+//! CAHD's release: groups.json, the QID items as a transaction file (`qid`), the summary.
+
+use serde::Serialize;
+use txanon_band::GraphKind;
+use txanon_cahd::{
+    BandOrder, GroupingStats, ReconstructionError, ValidCahdParams, Workload, anonymize,
+    reconstruction_error,
+};
+use txanon_data::{ItemId, TransactionDb};
+
+use crate::error::{PublishError, Result};
+use crate::outcome::Outcome;
+use crate::release::{Content, Release};
+
+#[derive(Debug, Serialize)]
+struct CahdSummary {
+    input: String,
+    transactions: usize,
+    sensitive_items: Vec<String>,
+    p: usize,
+    alpha: usize,
+    band: &'static str,
+    bandwidth_before: Option<u64>,
+    bandwidth_after: Option<u64>,
+    profile_before: Option<u64>,
+    profile_after: Option<u64>,
+    grouping: GroupingStats,
+    groups: usize,
+    achieved_privacy: f64,
+    reconstruction_error_r4: ReconstructionError,
+}
+
+/// The name `--band` gives `order`.
+pub fn band_name(order: BandOrder) -> &'static str {
+    match order {
+        BandOrder::Rcm(GraphKind::SharedItems) => "aat",
+        BandOrder::Rcm(GraphKind::SymmetrizedPadded) => "sym-pad",
+        BandOrder::Input => "none",
+    }
+}
+
+/// Anonymizes `db` (read from `input`) with CAHD, `sensitive` its sensitive items; the
+/// publication has passed its audit against `db`.
+///
+/// # Errors
+/// CAHD's refusals and failures.
+pub fn release(
+    input: &str,
+    db: &TransactionDb,
+    sensitive: &[ItemId],
+    params: &ValidCahdParams,
+) -> Result<Release> {
+    // `anonymize` has audited the groups against the input.
+    let result = anonymize(db, sensitive, params).map_err(PublishError::family)?;
+    let report = &result.audit;
+    let qid = result.published.qid_transactions(db).map_err(|label| PublishError::Family {
+        kind: txanon_data::ErrorKind::Internal,
+        source: format!("published QID label {label:?} is not in the input (internal error)")
+            .into(),
+    })?;
+    let sensitive_labels: Vec<String> =
+        result.published.sensitive.iter().map(|&s| result.published.label(s)).collect();
+    if let Some(progress) = params.progress_handle() {
+        progress.begin(
+            "cahd: reconstruction error for the summary",
+            txanon_data::progress::Unit::Items,
+            0,
+        );
+    }
+    let workload = Workload::new(4).check().map_err(PublishError::family)?;
+    let error =
+        reconstruction_error(db, &result.published, &workload).map_err(PublishError::family)?;
+    let band = band_name(params.order());
+    let summary = CahdSummary {
+        input: input.to_string(),
+        transactions: db.len(),
+        sensitive_items: sensitive_labels.clone(),
+        p: params.p(),
+        alpha: params.alpha(),
+        band,
+        bandwidth_before: result.band.map(|b| b.before.bandwidth),
+        bandwidth_after: result.band.map(|b| b.after.bandwidth),
+        profile_before: result.band.map(|b| b.before.profile),
+        profile_after: result.band.map(|b| b.after.profile),
+        grouping: result.grouping.stats(),
+        groups: report.groups,
+        achieved_privacy: report.achieved,
+        reconstruction_error_r4: error,
+    };
+    let counted: usize =
+        result.published.groups.iter().flat_map(|g| &g.sensitive).map(|s| s.1).sum();
+    let outcome = Outcome::transactions("cahd", db, &qid, "-p and the sensitive items")
+        .did(format!(
+            "{} groups; the sensitive items' {counted} occurrences published as counts per group, not in the records",
+            summary.groups
+        ))
+        .audited(format!(
+            "privacy degree p = {} for {} sensitive items (achieved {:.2})",
+            params.p(),
+            sensitive_labels.len(),
+            summary.achieved_privacy
+        ));
+    Ok(Release::new("cahd", &summary, report, params.seed().is_some(), outcome)?
+        .parameters(serde_json::json!({
+            "p": params.p(),
+            "alpha": params.alpha(),
+            "band": band,
+            "sensitive": sensitive_labels,
+        }))
+        .with("groups.json", Content::json(result.published))
+        .with("qid", Content::Transactions(qid.into())))
+}

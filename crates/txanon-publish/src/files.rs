@@ -1,0 +1,85 @@
+//! The writers of a publication's files: transactions in the format asked, JSON streamed,
+//! text; each written atomically.
+
+use std::path::{Path, PathBuf};
+
+use txanon_data::{Format, TransactionDb, write_atomic, write_db};
+
+use crate::error::{PublishError, Result};
+
+/// The extensions a published transaction file may have, in the order an audit looks for them.
+pub const TRANSACTION_FILES: [&str; 4] = ["dat", "csv", "parquet", "arrow"];
+
+/// The file name and format of a published transaction file `stem` in the format `to` asks
+/// for: by default `.dat` (FIMI) when every label is an integer, else `.csv` (basket CSV, wide
+/// form); SPMF is never a publication's format, and FIMI asked of text labels gives wide basket
+/// CSV, as the default does.
+pub fn transaction_file(stem: &str, db: &TransactionDb, to: Option<Format>) -> (String, Format) {
+    let ints = matches!(db.labels(), txanon_data::ItemLabels::Int(_));
+    let (ext, format) = match to.unwrap_or(Format::Fimi) {
+        Format::Parquet => ("parquet", Format::Parquet),
+        Format::ArrowIpc => ("arrow", Format::ArrowIpc),
+        Format::BasketLong => ("csv", Format::BasketLong),
+        Format::BasketWide => ("csv", Format::BasketWide),
+        Format::Fimi | Format::Spmf if ints => ("dat", Format::Fimi),
+        Format::Fimi | Format::Spmf => ("csv", Format::BasketWide),
+    };
+    (format!("{stem}.{ext}"), format)
+}
+
+/// Writes `db` atomically as `dir/stem.EXT` (see [`transaction_file`]). Returns the path.
+///
+/// # Errors
+/// I/O, naming the file.
+pub fn write_transactions(
+    dir: &Path,
+    stem: &str,
+    db: &TransactionDb,
+    to: Option<Format>,
+) -> Result<PathBuf> {
+    let (name, format) = transaction_file(stem, db, to);
+    let path = dir.join(name);
+    let failed = |e| PublishError::io(format!("writing {}", path.display()), e);
+    write_atomic(&path, |file| -> Result<()> {
+        let mut w = std::io::BufWriter::new(file);
+        write_db(db, format, &mut w)?;
+        std::io::Write::flush(&mut w).map_err(failed)
+    })?;
+    Ok(path)
+}
+
+/// Writes what `write` produces to `path` atomically (a publication's JSON can be larger than
+/// the data it describes; it is streamed, never held in memory as text).
+///
+/// # Errors
+/// I/O, naming the file.
+pub fn write_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let failed = |e| PublishError::io(format!("writing {}", path.display()), e);
+    write_atomic(path, |file| -> Result<()> {
+        let mut w = std::io::BufWriter::new(file);
+        write(&mut w).map_err(failed)?;
+        std::io::Write::flush(&mut w).map_err(failed)
+    })
+}
+
+/// Writes `value` to `path` atomically as compact JSON, streamed.
+///
+/// # Errors
+/// I/O, naming the file.
+pub fn write_compact_json(path: &Path, value: &impl serde::Serialize) -> Result<()> {
+    write_with(path, |w| serde_json::to_writer(w, value).map_err(std::io::Error::other))
+}
+
+/// Writes `text` to `path` atomically.
+///
+/// # Errors
+/// I/O, naming the file.
+pub fn write_text(path: &Path, text: &str) -> Result<()> {
+    write_atomic(path, |file| -> Result<()> {
+        std::io::Write::write_all(file, text.as_bytes())
+            .map_err(|e| PublishError::io(format!("writing {}", path.display()), e))
+    })
+}

@@ -1,0 +1,146 @@
+# The native module's signatures, checked against the compiled module by
+# python/tests/test_stubs.py (every public name and every parameter).
+import os
+from typing import Any
+
+__version__: str
+
+def read(
+    data_: Any,
+    *,
+    format: str | None = None,
+    tid_column: str | None = None,
+    item_column: str | None = None,
+) -> Any: ...
+def anonymize_cahd(
+    data_: Any,
+    *,
+    p: int,
+    sensitive_: list[str] | None = None,
+    sensitive_random: int | None = None,
+    alpha: int | None = None,
+    band: str = "aat",
+    progress: Any = None,
+    seed_: int | None = None,
+    format: str | None = None,
+    tid_column: str | None = None,
+    item_column: str | None = None,
+) -> Publication: ...
+def anonymize_km(
+    data_: Any,
+    *,
+    k: int,
+    m: int,
+    hierarchy: str | os.PathLike[str] | None = None,
+    fanout: int | None = None,
+    build: str = "order",
+    algorithm: str = "aa",
+    max_cuts: int | None = None,
+    max_combinations: int | None = None,
+    progress: Any = None,
+    seed_: int | None = None,
+    format: str | None = None,
+    tid_column: str | None = None,
+    item_column: str | None = None,
+) -> Publication: ...
+def anonymize_coherence(
+    data_: Any,
+    *,
+    h: float,
+    k: int,
+    p: int,
+    nugget_support: int | float | str,
+    sensitive_: list[str] | None = None,
+    sensitive_random: int | None = None,
+    engine: str = "counting",
+    max_itemsets: int | None = None,
+    progress: Any = None,
+    seed_: int | None = None,
+    format: str | None = None,
+    tid_column: str | None = None,
+    item_column: str | None = None,
+) -> Publication: ...
+def anonymize_anatomy(
+    data_: Any,
+    *,
+    columns: int,
+    l: int,
+    diversity: str = "frequency",
+    partitioning: str = "repaired",
+    headroom: float = 0.25,
+    progress: Any = None,
+    seed_: int | None = None,
+    format: str | None = None,
+    tid_column: str | None = None,
+    item_column: str | None = None,
+) -> Publication: ...
+def anonymize_swap(
+    data_: Any,
+    *,
+    method: str = "partswap",
+    categories: str | os.PathLike[str] | None = None,
+    random_categories: int | None = None,
+    max_exposed: int | None = None,
+    ties: str = "first",
+    window: int | None = None,
+    key_out: str | os.PathLike[str] | None = None,
+    progress: Any = None,
+    seed_: int | None = None,
+    format: str | None = None,
+    tid_column: str | None = None,
+    item_column: str | None = None,
+) -> Publication: ...
+def audit_cahd(
+    dir: str | os.PathLike[str], *, p: int, sensitive: list[str], original_: Any = None
+) -> dict[str, Any]: ...
+def audit_km(
+    dir: str | os.PathLike[str],
+    *,
+    k: int,
+    m: int,
+    hierarchy: str | os.PathLike[str] | None = None,
+    original_: Any = None,
+) -> dict[str, Any]: ...
+def audit_coherence(
+    dir: str | os.PathLike[str],
+    *,
+    h: float,
+    k: int,
+    p: int,
+    sensitive: list[str],
+    original_: Any = None,
+) -> dict[str, Any]: ...
+def audit_anatomy(
+    dir: str | os.PathLike[str], *, l: int, diversity: str = "frequency", original_: Any = None
+) -> dict[str, Any]: ...
+def audit_swap(
+    dir: str | os.PathLike[str],
+    *,
+    original_: Any,
+    categories: str | os.PathLike[str],
+    key: str | os.PathLike[str],
+    method: str = "partswap",
+    max_exposed: int | None = None,
+    ties: str = "first",
+) -> dict[str, Any]: ...
+
+class Publication:
+    """A publication made in memory, audited against its data; ``write`` puts it on disk."""
+
+    @property
+    def method(self) -> str: ...
+    @property
+    def summary(self) -> dict[str, Any]: ...
+    @property
+    def audit(self) -> dict[str, Any]: ...
+    @property
+    def parameters(self) -> dict[str, Any]: ...
+    @property
+    def outcome(self) -> dict[str, Any]: ...
+    @property
+    def tables(self) -> dict[str, Any]: ...
+    def file_names(self, to: str | None = None) -> list[str]: ...
+    def document(self, name: str) -> Any: ...
+    def write(
+        self, out: str | os.PathLike[str], *, force: bool = False, to: str | None = None
+    ) -> str: ...
