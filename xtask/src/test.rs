@@ -41,7 +41,10 @@ pub fn run_tests(args: TestArgs) -> Result<()> {
         run(Command::new(&cargo).args(["test", "--workspace", "--release"]).current_dir(&root))?;
     }
     // The CLI the Python tests compare each publication with.
-    run(Command::new(&cargo).args(["build", "--release", "-p", "txanon-cli"]).current_dir(&root))?;
+    // Built as `cargo test --workspace` builds it (the same features), so nothing is rebuilt.
+    run(Command::new(&cargo)
+        .args(["build", "--release", "--workspace", "--bins"])
+        .current_dir(&root))?;
     let python = environment(&root)?;
     let wheel = build_wheel(&root, &python)?;
     run(Command::new(&python)

@@ -110,11 +110,6 @@ pub fn run(cmd: AnonymizeCommand) -> Result<()> {
 
 pub(crate) use txanon_publish::TRANSACTION_FILES;
 
-/// Writes `text` to `path` atomically.
-pub(crate) fn write_text(path: &Path, text: &str) -> Result<()> {
-    Ok(txanon_publish::write_text(path, text)?)
-}
-
 /// Runs `txanon audit`.
 pub fn run_audit(cmd: AuditCommand) -> Result<()> {
     match cmd {

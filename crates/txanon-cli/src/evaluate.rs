@@ -9,12 +9,12 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use txanon_attack::AttackParams;
 use txanon_data::{random_categories, read_categories};
-use txanon_evaluate::{EvaluateParams, Method, evaluate, report};
+use txanon_evaluate::{EvaluateParams, Method, evaluate};
 
 use crate::anonymize::OutputArgs;
 use crate::exit::UsageError;
 use crate::input::{InputArgs, SensitiveArgs, emit};
-use crate::publication::{Description, Source};
+use crate::publication::Source;
 
 /// `txanon evaluate`.
 #[derive(Debug, Args)]
@@ -145,39 +145,34 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         bar.set_message(p.what);
     })?;
     bar.finish_and_clear();
-    crate::anonymize::write_text(&staged.path("report.html"), &report::html(&evaluation))?;
-    crate::anonymize::write_text(&staged.path("results.csv"), &report::csv(&evaluation))?;
-    staged.write_json("results.json", &evaluation)?;
+    let points = evaluation.points.len();
+    let report = txanon_publish::EvaluationReport::new(
+        evaluation,
+        &txanon_publish::EvaluationParameters {
+            methods: args.methods.clone(),
+            levels: args.levels.clone(),
+            known: args.known.clone(),
+            draws: args.draws,
+            targets: args.targets,
+            supports: args.supports.clone(),
+            queries: args.queries,
+            anatomy_columns: args.anatomy_columns,
+            coherence_p: args.coherence_p,
+            km_m: args.km_m,
+            random_categories: args.random_categories,
+        },
+        args.seed.is_some(),
+    )?;
     let mut inputs: Vec<&Path> = vec![&args.input.input];
     inputs.extend(args.sensitive.file());
     inputs.extend(args.categories.as_deref());
     let sources: Vec<Source<'_>> = inputs.into_iter().map(Source::File).collect();
-    let committed = staged.commit(Description {
-        method: "evaluate",
-        parameters: &serde_json::json!({
-            "methods": args.methods,
-            "levels": args.levels,
-            "known": args.known,
-            "draws": args.draws,
-            "targets": args.targets,
-            "supports": args.supports,
-            "queries": args.queries,
-            "anatomy_columns": args.anatomy_columns,
-            "coherence_p": args.coherence_p,
-            "km_m": args.km_m,
-            "random_categories": args.random_categories,
-            "sensitive": evaluation.data.sensitive,
-        }),
-        seeded: args.seed.is_some(),
-        inputs: &sources,
-        audit: &serde_json::json!("each publication passed its family's audit; see results.json"),
-        note: Some("an evaluation: report.html, results.json and results.csv; no publication"),
-    })?;
+    let committed = report.commit(staged, &sources)?;
     crate::publication::said_published(&committed);
     emit(&format!(
         "{}: report.html, results.json, results.csv ({} points)\n",
         args.output.out.display(),
-        evaluation.points.len()
+        points
     ))
 }
 

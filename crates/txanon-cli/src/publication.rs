@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde::Serialize;
-pub use txanon_publish::{Description, ManifestCheck, Source, Staged};
+pub use txanon_publish::{ManifestCheck, Source, Staged};
 
 use crate::exit::{AuditFailed, UsageError};
 

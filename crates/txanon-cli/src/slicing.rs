@@ -3,19 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
-use serde::Serialize;
 use txanon_data::{Schema, Table};
-use txanon_slicing::{
-    AnatomyBaselinePublication, AnatomyTables, BaselineParams, ColumnSpec, CutPolicy,
-    GeneralizedTable, Microdata, MondrianPublication, SlicedTable, SlicingClaim, SlicingParams,
-    anatomize, anonymize, audit, audit_anatomy, audit_generalized, mondrian,
-};
+use txanon_publish::slicing::{SlicingCut, SlicingMethod};
+use txanon_slicing::Microdata;
 
-use crate::anonymize::{OutputArgs, write_text};
+use crate::anonymize::OutputArgs;
 use crate::exit::UsageError;
-use crate::publication::{Description, Source};
 
 /// `--method`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -112,18 +107,6 @@ pub struct AuditSlicingArgs {
     manifest: crate::publication::ManifestArgs,
 }
 
-#[derive(Debug, Serialize)]
-struct Summary {
-    input: String,
-    method: &'static str,
-    tuples: usize,
-    dropped_rows: usize,
-    l: usize,
-    columns: Option<Vec<Vec<String>>>,
-    stats: Option<serde_json::Value>,
-    audit: serde_json::Value,
-}
-
 fn read_microdata(input: &Path, schema: &Path) -> Result<(Microdata, usize)> {
     let schema = Schema::from_path(schema)?;
     let table = Table::read(input, &schema)?;
@@ -131,25 +114,6 @@ fn read_microdata(input: &Path, schema: &Path) -> Result<(Microdata, usize)> {
     Ok((Microdata::from_table(&table)?, dropped))
 }
 
-fn column_spec(args: &SlicingArgs) -> Result<ColumnSpec> {
-    if let Some(spec) = &args.column_spec {
-        let columns: Vec<Vec<String>> = spec
-            .split(';')
-            .map(|c| c.split(',').map(|a| a.trim().to_string()).filter(|a| !a.is_empty()).collect())
-            .collect();
-        return Ok(ColumnSpec::Explicit(columns));
-    }
-    match (args.columns, args.sensitive_alone) {
-        (Some(c), false) => Ok(ColumnSpec::Count(c)),
-        (Some(c), true) => Ok(ColumnSpec::SensitiveAlone(c)),
-        (None, _) => Err(UsageError("slicing needs --columns or --column-spec".into()).into()),
-    }
-}
-
-/// Runs `txanon anonymize slicing`.
-///
-/// Long as one function: one subcommand's run, each method's publication and files, then the
-/// summary and the staged publication, in the order they happen.
 pub fn run(args: SlicingArgs) -> Result<()> {
     refuse_ignored_options(&args)?;
     let staged = args.output.prepare(&[Some(&args.input), Some(&args.schema)])?;
@@ -158,108 +122,34 @@ pub fn run(args: SlicingArgs) -> Result<()> {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         data = data.select(&names)?;
     }
-    let seed = args.seed;
-    let input = args.input.display().to_string();
-    let summary_of =
-        |method, columns, stats: Option<serde_json::Value>, audit: serde_json::Value| {
-            let summary = Summary {
-                input: input.clone(),
-                method,
-                tuples: data.len(),
-                dropped_rows: dropped,
-                l: args.l,
-                columns,
-                stats,
-                audit,
-            };
-            serde_json::to_string_pretty(&summary).map(|s| s + "\n")
-        };
-    let files: Vec<(&str, String)>;
-    let summary: String;
-    let audit: serde_json::Value;
-    match args.method {
-        MethodArg::Slicing => {
-            let params = SlicingParams::new(column_spec(&args)?, args.l)
-                .bins(args.bins)
-                .generalize(args.generalize)
-                .cut(match args.cut {
-                    CutArg::First => CutPolicy::FirstCut,
-                    CutArg::Any => CutPolicy::AnyCut,
-                })
-                .seed(seed)
-                .check()?;
-            let sliced = anonymize(&data, &params)?;
-            // `anonymize` has audited the table against the input; nothing is written otherwise.
-            files = vec![
-                ("sliced.csv", sliced.table.to_csv()),
-                ("sliced.json", sliced.table.meta_json()),
-            ];
-            summary = summary_of(
-                "slicing",
-                Some(sliced.table.meta.columns.clone()),
-                Some(serde_json::to_value(&sliced.stats)?),
-                serde_json::to_value(&sliced.audit)?,
-            )?;
-            audit = serde_json::to_value(&sliced.audit)?;
-        }
-        MethodArg::Mondrian => {
-            let params =
-                BaselineParams::new(args.k.unwrap_or(args.l), args.l).seed(seed).check()?;
-            let MondrianPublication { table, audit: report } = mondrian(&data, &params)?;
-            files =
-                vec![("generalized.csv", table.to_csv()), ("generalized.json", table.meta_json())];
-            audit = serde_json::to_value(&report)?;
-            summary = summary_of("mondrian", None, None, audit.clone())?;
-        }
-        MethodArg::Anatomy => {
-            let params = BaselineParams::new(1, args.l).seed(seed).check()?;
-            let AnatomyBaselinePublication { tables, audit: report } = anatomize(&data, &params)?;
-            files = vec![
-                ("qit.csv", tables.qit_csv()),
-                ("st.csv", tables.st_csv()),
-                ("anatomy.json", tables.meta_json()),
-            ];
-            audit = serde_json::to_value(&report)?;
-            summary = summary_of("anatomy", None, None, audit.clone())?;
-        }
-    }
-    for (name, text) in &files {
-        write_text(&staged.path(name), text)?;
-    }
-    write_text(&staged.path("summary.json"), &summary)?;
-    let method = match args.method {
-        MethodArg::Slicing => "slicing",
-        MethodArg::Mondrian => "slicing/mondrian",
-        MethodArg::Anatomy => "slicing/anatomy",
+    let options = txanon_publish::slicing::SlicingOptions {
+        l: args.l,
+        k: args.k,
+        columns: args.columns,
+        sensitive_alone: args.sensitive_alone,
+        column_spec: args.column_spec.clone(),
+        generalize: args.generalize,
+        cut: match args.cut {
+            CutArg::First => SlicingCut::First,
+            CutArg::Any => SlicingCut::Any,
+        },
+        bins: args.bins,
+        attributes: args.attributes.clone(),
+        method: match args.method {
+            MethodArg::Slicing => SlicingMethod::Slicing,
+            MethodArg::Mondrian => SlicingMethod::Mondrian,
+            MethodArg::Anatomy => SlicingMethod::Anatomy,
+        },
+        seed: args.seed,
     };
-    let committed = staged.commit(Description {
-        method,
-        parameters: &serde_json::json!({
-            "l": args.l,
-            "k": args.k,
-            "columns": args.columns,
-            "sensitive_alone": args.sensitive_alone,
-            "column_spec": args.column_spec,
-            "generalize": args.generalize,
-            "cut": format!("{:?}", args.cut).to_lowercase(),
-            "bins": args.bins,
-            "attributes": args.attributes,
-        }),
-        seeded: args.seed.is_some(),
-        inputs: &[Source::File(&args.input), Source::File(&args.schema)],
-        audit: &audit,
-        note: None,
-    })?;
-    crate::publication::said_published(&committed);
-    let mut outcome = crate::outcome::Outcome::new(format!(
-        "{method}: {} tuples in ({dropped} rows dropped by the schema's missing-value policy), all published",
-        data.len()
-    ));
-    if let Some(k) = args.k {
-        outcome = outcome.did(format!("classes of at least k = {k} rows"));
-    }
-    let outcome = outcome.audited(format!("l-diversity with l = {}", args.l));
-    crate::outcome::report(&outcome, &summary, args.report.json)
+    let release = txanon_publish::slicing::release(
+        &args.input.display().to_string(),
+        &data,
+        dropped,
+        &options,
+    )?;
+    crate::publication::commit(&release, staged, None, &[Some(&args.input), Some(&args.schema)])?;
+    crate::outcome::report(release.outcome(), release.summary(), args.report.json)
 }
 
 /// Options a method does not use are refused, not silently dropped.
@@ -300,7 +190,6 @@ pub fn run_audit(args: AuditSlicingArgs) -> Result<()> {
 }
 
 fn audited_slicing(args: AuditSlicingArgs) -> Result<serde_json::Value> {
-    use crate::publication::unreadable;
     let dir = &args.published;
     if !dir.is_dir() {
         return Err(UsageError(format!(
@@ -311,47 +200,6 @@ fn audited_slicing(args: AuditSlicingArgs) -> Result<serde_json::Value> {
     }
     let manifest = crate::publication::check_directory(dir, args.manifest.no_manifest)?;
     let (original, _) = read_microdata(&args.original, &args.schema)?;
-    let at = |name: &str| dir.join(name);
-    let select = |names: Vec<&str>| -> Result<Microdata> {
-        let mut ordered: Vec<&str> = names;
-        ordered.sort_by_key(|n| original.index_of(n).unwrap_or(usize::MAX));
-        Ok(original.select(&ordered)?)
-    };
-    let claim = SlicingClaim::new(args.l)?;
-    let context = || format!("auditing {}", dir.display());
-    let report = if at("sliced.json").exists() {
-        let table = SlicedTable::read(&at("sliced.csv"), &at("sliced.json"))
-            .map_err(|e| unreadable(&at("sliced.csv"), e))?;
-        let names = table.meta.columns.iter().flatten().map(String::as_str).collect();
-        let data = select(names)?;
-        serde_json::to_value(audit(&table, &data, &claim).with_context(context)?)?
-    } else if at("generalized.json").exists() {
-        let table = GeneralizedTable::read(&at("generalized.csv"), &at("generalized.json"))
-            .map_err(|e| unreadable(&at("generalized.csv"), e))?;
-        let data = select(table.meta.attributes.iter().map(String::as_str).collect())?;
-        let Some(k) = args.k else {
-            return Err(UsageError(format!(
-                "{}: a generalized table is audited for k-anonymity too: give -k",
-                dir.display()
-            ))
-            .into());
-        };
-        let claim = SlicingClaim::with_k(args.l, k)?;
-        serde_json::to_value(audit_generalized(&table, &data, &claim).with_context(context)?)?
-    } else if at("anatomy.json").exists() {
-        let tables = AnatomyTables::read(&at("qit.csv"), &at("st.csv"), &at("anatomy.json"))
-            .map_err(|e| unreadable(&at("qit.csv"), e))?;
-        let mut names: Vec<&str> =
-            tables.meta.quasi_identifiers.iter().map(String::as_str).collect();
-        names.push(&tables.meta.sensitive);
-        let data = select(names)?;
-        serde_json::to_value(audit_anatomy(&tables, &data, &claim).with_context(context)?)?
-    } else {
-        return Err(UsageError(format!(
-            "{}: no sliced.json, generalized.json or anatomy.json",
-            dir.display()
-        ))
-        .into());
-    };
+    let report = txanon_publish::audit::slicing_files(dir, &original, args.l, args.k)?;
     crate::publication::report_value(&report, &manifest)
 }

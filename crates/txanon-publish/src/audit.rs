@@ -205,3 +205,76 @@ pub fn swap(
         .map_err(failed::<txanon_swap::Swap>)?;
     Ok(Audited { report, manifest })
 }
+
+/// Audits the files of a slicing publication in `dir` (sliced, Mondrian's generalized, or
+/// Anatomy's tables, whichever it holds) against the `original` microdata for ℓ-diversity `l`
+/// (and k-anonymity `k`, which a generalized table needs), without its manifest: the caller
+/// checks that first ([`slicing`] does). Returns the family's report.
+///
+/// # Errors
+/// A directory holding none of the three, a generalized table without `k`, a file that does
+/// not parse, a violation of the claim.
+pub fn slicing_files(
+    dir: &Path,
+    original: &txanon_slicing::Microdata,
+    l: u64,
+    k: Option<u64>,
+) -> Result<serde_json::Value> {
+    use txanon_slicing::{AnatomyTables, GeneralizedTable, SlicedTable, SlicingClaim};
+    let at = |name: &str| dir.join(name);
+    let select = |mut names: Vec<&str>| -> Result<txanon_slicing::Microdata> {
+        names.sort_by_key(|n| original.index_of(n).unwrap_or(usize::MAX));
+        original.select(&names).map_err(PublishError::family)
+    };
+    let claim = SlicingClaim::new(l).map_err(PublishError::family)?;
+    let failed = failed::<txanon_slicing::Slicing>;
+    let report = if at("sliced.json").exists() {
+        let table = SlicedTable::read(&at("sliced.csv"), &at("sliced.json"))
+            .map_err(|e| unreadable(&at("sliced.csv"), e))?;
+        let data = select(table.meta.columns.iter().flatten().map(String::as_str).collect())?;
+        serde_json::to_value(txanon_slicing::audit(&table, &data, &claim).map_err(failed)?)
+    } else if at("generalized.json").exists() {
+        let table = GeneralizedTable::read(&at("generalized.csv"), &at("generalized.json"))
+            .map_err(|e| unreadable(&at("generalized.csv"), e))?;
+        let data = select(table.meta.attributes.iter().map(String::as_str).collect())?;
+        let Some(k) = k else {
+            return Err(PublishError::Usage(format!(
+                "{}: a generalized table is audited for k-anonymity too: give -k",
+                dir.display()
+            )));
+        };
+        let claim = SlicingClaim::with_k(l, k).map_err(PublishError::family)?;
+        serde_json::to_value(
+            txanon_slicing::audit_generalized(&table, &data, &claim).map_err(failed)?,
+        )
+    } else if at("anatomy.json").exists() {
+        let tables = AnatomyTables::read(&at("qit.csv"), &at("st.csv"), &at("anatomy.json"))
+            .map_err(|e| unreadable(&at("qit.csv"), e))?;
+        let mut names: Vec<&str> =
+            tables.meta.quasi_identifiers.iter().map(String::as_str).collect();
+        names.push(&tables.meta.sensitive);
+        let data = select(names)?;
+        serde_json::to_value(txanon_slicing::audit_anatomy(&tables, &data, &claim).map_err(failed)?)
+    } else {
+        return Err(PublishError::Usage(format!(
+            "{}: no sliced.json, generalized.json or anatomy.json",
+            dir.display()
+        )));
+    };
+    report.map_err(|e| PublishError::json("the report", e))
+}
+
+/// Audits a slicing publication in `dir`: its manifest, then [`slicing_files`].
+///
+/// # Errors
+/// As [`slicing_files`]; a manifest that does not verify.
+pub fn slicing(
+    dir: &Path,
+    original: &txanon_slicing::Microdata,
+    l: u64,
+    k: Option<u64>,
+) -> Result<Audited<serde_json::Value>> {
+    let manifest = check_directory(dir)?;
+    let report = slicing_files(dir, original, l, k)?;
+    Ok(Audited { report, manifest })
+}

@@ -150,3 +150,26 @@ pub(crate) fn audit_swap<'py>(
     })?;
     report(py, audited)
 }
+
+/// A slicing publication in `dir` (see `txanon.audit.slicing`).
+#[pyfunction]
+#[pyo3(signature = (dir, *, original_, schema, l, k=None))]
+pub(crate) fn audit_slicing<'py>(
+    py: Python<'py>,
+    dir: PathBuf,
+    original_: PathBuf,
+    schema: PathBuf,
+    l: Int,
+    k: Option<Int>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let l = whole("l", l, 2u64, u64::MAX)?;
+    let k = k.map(|k| whole("k", k, 1u64, u64::MAX)).transpose()?;
+    let audited = detached(py, || {
+        let schema = txanon_data::Schema::from_path(&schema).map_err(|e| Failure::of(&e))?;
+        let table = txanon_data::Table::read(&original_, &schema).map_err(|e| Failure::of(&e))?;
+        let original =
+            txanon_slicing::Microdata::from_table(&table).map_err(|e| Failure::of(&e))?;
+        Ok(txanon_publish::audit::slicing(&dir, &original, l, k))
+    })?;
+    report(py, audited)
+}

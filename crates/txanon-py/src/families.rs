@@ -18,7 +18,7 @@ use crate::convert::{
     Int, Reading, anatomy_diversity, data, sensitive, swap_method, swap_ties, whole, word,
 };
 use crate::errors::{Failure, watched};
-use crate::publication::Publication;
+use crate::publication::{Owned, Publication};
 
 /// The seed: any 64-bit unsigned integer, or none (the operating system's 256 bits).
 fn seed(value: Option<Int>) -> Result<Option<u64>, Failure> {
@@ -348,4 +348,92 @@ pub(crate) fn anonymize_swap(
         })?;
     }
     Ok(Publication::new(release, &data, key_out))
+}
+
+/// Slicing of relational microdata, or a baseline (see `txanon.anonymize.slicing`).
+#[pyfunction]
+#[pyo3(signature = (data_, *, schema, l, method="slicing", k=None, columns=None, sensitive_alone=false, column_spec=None, generalize=None, cut="first", bins=None, attributes=None, progress=None, seed_=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn anonymize_slicing(
+    py: Python<'_>,
+    data_: &Bound<'_, PyAny>,
+    schema: PathBuf,
+    l: Int,
+    method: &str,
+    k: Option<Int>,
+    columns: Option<Int>,
+    sensitive_alone: bool,
+    column_spec: Option<String>,
+    generalize: Option<Int>,
+    cut: &str,
+    bins: Option<Int>,
+    attributes: Option<Vec<String>>,
+    progress: Option<Bound<'_, PyAny>>,
+    seed_: Option<Int>,
+) -> PyResult<Publication> {
+    use txanon_publish::slicing::{SlicingCut, SlicingMethod, SlicingOptions};
+    let seed = seed(seed_)?;
+    let Ok(input) = data_.extract::<PathBuf>() else {
+        return Err(Failure::bad_input(
+            "data: slicing reads relational microdata from a CSV file with its schema: pass the file's path",
+        )
+        .into());
+    };
+    let method = match word("method", method, &["slicing", "mondrian", "anatomy"])? {
+        "slicing" => SlicingMethod::Slicing,
+        "mondrian" => SlicingMethod::Mondrian,
+        _ => SlicingMethod::Anatomy,
+    };
+    let cut = match word("cut", cut, &["first", "any"])? {
+        "first" => SlicingCut::First,
+        _ => SlicingCut::Any,
+    };
+    let options = SlicingOptions {
+        l: whole("l", l, 2usize, usize::MAX)?,
+        k: k.map(|k| whole("k", k, 1usize, usize::MAX)).transpose()?,
+        columns: columns.map(|c| whole("columns", c, 2usize, usize::MAX)).transpose()?,
+        sensitive_alone,
+        column_spec,
+        generalize: generalize.map(|g| whole("generalize", g, 1usize, usize::MAX)).transpose()?,
+        cut,
+        bins: whole("bins", bins.unwrap_or_else(|| Int::from(10)), 2usize, usize::MAX)?,
+        attributes,
+        method,
+        seed,
+    };
+    // What the method would not use is refused, not silently dropped.
+    let slicing = method == SlicingMethod::Slicing;
+    let ignored = [
+        ("columns", options.columns.is_some(), slicing),
+        ("column_spec", options.column_spec.is_some(), slicing),
+        ("sensitive_alone", options.sensitive_alone, slicing),
+        ("generalize", options.generalize.is_some(), slicing),
+        ("k", options.k.is_some(), method == SlicingMethod::Mondrian),
+    ];
+    if let Some((name, ..)) = ignored.iter().find(|(_, given, used)| *given && !used) {
+        return Err(Failure::bad_input(format!(
+            "{name} does not apply to method {}: leave it out",
+            method.method().rsplit('/').next().unwrap_or("slicing")
+        ))
+        .into());
+    }
+    let watch = Progress::new();
+    let release = watched(py, &watch, progress.as_ref(), || {
+        let schema_of = txanon_data::Schema::from_path(&schema).map_err(|e| Failure::of(&e))?;
+        let table = txanon_data::Table::read(&input, &schema_of).map_err(|e| Failure::of(&e))?;
+        let mut microdata =
+            txanon_slicing::Microdata::from_table(&table).map_err(|e| Failure::of(&e))?;
+        if let Some(names) = &options.attributes {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            microdata = microdata.select(&names).map_err(|e| Failure::of(&e))?;
+        }
+        Ok(txanon_publish::slicing::release(
+            &input.display().to_string(),
+            &microdata,
+            table.dropped_rows(),
+            &options,
+        )?)
+    })?;
+    let sources = vec![Owned::File(input), Owned::File(schema)];
+    Ok(Publication::of_files(release, sources, None))
 }

@@ -10,6 +10,7 @@
 mod audits;
 mod convert;
 mod errors;
+mod evaluation;
 mod families;
 mod publication;
 
@@ -44,12 +45,16 @@ fn _txanon(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(families::anonymize_cahd, m)?)?;
     m.add_function(wrap_pyfunction!(families::anonymize_coherence, m)?)?;
     m.add_function(wrap_pyfunction!(families::anonymize_km, m)?)?;
+    m.add_function(wrap_pyfunction!(families::anonymize_slicing, m)?)?;
     m.add_function(wrap_pyfunction!(families::anonymize_swap, m)?)?;
     m.add_function(wrap_pyfunction!(audits::audit_anatomy, m)?)?;
     m.add_function(wrap_pyfunction!(audits::audit_cahd, m)?)?;
     m.add_function(wrap_pyfunction!(audits::audit_coherence, m)?)?;
     m.add_function(wrap_pyfunction!(audits::audit_km, m)?)?;
+    m.add_function(wrap_pyfunction!(audits::audit_slicing, m)?)?;
     m.add_function(wrap_pyfunction!(audits::audit_swap, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluation::evaluate, m)?)?;
     m.add_class::<publication::Publication>()?;
+    m.add_class::<evaluation::Evaluation>()?;
     Ok(())
 }

@@ -19,26 +19,64 @@ use crate::errors::{Failure, detached};
 #[derive(Debug)]
 pub(crate) struct Publication {
     release: Release,
-    source: Owned,
+    sources: Vec<Owned>,
     /// Where the swap key was written, which no publication directory may hold.
     key_out: Option<PathBuf>,
 }
 
-/// The input as the manifest names it, owned.
+/// An input as the manifest names it, owned.
 #[derive(Debug)]
-enum Owned {
+pub(crate) enum Owned {
     File(PathBuf),
     Memory { kind: String, records: usize },
 }
 
-impl Publication {
-    pub(crate) fn new(release: Release, data: &Data, key_out: Option<PathBuf>) -> Self {
-        let source = match data.source() {
+impl Owned {
+    /// The input `data` came from.
+    pub(crate) fn of(data: &Data) -> Self {
+        match data.source() {
             Source::File(path) => Owned::File(path.to_path_buf()),
             Source::Memory { kind, records } => Owned::Memory { kind, records },
-        };
-        Self { release, source, key_out }
+        }
     }
+}
+
+impl Publication {
+    /// `release`, made from `data`.
+    pub(crate) fn new(release: Release, data: &Data, key_out: Option<PathBuf>) -> Self {
+        Self::of_files(release, vec![Owned::of(data)], key_out)
+    }
+
+    /// `release`, made from `sources`.
+    pub(crate) fn of_files(
+        release: Release,
+        sources: Vec<Owned>,
+        key_out: Option<PathBuf>,
+    ) -> Self {
+        Self { release, sources, key_out }
+    }
+}
+
+/// The input files of `owned` (which a replaced directory must not hold) and every input as
+/// the manifest names it.
+pub(crate) fn sources_of(owned: &[Owned]) -> (Vec<&std::path::Path>, Vec<Source<'_>>) {
+    let files = owned
+        .iter()
+        .filter_map(|s| match s {
+            Owned::File(path) => Some(path.as_path()),
+            Owned::Memory { .. } => None,
+        })
+        .collect();
+    let sources = owned
+        .iter()
+        .map(|s| match s {
+            Owned::File(path) => Source::File(path),
+            Owned::Memory { kind, records } => {
+                Source::Memory { kind: kind.clone(), records: *records }
+            }
+        })
+        .collect();
+    (files, sources)
 }
 
 /// `text` (JSON) as a Python object.
@@ -175,14 +213,9 @@ impl Publication {
             }
         }
         let committed = detached(py, || {
-            let (inputs, source): (Vec<&std::path::Path>, Source<'_>) = match &self.source {
-                Owned::File(path) => (vec![path.as_path()], Source::File(path)),
-                Owned::Memory { kind, records } => {
-                    (Vec::new(), Source::Memory { kind: kind.clone(), records: *records })
-                }
-            };
+            let (inputs, sources) = sources_of(&self.sources);
             let staged = txanon_publish::prepare(&out, force, &inputs)?;
-            Ok(self.release.commit(staged, to, &[source])?)
+            Ok(self.release.commit(staged, to, &sources)?)
         })?;
         Ok(committed.path.display().to_string())
     }

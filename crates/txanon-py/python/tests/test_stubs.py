@@ -14,12 +14,15 @@ from txanon import _txanon
 STUB = Path(txanon.__file__).with_name("_txanon.pyi")
 
 
-def stub_signatures() -> tuple[dict[str, ast.FunctionDef], dict[str, ast.FunctionDef]]:
+def stub_signatures() -> tuple[dict[str, ast.FunctionDef], dict[str, dict[str, ast.FunctionDef]]]:
     tree = ast.parse(STUB.read_text())
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    (publication,) = [n for n in tree.body if isinstance(n, ast.ClassDef)]
-    methods = {n.name: n for n in publication.body if isinstance(n, ast.FunctionDef)}
-    return functions, methods
+    classes = {
+        c.name: {n.name: n for n in c.body if isinstance(n, ast.FunctionDef)}
+        for c in tree.body
+        if isinstance(c, ast.ClassDef)
+    }
+    return functions, classes
 
 
 def parameters(node: ast.FunctionDef) -> list[tuple[str, str, object]]:
@@ -47,22 +50,26 @@ def compiled(function) -> list[tuple[str, str, object]]:
 
 
 def test_every_native_function_matches_its_stub():
-    functions, _ = stub_signatures()
+    functions, classes = stub_signatures()
     native = {n for n in dir(_txanon) if not n.startswith("_") and callable(getattr(_txanon, n))}
-    assert native - {"Publication"} == set(functions)
+    assert native == set(functions) | set(classes)
     for name, node in functions.items():
         assert compiled(getattr(_txanon, name)) == parameters(node), name
 
 
-def test_the_publication_matches_its_stub():
-    _, methods = stub_signatures()
-    public = {n for n in dir(_txanon.Publication) if not n.startswith("_")}
-    assert public == set(methods)
-    for name, node in methods.items():
-        member = getattr(_txanon.Publication, name)
-        if callable(member):
-            assert compiled(member) == parameters(node), name
-        assert member.__doc__, f"Publication.{name} has no docstring"
+def test_every_native_class_matches_its_stub():
+    _, classes = stub_signatures()
+    assert set(classes) == {"Evaluation", "Publication"}
+    for cls, methods in classes.items():
+        native = getattr(_txanon, cls)
+        assert native.__doc__, cls
+        public = {n for n in dir(native) if not n.startswith("_")}
+        assert public == set(methods), cls
+        for name, node in methods.items():
+            member = getattr(native, name)
+            if callable(member):
+                assert compiled(member) == parameters(node), f"{cls}.{name}"
+            assert member.__doc__, f"{cls}.{name} has no docstring"
 
 
 def test_help_shows_a_docstring_for_everything_public():
@@ -78,10 +85,12 @@ def test_the_wrappers_pass_every_option_through():
     """Each Python function names the native function's options (the leading data argument and
     the renamed seed and sensitive lists aside)."""
     rename = {"seed_": "seed", "sensitive_": "sensitive", "original_": "original", "data_": "data"}
-    for family in ("anatomy", "cahd", "coherence", "km", "swap"):
+    for family in ("anatomy", "cahd", "coherence", "km", "slicing", "swap"):
         for layer, prefix in ((txanon.anonymize, "anonymize_"), (txanon.audit, "audit_")):
             native = [rename.get(n, n) for n, _, _ in compiled(getattr(_txanon, prefix + family))]
             wrapper = list(inspect.signature(getattr(layer, family)).parameters)
             if layer is txanon.audit:
                 native[0] = "publication"
             assert wrapper == native, f"{layer.__name__}.{family}"
+    native = [rename.get(n, n) for n, _, _ in compiled(_txanon.evaluate)]
+    assert list(inspect.signature(txanon.evaluate).parameters) == native

@@ -20,9 +20,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from . import anonymize, audit
-from ._data import Data, arrow_or_path
-from ._txanon import Publication, __version__
+from typing import Iterable, Sequence
+
+from . import _txanon, anonymize, audit
+from ._data import Data, arrow_or_path, labels
+from ._progress import Progress, watching
+from ._txanon import Evaluation, Publication, __version__
 from ._txanon import read as _read
 from .errors import AuditFailed, BadInput, Infeasible, InternalError, TxanonError, Violation
 
@@ -30,6 +33,7 @@ __all__ = [
     "AuditFailed",
     "BadInput",
     "Data",
+    "Evaluation",
     "Infeasible",
     "InternalError",
     "Publication",
@@ -38,6 +42,7 @@ __all__ = [
     "__version__",
     "anonymize",
     "audit",
+    "evaluate",
     "read",
 ]
 
@@ -59,3 +64,65 @@ def read(
     return _read(
         arrow_or_path(data), format=format, tid_column=tid_column, item_column=item_column
     )
+
+
+def evaluate(
+    data: Data,
+    *,
+    sensitive: Iterable[str | int] | None = None,
+    sensitive_random: int | None = None,
+    categories: str | os.PathLike[str] | None = None,
+    random_categories: int | None = None,
+    methods: Sequence[str] = ("anatomy", "cahd", "coherence", "km", "swap"),
+    levels: Sequence[int] = (4, 8, 16),
+    known: Sequence[int] = (1, 2, 3, 4),
+    draws: int = 10,
+    targets: int | None = None,
+    supports: Sequence[float] = (0.01, 0.005),
+    queries: int = 1000,
+    anatomy_columns: int | None = None,
+    coherence_p: int = 2,
+    km_m: int = 2,
+    progress: Progress = None,
+    seed: int | None = None,
+    format: str | None = None,
+    tid_column: str | None = None,
+    item_column: str | None = None,
+) -> Evaluation:
+    """Every method at matched privacy levels on one dataset, attacked by one adversary and
+    measured on one utility yardstick, as ``txanon evaluate`` does.
+
+    Each level L is matched as "one in L" (anatomy's l, CAHD's p, coherence's k with h = 1/L,
+    km's k); the adversary knows ``known`` of a target's public items (``draws`` random draws
+    each, over every target or a sample of ``targets``); utility is frequent-itemset F1 at
+    ``supports``, a workload of ``queries`` count queries, rules and item loss. ``sensitive``
+    (or ``sensitive_random``) names the sensitive items; swapping needs ``categories`` (a
+    file) or ``random_categories``.
+
+    Returns an :class:`Evaluation`: ``points``, ``frontier`` and ``guarantees`` as pyarrow
+    Tables, ``results`` (results.json) as a dict, ``html`` (the report), and ``write(dir)``,
+    the CLI's directory. ``seed`` seeds every publication, the attack's draws and the workload.
+    """
+    with watching(progress) as callback:
+        return _txanon.evaluate(
+            arrow_or_path(data),
+            sensitive_=labels(sensitive),
+            sensitive_random=sensitive_random,
+            categories=categories,
+            random_categories=random_categories,
+            methods=list(methods),
+            levels=list(levels),
+            known=list(known),
+            draws=draws,
+            targets=targets,
+            supports=list(supports),
+            queries=queries,
+            anatomy_columns=anatomy_columns,
+            coherence_p=coherence_p,
+            km_m=km_m,
+            progress=callback,
+            seed_=seed,
+            format=format,
+            tid_column=tid_column,
+            item_column=item_column,
+        )

@@ -90,6 +90,31 @@ def anonymize_swap(
     tid_column: str | None = None,
     item_column: str | None = None,
 ) -> Publication: ...
+def anonymize_slicing(
+    data_: Any,
+    *,
+    schema: str | os.PathLike[str],
+    l: int,
+    method: str = "slicing",
+    k: int | None = None,
+    columns: int | None = None,
+    sensitive_alone: bool = False,
+    column_spec: str | None = None,
+    generalize: int | None = None,
+    cut: str = "first",
+    bins: int | None = None,
+    attributes: list[str] | None = None,
+    progress: Any = None,
+    seed_: int | None = None,
+) -> Publication: ...
+def audit_slicing(
+    dir: str | os.PathLike[str],
+    *,
+    original_: str | os.PathLike[str],
+    schema: str | os.PathLike[str],
+    l: int,
+    k: int | None = None,
+) -> dict[str, Any]: ...
 def audit_cahd(
     dir: str | os.PathLike[str], *, p: int, sensitive: list[str], original_: Any = None
 ) -> dict[str, Any]: ...
@@ -123,6 +148,45 @@ def audit_swap(
     max_exposed: int | None = None,
     ties: str = "first",
 ) -> dict[str, Any]: ...
+
+def evaluate(
+    data_: Any,
+    *,
+    sensitive_: list[str] | None = None,
+    sensitive_random: int | None = None,
+    categories: str | os.PathLike[str] | None = None,
+    random_categories: int | None = None,
+    methods: list[str] | None = None,
+    levels: list[int] | None = None,
+    known: list[int] | None = None,
+    draws: int | None = None,
+    targets: int | None = None,
+    supports: list[float] | None = None,
+    queries: int | None = None,
+    anatomy_columns: int | None = None,
+    coherence_p: int | None = None,
+    km_m: int | None = None,
+    progress: Any = None,
+    seed_: int | None = None,
+    format: str | None = None,
+    tid_column: str | None = None,
+    item_column: str | None = None,
+) -> Evaluation: ...
+
+class Evaluation:
+    """An evaluation in memory: what ``txanon evaluate`` writes."""
+
+    @property
+    def html(self) -> str: ...
+    @property
+    def points(self) -> Any: ...
+    @property
+    def frontier(self) -> Any: ...
+    @property
+    def guarantees(self) -> Any: ...
+    @property
+    def results(self) -> dict[str, Any]: ...
+    def write(self, out: str | os.PathLike[str], *, force: bool = False) -> str: ...
 
 class Publication:
     """A publication made in memory, audited against its data; ``write`` puts it on disk."""

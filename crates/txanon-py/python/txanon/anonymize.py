@@ -29,7 +29,7 @@ from ._data import Data, arrow_or_path, labels
 from ._progress import Progress, watching
 from ._txanon import Publication
 
-__all__ = ["anatomy", "cahd", "coherence", "km", "swap"]
+__all__ = ["anatomy", "cahd", "coherence", "km", "slicing", "swap"]
 
 
 def cahd(
@@ -242,4 +242,53 @@ def swap(
             format=format,
             tid_column=tid_column,
             item_column=item_column,
+        )
+
+
+def slicing(
+    data: str | os.PathLike[str],
+    *,
+    schema: str | os.PathLike[str],
+    l: int,  # noqa: E741 (the paper's and the CLI's name)
+    method: Literal["slicing", "mondrian", "anatomy"] = "slicing",
+    k: int | None = None,
+    columns: int | None = None,
+    sensitive_alone: bool = False,
+    column_spec: str | None = None,
+    generalize: int | None = None,
+    cut: Literal["first", "any"] = "first",
+    bins: int = 10,
+    attributes: Iterable[str] | None = None,
+    progress: Progress = None,
+    seed: int | None = None,
+) -> Publication:
+    """Slicing of relational microdata (a CSV file and its JSON ``schema``, exactly one
+    attribute sensitive): attributes grouped into columns, tuples into buckets in which every
+    column is permuted, so that no tuple's sensitive value is inferred above 1/l; or a
+    baseline, ``mondrian`` (generalization to k-anonymity and l-diversity) or ``anatomy``.
+
+    Slicing's columns are ``columns`` (k-medoids on 1 − φ², ``sensitive_alone`` keeping the
+    sensitive attribute in a column of its own) or ``column_spec`` (``"Age,Sex;Zipcode,Disease"``);
+    ``generalize`` makes every column value occur at least that many times; ``cut`` is what a
+    failed bucket cut does (``first``: the paper's, the bucket is final; ``any``: try the next
+    attribute); ``bins`` the intervals of a numeric attribute for φ². ``attributes`` publishes a
+    subset. Options a method does not use are refused. Publishes ``sliced.csv`` and
+    ``sliced.json`` (or the baselines' tables) as documents.
+    """
+    with watching(progress) as callback:
+        return _txanon.anonymize_slicing(
+            data,
+            schema=schema,
+            l=l,
+            method=method,
+            k=k,
+            columns=columns,
+            sensitive_alone=sensitive_alone,
+            column_spec=column_spec,
+            generalize=generalize,
+            cut=cut,
+            bins=bins,
+            attributes=None if attributes is None else list(attributes),
+            progress=callback,
+            seed_=seed,
         )

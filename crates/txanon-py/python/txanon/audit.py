@@ -24,7 +24,7 @@ from . import _txanon
 from ._data import Data, arrow_or_path, labels
 from ._txanon import Publication
 
-__all__ = ["anatomy", "cahd", "coherence", "km", "swap"]
+__all__ = ["anatomy", "cahd", "coherence", "km", "slicing", "swap"]
 
 #: A publication directory, or a publication made in memory.
 Published = Union[str, "os.PathLike[str]", Publication]
@@ -134,3 +134,19 @@ def swap(
             max_exposed=max_exposed,
             ties=ties,
         )
+
+
+def slicing(
+    publication: Published,
+    *,
+    original: str | os.PathLike[str],
+    schema: str | os.PathLike[str],
+    l: int,  # noqa: E741 (the paper's and the CLI's name)
+    k: int | None = None,
+) -> dict[str, Any]:
+    """Verifies ℓ-diversity of a slicing, Mondrian or Anatomy publication of the ``original``
+    microdata (a CSV file and its ``schema``): every tuple's sensitive value inferred with
+    probability at most 1/l, and the publication made of the original; a generalized table is
+    audited for k-anonymity too (``k``)."""
+    with _directory(publication) as d:
+        return _txanon.audit_slicing(d, original_=original, schema=schema, l=l, k=k)

@@ -1,0 +1,177 @@
+//! An evaluation as a directory (`txanon evaluate`, Python's `Evaluation.write`): report.html,
+//! results.csv, results.json and the manifest, staged and moved into place like a publication;
+//! and the frontier as rows, for front ends that hand tables over.
+
+use serde::Serialize;
+use txanon_evaluate::frontier::{Adversary, standings};
+use txanon_evaluate::{Evaluation, Outcome, report};
+
+use crate::error::{PublishError, Result};
+use crate::files::write_text;
+use crate::staging::{Committed, Description, Source, Staged};
+
+/// The options of an evaluation as its manifest records them, named as the CLI's.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvaluationParameters {
+    /// The methods, as given.
+    pub methods: Vec<String>,
+    /// The privacy levels.
+    pub levels: Vec<usize>,
+    /// The numbers of known items.
+    pub known: Vec<usize>,
+    /// Draws per target.
+    pub draws: usize,
+    /// Targets sampled, if not all.
+    pub targets: Option<usize>,
+    /// Minimum supports (shares).
+    pub supports: Vec<f64>,
+    /// Workload queries.
+    pub queries: usize,
+    /// Anatomy's columns, when given.
+    pub anatomy_columns: Option<usize>,
+    /// Coherence's p.
+    pub coherence_p: usize,
+    /// kᵐ-anonymity's m.
+    pub km_m: usize,
+    /// The number of random categories, when drawn.
+    pub random_categories: Option<usize>,
+}
+
+/// An evaluation with what its manifest records.
+#[derive(Debug, Clone)]
+pub struct EvaluationReport {
+    evaluation: Evaluation,
+    parameters: serde_json::Value,
+    seeded: bool,
+}
+
+/// One point against one adversary at one number of known items: its risk, its utility, and
+/// whether any other point beats it.
+#[derive(Debug, Clone, Serialize)]
+pub struct FrontierRow {
+    /// The adversary (`reidentification`, `sensitive-inference`, `tendency-inference`).
+    pub adversary: Adversary,
+    /// Items the adversary knows.
+    pub known: usize,
+    /// The method (or the reference: `original`, `sensitive removed`).
+    pub method: String,
+    /// The level matched, if any.
+    pub level: Option<usize>,
+    /// Mean risk over the targets.
+    pub risk: f64,
+    /// Frequent-itemset F1 at the first support.
+    pub f1: f64,
+    /// Workload error.
+    pub workload_error: f64,
+    /// On the frontier: no other point is as good on every axis and better on one.
+    pub frontier: bool,
+    /// The points that beat it, as reports name them.
+    pub beaten_by: Vec<String>,
+}
+
+/// The file name of an evaluation's JSON results.
+pub const RESULTS: &str = "results.json";
+
+impl EvaluationReport {
+    /// `evaluation`, run with `parameters` (the sensitive items' labels are added from the
+    /// evaluation), seeded or not.
+    ///
+    /// # Errors
+    /// Serialization (a bug).
+    pub fn new(
+        evaluation: Evaluation,
+        parameters: &EvaluationParameters,
+        seeded: bool,
+    ) -> Result<Self> {
+        let mut value = serde_json::to_value(parameters)
+            .map_err(|e| PublishError::json("the parameters", e))?;
+        if let Some(object) = value.as_object_mut() {
+            object.insert("sensitive".into(), evaluation.data.sensitive.clone().into());
+        }
+        Ok(Self { evaluation, parameters: value, seeded })
+    }
+
+    /// The evaluation.
+    pub fn evaluation(&self) -> &Evaluation {
+        &self.evaluation
+    }
+
+    /// The parameters the manifest records.
+    pub fn parameters(&self) -> &serde_json::Value {
+        &self.parameters
+    }
+
+    /// report.html: one self-contained page.
+    pub fn html(&self) -> String {
+        report::html(&self.evaluation)
+    }
+
+    /// results.csv: a row per point and number of known items.
+    pub fn csv(&self) -> String {
+        report::csv(&self.evaluation)
+    }
+
+    /// results.json's text.
+    ///
+    /// # Errors
+    /// Serialization (a bug).
+    pub fn json(&self) -> Result<String> {
+        Ok(serde_json::to_string_pretty(&self.evaluation)
+            .map_err(|e| PublishError::json(RESULTS, e))?
+            + "\n")
+    }
+
+    /// Every published point against every adversary that attacked it, at every number of
+    /// known items.
+    pub fn frontier(&self) -> Vec<FrontierRow> {
+        let mut rows = Vec::new();
+        for adversary in Adversary::ALL {
+            for &known in &self.evaluation.settings.known {
+                for s in standings(&self.evaluation, adversary, known) {
+                    rows.push(FrontierRow {
+                        adversary,
+                        known,
+                        method: s.point.method.clone(),
+                        level: s.point.level,
+                        risk: s.risk,
+                        f1: s.f1,
+                        workload_error: s.workload_error,
+                        frontier: s.beaten_by.is_empty(),
+                        beaten_by: s.beaten_by.iter().map(|p| p.label()).collect(),
+                    });
+                }
+            }
+        }
+        rows
+    }
+
+    /// How many points were published (and not refused).
+    pub fn published(&self) -> usize {
+        self.evaluation
+            .points
+            .iter()
+            .filter(|p| matches!(p.outcome, Outcome::Published { .. }))
+            .count()
+    }
+
+    /// Writes report.html, results.csv, results.json and the manifest naming `inputs` into
+    /// `staged`, and moves the directory into place.
+    ///
+    /// # Errors
+    /// I/O.
+    pub fn commit(&self, staged: Staged, inputs: &[Source<'_>]) -> Result<Committed> {
+        write_text(&staged.path("report.html"), &self.html())?;
+        write_text(&staged.path("results.csv"), &self.csv())?;
+        write_text(&staged.path(RESULTS), &self.json()?)?;
+        staged.commit(Description {
+            method: "evaluate",
+            parameters: &self.parameters,
+            seeded: self.seeded,
+            inputs,
+            audit: &serde_json::json!(
+                "each publication passed its family's audit; see results.json"
+            ),
+            note: Some("an evaluation: report.html, results.json and results.csv; no publication"),
+        })
+    }
+}
