@@ -68,6 +68,14 @@ pub struct EvaluateArgs {
     /// the operating system without it; the draws and the workload from 0).
     #[arg(long, value_parser = crate::numbers::any::<u64>())]
     seed: Option<u64>,
+    /// The threats to decide against, comma-separated: reidentification, sensitive (inference
+    /// of a sensitive item), tendency; with --max-risk, the report recommends a publication.
+    #[arg(long, value_delimiter = ',', requires = "max_risk", value_name = "THREAT")]
+    threat: Vec<String>,
+    /// The largest mean risk accepted against each --threat, for every --known q (above 0, at
+    /// most 1): the recommendation keeps the most utility within it.
+    #[arg(long, requires = "threat", value_name = "RISK", value_parser = crate::numbers::share())]
+    max_risk: Option<f64>,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -95,6 +103,18 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         ))
         .into());
     }
+    let threats = args
+        .threat
+        .iter()
+        .map(|t| {
+            txanon_evaluate::decision::threat(t.trim()).ok_or_else(|| {
+                UsageError(format!(
+                    "--threat: unknown threat {t:?}: choose among reidentification, sensitive, tendency"
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    repeated("--threat", &args.threat)?;
     let methods = args
         .methods
         .iter()
@@ -145,6 +165,41 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         bar.set_message(p.what);
     })?;
     bar.finish_and_clear();
+    let mut evaluation = evaluation;
+    if let Some(max_risk) = args.max_risk {
+        let decision = txanon_evaluate::decision::decide(
+            &evaluation,
+            &txanon_evaluate::decision::Budget { threats, max_risk },
+        );
+        let context = txanon_evaluate::decision::CommandContext {
+            input: args.input.input.display().to_string(),
+            sensitive: match (args.sensitive.file(), args.sensitive.drawn()) {
+                (Some(path), _) => Some(format!("--sensitive {}", path.display())),
+                // The drawn items, written beside the report: the same items protected.
+                (None, true) => Some(format!(
+                    "--sensitive {}",
+                    args.output.out.join(txanon_publish::SENSITIVE_FILE).display()
+                )),
+                (None, false) => None,
+            },
+            categories: match (&args.categories, args.random_categories) {
+                (Some(path), _) => Some(format!("--categories {}", path.display())),
+                (None, Some(n)) => Some(format!("--random-categories {n}")),
+                (None, None) => None,
+            },
+            anatomy_columns: args.anatomy_columns.unwrap_or(evaluation.data.items.min(10)),
+            coherence_p: args.coherence_p,
+            km_m: args.km_m,
+        };
+        evaluation.command = decision.recommended.as_ref().and_then(|c| {
+            txanon_evaluate::decision::command(c, &evaluation, &context, "published/")
+        });
+        emit(&format!("{}\n", decision.text))?;
+        if let Some(command) = &evaluation.command {
+            emit(&format!("publish it with: {command}\n"))?;
+        }
+        evaluation.decision = Some(decision);
+    }
     let points = evaluation.points.len();
     let report = txanon_publish::EvaluationReport::new(
         evaluation,
@@ -160,6 +215,9 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
             coherence_p: args.coherence_p,
             km_m: args.km_m,
             random_categories: args.random_categories,
+            threat: args.threat.clone(),
+            max_risk: args.max_risk,
+            drawn_sensitive: args.sensitive.drawn(),
         },
         args.seed.is_some(),
     )?;

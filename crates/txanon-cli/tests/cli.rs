@@ -1378,7 +1378,7 @@ fn the_readme_workflows_pass_their_own_audits() {
 }
 
 /// `evaluate` on the CAHD example: one directory with the report, the results and a
-/// manifest; bad parameters exit 2 and write nothing.
+/// manifest, none of which holds the seed; bad parameters exit 2 and write nothing.
 #[test]
 fn evaluate_writes_one_report_directory() {
     let dir = tempfile::tempdir().unwrap();
@@ -1395,12 +1395,17 @@ fn evaluate_writes_one_report_directory() {
         "--methods",
         "cahd,swap",
         "--seed",
-        "1",
+        "7339141",
         "-o",
         out_s,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(files_in(&out), ["manifest.json", "report.html", "results.csv", "results.json"]);
+    // The seed is the data holder's secret: no file of the report holds it.
+    for name in files_in(&out) {
+        let text = std::fs::read_to_string(out.join(&name)).unwrap();
+        assert!(!text.contains("7339141"), "{name} holds the seed");
+    }
     let results: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     let points = results["points"].as_array().unwrap();
@@ -1422,6 +1427,75 @@ fn evaluate_writes_one_report_directory() {
         ]);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
         assert!(!bad.exists(), "{args:?} wrote something");
+    }
+}
+
+/// `evaluate --threat … --max-risk …` decides: the recommendation and the command that makes
+/// it on standard output, first in the report, in results.json; the command publishes a
+/// publication that passes its audit; an unknown threat exits 2.
+#[test]
+fn evaluate_recommends_a_publication_for_the_named_risk() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    let data = examples("km-figure1.csv");
+    let o = txanon(&[
+        "evaluate",
+        &data,
+        "--sensitive-random",
+        "1",
+        "--methods",
+        "km,cahd",
+        "--levels",
+        "2",
+        "--known",
+        "1",
+        "--supports",
+        "0.5",
+        "--threat",
+        "reidentification",
+        "--max-risk",
+        "0.6",
+        "--seed",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.starts_with("For a risk of re-identification at or below 0.6"), "{said}");
+    let command = said
+        .lines()
+        .find_map(|l| l.strip_prefix("publish it with: "))
+        .unwrap_or_else(|| panic!("no command: {said}"));
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["command"], command);
+    assert!(results["decision"]["recommended"]["worst_risk"].as_f64().unwrap() <= 0.6);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let first = html.find("<h1>").unwrap();
+    assert_eq!(&html[first..first + 20], "<h1>The decision</h1");
+    // The command, run as printed (into the directory it names), publishes what it said.
+    let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_txanon"))
+        .args(&args)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{command}: {}", stderr(&o));
+    assert!(dir.path().join("published/manifest.json").is_file());
+    let bad = dir.path().join("bad");
+    for extra in [["--threat", "gossip"], ["--max-risk", "0"]] {
+        let mut args =
+            vec!["evaluate", &data, "--sensitive-random", "1", "-o", bad.to_str().unwrap()];
+        args.extend(extra);
+        if extra[0] == "--threat" {
+            args.extend(["--max-risk", "0.1"]);
+        } else {
+            args.extend(["--threat", "reidentification"]);
+        }
+        let o = txanon(&args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(!bad.exists());
     }
 }
 

@@ -188,14 +188,20 @@ pub fn verdict(e: &Evaluation, adversary: Adversary, q: usize) -> Option<String>
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use txanon_attack::{AttackReport, KnownItems, Risk};
 
     use super::*;
     use crate::{Data, Itemsets, Settings, Utility};
 
     /// A published point with re-identification risk `risk`, F1 `f1` and workload error `error`.
-    fn point(method: &str, level: Option<usize>, risk: f64, f1: f64, error: f64) -> Point {
+    pub(crate) fn point(
+        method: &str,
+        level: Option<usize>,
+        risk: f64,
+        f1: f64,
+        error: f64,
+    ) -> Point {
         let risk = Risk { targets: 10, mean: risk, ..Risk::default() };
         Point {
             method: method.into(),
@@ -232,7 +238,7 @@ mod tests {
         }
     }
 
-    fn evaluation(points: Vec<Point>) -> Evaluation {
+    pub(crate) fn evaluation(points: Vec<Point>) -> Evaluation {
         Evaluation {
             data: Data {
                 transactions: 0,
@@ -249,11 +255,13 @@ mod tests {
                 targets: None,
                 supports: vec![0.01],
                 queries: 1,
-                seed: None,
-                draws_seed: 0,
+                seeded: false,
+                draws_seed: Some(0),
             },
             guarantees: Vec::new(),
             points,
+            decision: None,
+            command: None,
         }
     }
 

@@ -6,7 +6,8 @@
 //! [`View`](txanon_attack::View), attacks it and measures it; the original data and the
 //! original with its sensitive items removed are the two reference points. A method that
 //! cannot reach a level on the data is reported with its reason, never left out.
-//! [`frontier`] says which points no other beats against each adversary, and [`report::html`]
+//! [`frontier`] says which points no other beats against each adversary, [`decision`] which
+//! publication to make for the threats and the risk a data holder names, and [`report::html`]
 //! renders the result as one self-contained page.
 //!
 //! # Matching the levels
@@ -17,6 +18,7 @@
 //! `1/L`). Swapping has no level: it runs once and appears beside every level.
 #![deny(missing_docs)]
 
+pub mod decision;
 mod error;
 pub mod frontier;
 mod methods;
@@ -230,10 +232,13 @@ pub struct Settings {
     pub supports: Vec<f64>,
     /// Workload queries drawn.
     pub queries: usize,
-    /// The seed, or `None` for the operating system's.
-    pub seed: Option<u64>,
-    /// The seed of the attack's draws.
-    pub draws_seed: u64,
+    /// Whether a seed was given (else the publications' randomness is the operating
+    /// system's). The seed itself is the data holder's secret: with the data it recomputes
+    /// every publication, so it is never written into the results.
+    pub seeded: bool,
+    /// The seed of the attack's draws and the workload when no seed was given (0, public);
+    /// `None` when they were drawn from the secret seed.
+    pub draws_seed: Option<u64>,
 }
 
 /// One point of the comparison: a method at a level, or a reference.
@@ -282,6 +287,12 @@ pub struct Evaluation {
     pub guarantees: Vec<(Method, &'static str)>,
     /// The references first, then each method at each level.
     pub points: Vec<Point>,
+    /// The decision, when the data holder named a budget ([`decision::decide`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<decision::Decision>,
+    /// The command that publishes the recommendation, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
 }
 
 /// Progress: `done` of `total` steps, and what is running.
@@ -433,13 +444,15 @@ pub fn evaluate(
             known: params.attack.known().to_vec(),
             draws: params.attack.draws(),
             targets: params.attack.sample(),
-            draws_seed: params.attack.seed(),
+            draws_seed: p.seed.is_none().then(|| params.attack.seed()),
             supports: p.supports.clone(),
             queries: yardstick.queries(),
-            seed: p.seed,
+            seeded: p.seed.is_some(),
         },
         guarantees: p.methods.iter().map(|&m| (m, m.guarantee())).collect(),
         points,
+        decision: None,
+        command: None,
     })
 }
 

@@ -168,6 +168,16 @@ pub fn html(e: &Evaluation) -> String {
          vertical-align:top;max-width:600px}figcaption{font-size:12px;color:#444}\
          .infeasible{color:#a00}</style></head><body>",
     );
+    if let Some(decision) = &e.decision {
+        let _ = write!(s, "<h1>The decision</h1><p>{}</p>", escape(&decision.text));
+        if let Some(command) = &e.command {
+            let _ = write!(
+                s,
+                "<p>Publish it with (the operating system seeds the run):</p><pre>{}</pre>",
+                escape(command)
+            );
+        }
+    }
     let d = &e.data;
     let _ = write!(
         s,

@@ -27,8 +27,13 @@ struct CahdSummary {
     grouping: GroupingStats,
     groups: usize,
     achieved_privacy: f64,
-    reconstruction_error_r4: ReconstructionError,
+    /// The paper's reconstruction error at r = 4 QID items; `null` when the data has fewer
+    /// than 4 QID items, where the workload has no query.
+    reconstruction_error_r4: Option<ReconstructionError>,
 }
+
+/// The QID items of the paper's reconstruction-error workload.
+const WORKLOAD_R: usize = 4;
 
 /// The name `--band` gives `order`.
 pub fn band_name(order: BandOrder) -> &'static str {
@@ -67,9 +72,15 @@ pub fn release(
             0,
         );
     }
-    let workload = Workload::new(4).check().map_err(PublishError::family)?;
-    let error =
-        reconstruction_error(db, &result.published, &workload).map_err(PublishError::family)?;
+    let qid_items = (0..db.num_items() as ItemId)
+        .filter(|&i| db.supports()[i as usize] > 0 && !sensitive.contains(&i))
+        .count();
+    let error = if qid_items >= WORKLOAD_R {
+        let workload = Workload::new(WORKLOAD_R).check().map_err(PublishError::family)?;
+        Some(reconstruction_error(db, &result.published, &workload).map_err(PublishError::family)?)
+    } else {
+        None
+    };
     let band = band_name(params.order());
     let summary = CahdSummary {
         input: input.to_string(),

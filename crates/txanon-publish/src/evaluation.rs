@@ -1,5 +1,5 @@
 //! An evaluation as a directory (`txanon evaluate`, Python's `Evaluation.write`): report.html,
-//! results.csv, results.json and the manifest, staged and moved into place like a publication;
+//! results.csv, results.json, the drawn sensitive items (sensitive.txt) and the manifest, staged and moved into place like a publication;
 //! and the frontier as rows, for front ends that hand tables over.
 
 use serde::Serialize;
@@ -35,6 +35,16 @@ pub struct EvaluationParameters {
     pub km_m: usize,
     /// The number of random categories, when drawn.
     pub random_categories: Option<usize>,
+    /// The threats the decision is taken against, when one is asked for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub threat: Vec<String>,
+    /// The largest risk accepted, when a decision is asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_risk: Option<f64>,
+    /// Whether the sensitive items were drawn at random: they are then written out
+    /// (sensitive.txt), so that the recommended command protects the same items.
+    #[serde(skip)]
+    pub drawn_sensitive: bool,
 }
 
 /// An evaluation with what its manifest records.
@@ -43,6 +53,7 @@ pub struct EvaluationReport {
     evaluation: Evaluation,
     parameters: serde_json::Value,
     seeded: bool,
+    drawn_sensitive: bool,
 }
 
 /// One point against one adversary at one number of known items: its risk, its utility, and
@@ -88,7 +99,12 @@ impl EvaluationReport {
         if let Some(object) = value.as_object_mut() {
             object.insert("sensitive".into(), evaluation.data.sensitive.clone().into());
         }
-        Ok(Self { evaluation, parameters: value, seeded })
+        Ok(Self {
+            evaluation,
+            parameters: value,
+            seeded,
+            drawn_sensitive: parameters.drawn_sensitive,
+        })
     }
 
     /// The evaluation.
@@ -163,6 +179,16 @@ impl EvaluationReport {
         write_text(&staged.path("report.html"), &self.html())?;
         write_text(&staged.path("results.csv"), &self.csv())?;
         write_text(&staged.path(RESULTS), &self.json()?)?;
+        if self.drawn_sensitive {
+            let mut text = String::from(
+                "# The sensitive items this evaluation drew (--sensitive-random), one label per line\n",
+            );
+            for label in &self.evaluation.data.sensitive {
+                text.push_str(label);
+                text.push('\n');
+            }
+            write_text(&staged.path(crate::SENSITIVE_FILE), &text)?;
+        }
         staged.commit(Description {
             method: "evaluate",
             parameters: &self.parameters,

@@ -12,6 +12,8 @@ use txanon_evaluate::{EvaluateParams, Method, evaluate as run_evaluation};
 use txanon_publish::{EvaluationParameters, EvaluationReport};
 
 use crate::convert::{Int, Reading, data, sensitive, whole};
+use txanon_publish::Source;
+
 use crate::errors::{Failure, detached, watched};
 use crate::publication::{Owned, sources_of};
 
@@ -41,7 +43,7 @@ pub(crate) struct Evaluation {
 
 /// `txanon.evaluate`'s native side.
 #[pyfunction]
-#[pyo3(signature = (data_, *, sensitive_=None, sensitive_random=None, categories=None, random_categories=None, methods=None, levels=None, known=None, draws=None, targets=None, supports=None, queries=None, anatomy_columns=None, coherence_p=None, km_m=None, progress=None, seed_=None, format=None, tid_column=None, item_column=None))]
+#[pyo3(signature = (data_, *, sensitive_=None, sensitive_random=None, categories=None, random_categories=None, methods=None, levels=None, known=None, draws=None, targets=None, supports=None, queries=None, anatomy_columns=None, coherence_p=None, km_m=None, threat=None, max_risk=None, progress=None, seed_=None, format=None, tid_column=None, item_column=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn evaluate(
     py: Python<'_>,
@@ -60,6 +62,8 @@ pub(crate) fn evaluate(
     anatomy_columns: Option<Int>,
     coherence_p: Option<Int>,
     km_m: Option<Int>,
+    threat: Option<Vec<String>>,
+    max_risk: Option<f64>,
     progress: Option<Bound<'_, PyAny>>,
     seed_: Option<Int>,
     format: Option<String>,
@@ -114,6 +118,34 @@ pub(crate) fn evaluate(
         )
         .into());
     }
+    let threat = threat.unwrap_or_default();
+    once("threat", &threat)?;
+    let threats = threat
+        .iter()
+        .map(|t| {
+            txanon_evaluate::decision::threat(t).ok_or_else(|| {
+                Failure::bad_input(format!(
+                    "threat: unknown threat {t:?}: choose among reidentification, sensitive, tendency"
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    match (threats.is_empty(), max_risk) {
+        (true, None) => {}
+        (false, Some(r)) if r > 0.0 && r <= 1.0 => {}
+        (false, Some(r)) => {
+            return Err(Failure::bad_input(format!(
+                "max_risk = {r}: out of range, allowed above 0 up to 1"
+            ))
+            .into());
+        }
+        _ => {
+            return Err(Failure::bad_input(
+                "threat and max_risk: a decision needs both, the threats and the risk accepted",
+            )
+            .into());
+        }
+    }
     let params = EvaluateParams::new()
         .methods(methods)
         .levels(levels.clone())
@@ -133,6 +165,7 @@ pub(crate) fn evaluate(
         .check()
         .map_err(|e| Failure::of(&e))?;
     let data = data(py, data_, &Reading { format, tid_column, item_column })?;
+    let sensitive_given = sensitive_.clone();
     let items = sensitive("sensitive", &data.db, sensitive_, sensitive_random, seed)?;
     let item_categories = match (&categories, random_categories) {
         (Some(path), _) => {
@@ -157,6 +190,35 @@ pub(crate) fn evaluate(
         })
         .map_err(|e| Failure::of(&e))
     })?;
+    let mut evaluation = evaluation;
+    if let Some(max_risk) = max_risk {
+        use txanon_evaluate::decision::{Budget, CommandContext, command, decide};
+        let decision = decide(&evaluation, &Budget { threats, max_risk });
+        let context = CommandContext {
+            input: match data.source() {
+                Source::File(path) => path.display().to_string(),
+                Source::Memory { .. } => "DATA".into(),
+            },
+            sensitive: Some(match &sensitive_given {
+                // The drawn items, as `write` puts them beside the report.
+                None => format!("--sensitive {}", txanon_publish::SENSITIVE_FILE),
+                Some(_) => "--sensitive FILE".into(),
+            }),
+            categories: match (&categories, random_categories) {
+                (Some(path), _) => Some(format!("--categories {}", path.display())),
+                (None, Some(n)) => Some(format!("--random-categories {n}")),
+                (None, None) => None,
+            },
+            anatomy_columns: anatomy_columns.unwrap_or(evaluation.data.items.min(10)),
+            coherence_p,
+            km_m,
+        };
+        evaluation.command = decision
+            .recommended
+            .as_ref()
+            .and_then(|c| command(c, &evaluation, &context, "published/"));
+        evaluation.decision = Some(decision);
+    }
     let report = EvaluationReport::new(
         evaluation,
         &EvaluationParameters {
@@ -171,6 +233,9 @@ pub(crate) fn evaluate(
             coherence_p,
             km_m,
             random_categories,
+            threat,
+            max_risk,
+            drawn_sensitive: sensitive_given.is_none(),
         },
         seed.is_some(),
     )
@@ -217,6 +282,21 @@ impl Evaluation {
             .map(|(m, meaning)| serde_json::json!({ "method": m.name(), "guarantee": meaning }))
             .collect();
         self::rows(py, &rows)
+    }
+
+    /// The decision (when `threat` and `max_risk` were given) as a dict: the recommended
+    /// point, the runner-up and why it lost, or the budget the safest would meet, the text, and
+    /// the `command` that publishes the recommendation.
+    #[getter]
+    fn decision<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let e = self.report.evaluation();
+        let Some(decision) = &e.decision else { return Ok(None) };
+        let mut value = serde_json::to_value(decision)
+            .map_err(|err| Failure::new(txanon_data::ErrorKind::Internal, err.to_string()))?;
+        if let Some(object) = value.as_object_mut() {
+            object.insert("command".into(), e.command.clone().into());
+        }
+        Ok(Some(py.import("json")?.call_method1("loads", (value.to_string(),))?))
     }
 
     /// results.json as a dict: the data, the settings and every point in full.

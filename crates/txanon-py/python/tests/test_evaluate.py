@@ -67,3 +67,31 @@ def test_bad_options(quest, kwargs, message):
     with pytest.raises(txanon.BadInput) as raised:
         txanon.evaluate(str(quest), **{**ARGS, **kwargs})
     assert message in str(raised.value)
+
+
+def test_a_decision_for_the_named_risk_matches_the_clis(cli, quest, tmp_path):
+    budget = dict(threat=["reidentification"], max_risk=0.5)
+    evaluation = txanon.evaluate(str(quest), **ARGS, **budget)
+    decision = evaluation.decision
+    assert decision["recommended"]["worst_risk"] <= 0.5
+    assert decision["recommended"]["method"] in {"cahd", "km"}
+    assert decision["command"].startswith(f"txanon anonymize {decision['recommended']['method']} {quest}")
+    out = tmp_path / "cli"
+    cli("evaluate", quest, *CLI, "--threat", "reidentification", "--max-risk", "0.5", "-o", out)
+    expected = json.loads((out / "results.json").read_text())["decision"]
+    assert without_seconds({**decision, "command": None}) == without_seconds({**expected, "command": None})
+    written = Path(evaluation.write(tmp_path / "py"))
+    # The drawn sensitive items are written beside the report, as the command expects them.
+    assert (written / "sensitive.txt").read_text() == (out / "sensitive.txt").read_text()
+    assert txanon.evaluate(str(quest), **ARGS).decision is None
+
+
+def test_a_budget_nothing_meets(quest):
+    evaluation = txanon.evaluate(str(quest), **ARGS, threat=["reidentification"], max_risk=1e-9)
+    decision = evaluation.decision
+    assert decision["recommended"] is None and decision["command"] is None
+    assert "would meet a budget of" in decision["text"]
+    with pytest.raises(txanon.BadInput, match="a decision needs both"):
+        txanon.evaluate(str(quest), **ARGS, threat=["reidentification"])
+    with pytest.raises(txanon.BadInput, match='unknown threat "gossip"'):
+        txanon.evaluate(str(quest), **ARGS, threat=["gossip"], max_risk=0.1)

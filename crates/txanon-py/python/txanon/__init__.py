@@ -83,6 +83,8 @@ def evaluate(
     anatomy_columns: int | None = None,
     coherence_p: int = 2,
     km_m: int = 2,
+    threat: Sequence[str] | None = None,
+    max_risk: float | None = None,
     progress: Progress = None,
     seed: int | None = None,
     format: str | None = None,
@@ -98,6 +100,12 @@ def evaluate(
     ``supports``, a workload of ``queries`` count queries, rules and item loss. ``sensitive``
     (or ``sensitive_random``) names the sensitive items; swapping needs ``categories`` (a
     file) or ``random_categories``.
+
+    ``threat`` (``reidentification``, ``sensitive``, ``tendency``) and ``max_risk`` ask for a
+    decision: the publication that keeps the most utility among those whose mean risk stays at
+    or below ``max_risk`` against every named threat for every ``known`` q, the runner-up and
+    why it lost, or the budget the safest would meet, with the ``txanon anonymize`` command that
+    makes it (``Evaluation.decision``; first in the report).
 
     Returns an :class:`Evaluation`: ``points``, ``frontier`` and ``guarantees`` as pyarrow
     Tables, ``results`` (results.json) as a dict, ``html`` (the report), and ``write(dir)``,
@@ -120,6 +128,8 @@ def evaluate(
             anatomy_columns=anatomy_columns,
             coherence_p=coherence_p,
             km_m=km_m,
+            threat=None if threat is None else list(threat),
+            max_risk=max_risk,
             progress=callback,
             seed_=seed,
             format=format,

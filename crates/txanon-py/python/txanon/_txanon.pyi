@@ -166,6 +166,8 @@ def evaluate(
     anatomy_columns: int | None = None,
     coherence_p: int | None = None,
     km_m: int | None = None,
+    threat: list[str] | None = None,
+    max_risk: float | None = None,
     progress: Any = None,
     seed_: int | None = None,
     format: str | None = None,
@@ -186,6 +188,8 @@ class Evaluation:
     def guarantees(self) -> Any: ...
     @property
     def results(self) -> dict[str, Any]: ...
+    @property
+    def decision(self) -> dict[str, Any] | None: ...
     def write(self, out: str | os.PathLike[str], *, force: bool = False) -> str: ...
 
 class Publication:
