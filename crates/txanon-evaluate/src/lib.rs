@@ -295,6 +295,96 @@ pub struct Evaluation {
     pub command: Option<String>,
 }
 
+/// One publication as the common adversary reads it: its published parts, and the data
+/// holder's secrets that say whose record is whose (anatomy's buckets, swap's key), which
+/// exist only in memory where the publication was made.
+#[derive(Debug, Clone, Copy)]
+pub enum Published<'a> {
+    /// Anatomy's table, and for each input record the bucket holding it (`u32::MAX`:
+    /// suppressed).
+    Anatomy {
+        /// The table.
+        table: &'a txanon_anatomy::AnatomizedTable,
+        /// The secret: each input record's bucket.
+        bucket_of: &'a [u32],
+    },
+    /// CAHD's groups.
+    Cahd {
+        /// The groups.
+        groups: &'a txanon_cahd::PublishedGroups,
+    },
+    /// Coherence's published transactions.
+    Coherence {
+        /// The transactions.
+        published: &'a TransactionDb,
+    },
+    /// kᵐ-anonymity's generalized transactions and the hierarchy they were generalized over.
+    Km {
+        /// The transactions.
+        published: &'a TransactionDb,
+        /// The hierarchy.
+        hierarchy: &'a txanon_km::Hierarchy,
+    },
+    /// A swap publication, and the key: for each published record, its input record.
+    Swap {
+        /// The transactions, over the input's dictionary.
+        published: &'a TransactionDb,
+        /// The secret key.
+        key: &'a [u32],
+    },
+}
+
+/// The common adversary (the evaluation's, [`txanon_attack::attack`]) on one publication of
+/// `db` with `sensitive` items (sorted ids) and, for a swap publication, its `categories`.
+///
+/// # Errors
+/// [`EvaluateError::Params`] for a swap publication without categories; a publication naming
+/// an item `db` lacks; the attack's parameters.
+pub fn attack_published(
+    db: &TransactionDb,
+    sensitive: &[ItemId],
+    categories: Option<&ItemCategories>,
+    published: Published<'_>,
+    params: &ValidAttackParams,
+) -> Result<AttackReport, EvaluateError> {
+    let (view, own) = match published {
+        Published::Anatomy { table, bucket_of } => methods::anatomy_view(db, table, bucket_of)?,
+        Published::Cahd { groups } => methods::cahd_view(db, sensitive, groups)?,
+        Published::Coherence { published } => {
+            // Coherence suppresses whole public items: those the publication no longer holds
+            // (its dictionary may still list them).
+            let gone: Vec<bool> = (0..db.num_items() as ItemId)
+                .map(|i| {
+                    published
+                        .labels()
+                        .find(&db.label(i).to_string())
+                        .is_none_or(|g| published.supports()[g as usize] == 0)
+                })
+                .collect();
+            methods::records_view(db, published, &gone)?
+        }
+        Published::Km { published, hierarchy } => methods::km_view(db, hierarchy, published)?,
+        Published::Swap { published, key } => {
+            let categories = categories.ok_or(ParamError::OutOfRange {
+                name: "categories",
+                value: "none".into(),
+                reason: "a swap publication is attacked for the tendency over item categories: give them",
+            })?;
+            methods::swap_view(db, categories, published, key)?
+        }
+    };
+    let input = Input {
+        db,
+        sensitive,
+        categories,
+        seed: None,
+        anatomy_columns: 0,
+        coherence_p: 0,
+        km_m: 0,
+    };
+    Ok(attack(&view, &targets(&input, own), params)?)
+}
+
 /// Progress: `done` of `total` steps, and what is running.
 #[derive(Debug, Clone)]
 pub struct Progress {

@@ -245,7 +245,28 @@ fn anatomy(l: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
         .check()
         .map_err(|e| Refusal::Infeasible(e.to_string()))?;
     let published = anonymize(db, &params).map_err(|e| infeasible(Method::Anatomy, e))?;
-    let table = &published.table;
+    let (view, own) = anatomy_view(db, &published.table, &published.bucket_of)?;
+    Ok(Attackable {
+        view,
+        utility_view: None,
+        own,
+        audit: format!(
+            "{} buckets re-derived {}-diverse (largest value share {:.3})",
+            published.audit.buckets, published.audit.l, published.audit.worst_share
+        ),
+        setting: format!("l = {l}, {} item columns (repaired)", published.columns.len()),
+    })
+}
+
+/// Anatomy's table as its adversary reads it (every combination of one value per column of a
+/// bucket), and each input record's own record (through `bucket_of`, the secret of which
+/// bucket holds it; `u32::MAX`: suppressed).
+pub(crate) fn anatomy_view(
+    db: &TransactionDb,
+    table: &txanon_anatomy::AnatomizedTable,
+    bucket_of: &[u32],
+) -> Result<(View, Vec<Option<Own>>), EvaluateError> {
+    // The columns' item ids, once.
     let ids: Vec<Vec<ItemId>> = table
         .columns
         .iter()
@@ -272,19 +293,10 @@ fn anatomy(l: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
     let view = view.finish();
     let own = db
         .iter()
-        .zip(&published.bucket_of)
+        .zip(bucket_of)
         .map(|(t, &b)| if b == u32::MAX { None } else { view.locate(b, t) })
         .collect();
-    Ok(Attackable {
-        view,
-        utility_view: None,
-        own,
-        audit: format!(
-            "{} buckets re-derived {}-diverse (largest value share {:.3})",
-            published.audit.buckets, published.audit.l, published.audit.worst_share
-        ),
-        setting: format!("l = {l}, {} item columns (repaired)", published.columns.len()),
-    })
+    Ok((view, own))
 }
 
 fn cahd(p: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
@@ -299,15 +311,36 @@ fn cahd(p: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
         .map_err(|e| Refusal::Infeasible(e.to_string()))?;
     let published =
         anonymize(db, input.sensitive, &params).map_err(|e| infeasible(Method::Cahd, e))?;
+    let (view, own) = cahd_view(db, input.sensitive, &published.published)?;
+    Ok(Attackable {
+        view,
+        utility_view: None,
+        own,
+        audit: format!(
+            "{} groups re-derived of privacy degree {} (worst link {:.3})",
+            published.audit.groups, published.audit.p, published.audit.achieved
+        ),
+        setting: format!("p = {p}, RCM band order"),
+    })
+}
+
+/// CAHD's groups as their adversary reads them (a group's QID rows, its sensitive counts
+/// spread uniformly), and each input record's own row: the first row of its QID itemset (every
+/// copy weighs the same).
+pub(crate) fn cahd_view(
+    db: &TransactionDb,
+    sensitive: &[ItemId],
+    groups: &txanon_cahd::PublishedGroups,
+) -> Result<(View, Vec<Option<Own>>), EvaluateError> {
     let mut view = ViewBuilder::new(db.num_items());
     // A person's own record is their QID transaction; every copy of it weighs the same (one
     // record of a group, whichever), so the first is theirs.
     let mut first: HashMap<Vec<ItemId>, (u32, u32)> = HashMap::new();
-    let at = published.published.ids_in(db).map_err(EvaluateError::UnknownLabel)?;
+    let at = groups.ids_in(db).map_err(EvaluateError::UnknownLabel)?;
     let item = |k: u32| -> Result<ItemId, EvaluateError> {
         at.get(k as usize).copied().ok_or_else(|| EvaluateError::UnknownLabel(format!("#{k}")))
     };
-    for group in &published.published.groups {
+    for group in &groups.groups {
         let mut rows = Vec::with_capacity(group.qid.len());
         for t in &group.qid {
             let mut items = t.iter().map(|&k| item(k)).collect::<Result<Vec<_>, _>>()?;
@@ -330,7 +363,7 @@ fn cahd(p: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
         .iter()
         .map(|t| {
             let qid: Vec<ItemId> =
-                t.iter().copied().filter(|i| input.sensitive.binary_search(i).is_err()).collect();
+                t.iter().copied().filter(|i| sensitive.binary_search(i).is_err()).collect();
             first.get(&qid).map(|&(group, row)| {
                 // Linked in the QID rows only: the counts are no part of the record.
                 let mut values = vec![None; view.factors(group)];
@@ -339,16 +372,7 @@ fn cahd(p: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
             })
         })
         .collect();
-    Ok(Attackable {
-        view,
-        utility_view: None,
-        own,
-        audit: format!(
-            "{} groups re-derived of privacy degree {} (worst link {:.3})",
-            published.audit.groups, published.audit.p, published.audit.achieved
-        ),
-        setting: format!("p = {p}, RCM band order"),
-    })
+    Ok((view, own))
 }
 
 /// kᵐ-anonymity at k = `level`, the adversary's `m` as given, over the paper's balanced
@@ -374,32 +398,13 @@ fn km(level: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
         .map_err(|e| Refusal::Infeasible(e.to_string()))?;
     let published = anonymize(db, &hierarchy, &params).map_err(|e| infeasible(Method::Km, e))?;
     let p = &published.published;
-    // Each published item's original items, and each original item's published item.
-    let mut below: Vec<Vec<ItemId>> = Vec::with_capacity(p.num_items());
-    let mut published_of = vec![ItemId::MAX; db.num_items()];
-    for g in 0..p.num_items() as ItemId {
-        let node = hierarchy.find(&p.label(g).to_string()).expect("published items are nodes");
-        let mut items: Vec<ItemId> = hierarchy
-            .leaf_range(node)
-            .filter_map(|pos| db.labels().find(hierarchy.label(hierarchy.leaves()[pos])))
-            .collect();
-        items.sort_unstable();
-        for &i in &items {
-            published_of[i as usize] = g;
-        }
-        below.push(items);
-    }
-    let mut view = ViewBuilder::new(db.num_items());
+    let (view, own) = km_view(db, &hierarchy, p)?;
+    // The data user's world: each generalized item read as one of the items below it.
+    let (below, _) = km_below(db, &hierarchy, p);
     let mut world = ViewBuilder::new(db.num_items());
-    let mut first: HashMap<&[ItemId], u32> = HashMap::new();
-    let (mut expanded, mut drawn) = (Vec::new(), Vec::new());
+    let mut drawn = Vec::new();
     let seed = input.seed.unwrap_or(0);
     for (r, t) in p.iter().enumerate() {
-        expanded.clear();
-        expanded.extend(t.iter().flat_map(|&g| below[g as usize].iter().copied()));
-        expanded.sort_unstable();
-        let g = view.record(&expanded, Vec::new())?;
-        first.entry(t).or_insert(g);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(txanon_data::mix64(seed ^ r as u64));
         drawn.clear();
         drawn.extend(t.iter().filter_map(|&g| below[g as usize].choose(&mut rng).copied()));
@@ -407,17 +412,8 @@ fn km(level: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
         drawn.dedup();
         world.record(&drawn, Vec::new())?;
     }
-    let own = db
-        .iter()
-        .map(|t| {
-            let mut row: Vec<ItemId> = t.iter().map(|&i| published_of[i as usize]).collect();
-            row.sort_unstable();
-            row.dedup();
-            first.get(row.as_slice()).map(|&g| Own { group: g, values: vec![Some(0)] })
-        })
-        .collect();
     Ok(Attackable {
-        view: view.finish(),
+        view,
         utility_view: Some(world.finish()),
         own,
         audit: format!(
@@ -431,6 +427,63 @@ fn km(level: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
             input.km_m, published.generalized_items, published.loss.ncp
         ),
     })
+}
+
+/// Each published item's original items, and each original item's published item.
+fn km_below(
+    db: &TransactionDb,
+    hierarchy: &txanon_km::Hierarchy,
+    p: &TransactionDb,
+) -> (Vec<Vec<ItemId>>, Vec<ItemId>) {
+    let mut below: Vec<Vec<ItemId>> = Vec::with_capacity(p.num_items());
+    let mut published_of = vec![ItemId::MAX; db.num_items()];
+    for g in 0..p.num_items() as ItemId {
+        let mut items: Vec<ItemId> = match hierarchy.find(&p.label(g).to_string()) {
+            Some(node) => hierarchy
+                .leaf_range(node)
+                .filter_map(|pos| db.labels().find(hierarchy.label(hierarchy.leaves()[pos])))
+                .collect(),
+            // A label the hierarchy does not name covers nothing of the original.
+            None => Vec::new(),
+        };
+        items.sort_unstable();
+        for &i in &items {
+            published_of[i as usize] = g;
+        }
+        below.push(items);
+    }
+    (below, published_of)
+}
+
+/// kᵐ-anonymity's publication as its adversary reads it (a known item matches every record
+/// whose generalized item covers it), and each input record's own record: the first equal to
+/// its generalization.
+pub(crate) fn km_view(
+    db: &TransactionDb,
+    hierarchy: &txanon_km::Hierarchy,
+    p: &TransactionDb,
+) -> Result<(View, Vec<Option<Own>>), EvaluateError> {
+    let (below, published_of) = km_below(db, hierarchy, p);
+    let mut view = ViewBuilder::new(db.num_items());
+    let mut first: HashMap<&[ItemId], u32> = HashMap::new();
+    let mut expanded = Vec::new();
+    for t in p.iter() {
+        expanded.clear();
+        expanded.extend(t.iter().flat_map(|&g| below[g as usize].iter().copied()));
+        expanded.sort_unstable();
+        let g = view.record(&expanded, Vec::new())?;
+        first.entry(t).or_insert(g);
+    }
+    let own = db
+        .iter()
+        .map(|t| {
+            let mut row: Vec<ItemId> = t.iter().map(|&i| published_of[i as usize]).collect();
+            row.sort_unstable();
+            row.dedup();
+            first.get(row.as_slice()).map(|&g| Own { group: g, values: vec![Some(0)] })
+        })
+        .collect();
+    Ok((view.finish(), own))
 }
 
 /// The fanout of km's hierarchy in the evaluation (the paper's balanced hierarchies).
@@ -455,19 +508,7 @@ fn coherence(level: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
     for s in &published.suppressed {
         gone[s.item as usize] = true;
     }
-    let mut view = ViewBuilder::new(db.num_items());
-    let mut first: HashMap<&[ItemId], u32> = HashMap::new();
-    for t in published.published.iter() {
-        let g = view.record(t, Vec::new())?;
-        first.entry(t).or_insert(g);
-    }
-    let own = db
-        .iter()
-        .map(|t| {
-            let kept: Vec<ItemId> = t.iter().copied().filter(|&i| !gone[i as usize]).collect();
-            first.get(kept.as_slice()).map(|&g| Own { group: g, values: vec![Some(0)] })
-        })
-        .collect();
+    let (view, own) = records_view(db, &published.published, &gone)?;
     let setting = format!("h = {h:.4}, k = {k}, p = {}, k′ = {nugget_support}", input.coherence_p);
     let audit = format!(
         "(h,k,p)-coherence re-derived over {} transactions (worst breach {:.3}); {} public items suppressed",
@@ -475,7 +516,67 @@ fn coherence(level: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
         published.audit.worst_breach,
         published.suppressed.len()
     );
-    Ok(Attackable { view: view.finish(), utility_view: None, own, audit, setting })
+    Ok(Attackable { view, utility_view: None, own, audit, setting })
+}
+
+/// A publication of whole records (coherence's: `published` over the input's dictionary, the
+/// items `gone` suppressed everywhere), and each input record's own record: the first equal to
+/// what is left of it.
+pub(crate) fn records_view(
+    db: &TransactionDb,
+    published: &TransactionDb,
+    gone: &[bool],
+) -> Result<(View, Vec<Option<Own>>), EvaluateError> {
+    let mut view = ViewBuilder::new(db.num_items());
+    let mut first: HashMap<Vec<ItemId>, u32> = HashMap::new();
+    // The published records in the input's ids (a publication read from outside has its own
+    // dictionary), each published item looked up once.
+    let at: Vec<Option<ItemId>> = (0..published.num_items() as ItemId)
+        .map(|g| db.labels().find(&published.label(g).to_string()))
+        .collect();
+    let mut row = Vec::new();
+    for t in published.iter() {
+        row.clear();
+        for &g in t {
+            row.push(
+                at[g as usize]
+                    .ok_or_else(|| EvaluateError::UnknownLabel(published.label(g).to_string()))?,
+            );
+        }
+        row.sort_unstable();
+        let g = view.record(&row, Vec::new())?;
+        first.entry(row.clone()).or_insert(g);
+    }
+    let own = db
+        .iter()
+        .map(|t| {
+            let kept: Vec<ItemId> = t.iter().copied().filter(|&i| !gone[i as usize]).collect();
+            first.get(&kept).map(|&g| Own { group: g, values: vec![Some(0)] })
+        })
+        .collect();
+    Ok((view.finish(), own))
+}
+
+/// A swap publication as its adversary reads it (the published records, each with the
+/// tendency a reader names in it), and each input record's own record through the `key` (for
+/// each published record, its input record: the data holder's secret).
+pub(crate) fn swap_view(
+    db: &TransactionDb,
+    categories: &ItemCategories,
+    published: &TransactionDb,
+    key: &[u32],
+) -> Result<(View, Vec<Option<Own>>), EvaluateError> {
+    let mut view = ViewBuilder::new(db.num_items());
+    let mut own = vec![None; db.len()];
+    let mut scratch = Vec::new();
+    for (t, &source) in published.iter().zip(key) {
+        let labels = tendency_labels(t, categories.categories(), &mut scratch);
+        let g = view.record(t, labels)?;
+        if let Some(slot) = own.get_mut(source as usize) {
+            *slot = Some(Own { group: g, values: vec![Some(0)] });
+        }
+    }
+    Ok((view.finish(), own))
 }
 
 fn swap(input: &Input<'_>) -> Result<Attackable, Refusal> {
@@ -495,17 +596,10 @@ fn swap(input: &Input<'_>) -> Result<Attackable, Refusal> {
     let data = txanon_data::Categorized::new(db, categories)
         .map_err(|e| Refusal::Infeasible(e.to_string()))?;
     let published = anonymize(data, &params).map_err(|e| infeasible(Method::Swap, e))?;
-    let mut view = ViewBuilder::new(db.num_items());
-    let mut own = vec![None; db.len()];
-    let mut scratch = Vec::new();
-    for (t, &source) in published.published.iter().zip(published.key()) {
-        let labels = tendency_labels(t, categories.categories(), &mut scratch);
-        let g = view.record(t, labels)?;
-        own[source as usize] = Some(Own { group: g, values: vec![Some(0)] });
-    }
+    let (view, own) = swap_view(db, categories, &published.published, published.key())?;
     let audit = &published.audit;
     Ok(Attackable {
-        view: view.finish(),
+        view,
         utility_view: None,
         own,
         audit: format!(

@@ -170,3 +170,83 @@ fn parameters_are_checked() {
     assert_eq!(attack(AttackParams::new().known(vec![40])), "known");
     assert_eq!(attack(AttackParams::new().draws(0)), "draws");
 }
+
+/// The adversary on one publication (`attack_published`, what Python's `txanon.attack` runs)
+/// finds what the evaluation found on the same publication: each family made again with the
+/// evaluation's settings and seed, attacked through its published parts and secrets.
+#[test]
+fn one_publication_attacked_alone_scores_as_in_the_evaluation() {
+    use txanon_evaluate::{Published, attack_published};
+    let db = data();
+    let e = run(
+        &db,
+        EvaluateParams::new().levels(vec![4]).anatomy_columns(Some(2)).coherence_p(2).km_m(2),
+    );
+    let mut sensitive = random_items(&db, 6, 1).unwrap();
+    sensitive.sort_unstable();
+    let categories = random_categories(&db, 8, 1).unwrap();
+    let attack = AttackParams::new().draws(3).seed(5).check().unwrap();
+    let privacy = |method: &str| {
+        let p = e.points.iter().find(|p| p.method == method).unwrap();
+        let Outcome::Published { privacy, .. } = &p.outcome else { panic!("{method} refused") };
+        serde_json::to_value(privacy).unwrap()
+    };
+    let alone = |published: Published<'_>| {
+        serde_json::to_value(
+            attack_published(&db, &sensitive, Some(&categories), published, &attack).unwrap(),
+        )
+        .unwrap()
+    };
+    let anatomy = txanon_anatomy::anonymize(
+        &db,
+        &txanon_anatomy::AnatomyParams::new(2, 4).seed(Some(5)).check().unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        alone(Published::Anatomy { table: &anatomy.table, bucket_of: &anatomy.bucket_of }),
+        privacy("anatomy")
+    );
+    let cahd = txanon_cahd::anonymize(
+        &db,
+        &sensitive,
+        &txanon_cahd::CahdParams::new(4).seed(Some(5)).check().unwrap(),
+    )
+    .unwrap();
+    assert_eq!(alone(Published::Cahd { groups: &cahd.published }), privacy("cahd"));
+    let nuggets = u32::try_from(db.len().div_ceil(1000)).unwrap().max(4);
+    let coherence = txanon_coherence::anonymize(
+        &db,
+        &sensitive,
+        &txanon_coherence::CoherenceParams::new(0.25, 4, 2, nuggets).seed(Some(5)).check().unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        alone(Published::Coherence { published: &coherence.published }),
+        privacy("coherence")
+    );
+    let hierarchy = txanon_km::Hierarchy::balanced(&db, 5).unwrap();
+    let km = txanon_km::anonymize(
+        &db,
+        &hierarchy,
+        &txanon_km::KmParams::new(4, 2).seed(Some(5)).check().unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        alone(Published::Km { published: &km.published, hierarchy: &hierarchy }),
+        privacy("km")
+    );
+    let swap = txanon_swap::anonymize(
+        txanon_data::Categorized::new(&db, &categories).unwrap(),
+        &txanon_swap::SwapParams::new(txanon_swap::Method::PartSwap)
+            .ties(txanon_swap::Ties::All)
+            .max_exposed(db.len())
+            .seed(Some(5))
+            .check()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        alone(Published::Swap { published: &swap.published, key: swap.key() }),
+        privacy("swap")
+    );
+}

@@ -64,7 +64,9 @@ pub fn release(input: &str, db: &TransactionDb, params: &ValidAnatomyParams) -> 
             params.l(),
             params.diversity()
         ));
-    Ok(Release::new("anatomy", &summary, report, params.seed().is_some(), outcome)?
+    let mut release = Release::new("anatomy", &summary, report, params.seed().is_some(), outcome)?;
+    release.linkage = Some(std::sync::Arc::new(result.bucket_of));
+    Ok(release
         .parameters(serde_json::json!({
             "columns": params.columns(),
             "l": params.l(),

@@ -70,6 +70,9 @@ pub struct Release {
     pub(crate) audit: serde_json::Value,
     pub(crate) note: Option<&'static str>,
     pub(crate) outcome: Outcome,
+    /// A secret link between input and published records kept in memory, never written:
+    /// anatomy's bucket of each input record (`u32::MAX`: suppressed).
+    pub(crate) linkage: Option<std::sync::Arc<Vec<u32>>>,
 }
 
 /// The file name of a release's summary.
@@ -98,6 +101,7 @@ impl Release {
             audit: serde_json::to_value(audit).map_err(|e| PublishError::json("the audit", e))?,
             note: None,
             outcome,
+            linkage: None,
         })
     }
 
@@ -150,6 +154,17 @@ impl Release {
     /// The report of the audit the publication passed.
     pub fn audit(&self) -> &serde_json::Value {
         &self.audit
+    }
+
+    /// The secret link between input and published records, when the family has one that
+    /// its files do not show (anatomy: the bucket of each input record); never written.
+    pub fn linkage(&self) -> Option<&[u32]> {
+        self.linkage.as_deref().map(Vec::as_slice)
+    }
+
+    /// A file's content, by its name (a transaction file by its stem).
+    pub fn file(&self, name: &str) -> Option<&Content> {
+        self.files.iter().find(|(n, _)| n == name).map(|(_, c)| c)
     }
 
     /// What the run did.

@@ -76,7 +76,7 @@ pub(crate) fn anonymize_cahd(
     if drawn {
         release = release.with_drawn_sensitive(&data.db, &items);
     }
-    Ok(Publication::new(release, &data, None))
+    Ok(Publication::new(release, data, None).attackable(items, None, None))
 }
 
 /// kᵐ-anonymity (see `txanon.anonymize.km`).
@@ -144,7 +144,7 @@ pub(crate) fn anonymize_km(
         };
         Ok(txanon_publish::km::release(&data.name, &data.db, &hierarchy, &described, &params)?)
     })?;
-    Ok(Publication::new(release, &data, None))
+    Ok(Publication::new(release, data, None).attackable(Vec::new(), None, None))
 }
 
 /// (h,k,p)-coherence (see `txanon.anonymize.coherence`).
@@ -210,7 +210,7 @@ pub(crate) fn anonymize_coherence(
     if drawn {
         release = release.with_drawn_sensitive(&data.db, &private);
     }
-    Ok(Publication::new(release, &data, None))
+    Ok(Publication::new(release, data, None).attackable(private, None, None))
 }
 
 /// Multi-dimension anatomy (see `txanon.anonymize.anatomy`).
@@ -260,7 +260,7 @@ pub(crate) fn anonymize_anatomy(
     let release = watched(py, &watch, progress.as_ref(), || {
         Ok(txanon_publish::anatomy::release(&data.name, &data.db, &params)?)
     })?;
-    Ok(Publication::new(release, &data, None))
+    Ok(Publication::new(release, data, None).attackable(Vec::new(), None, None))
 }
 
 /// Tendency hiding (see `txanon.anonymize.swap`).
@@ -347,7 +347,8 @@ pub(crate) fn anonymize_swap(
             })
         })?;
     }
-    Ok(Publication::new(release, &data, key_out))
+    let key = key.records().to_vec();
+    Ok(Publication::new(release, data, key_out).attackable(Vec::new(), Some(categories), Some(key)))
 }
 
 /// Slicing of relational microdata, or a baseline (see `txanon.anonymize.slicing`).

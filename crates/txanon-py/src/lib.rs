@@ -7,6 +7,7 @@
 //! The typed Python layer (`python/txanon`) wraps these functions: keyword arguments named as
 //! the CLI's options, docstrings, and the fallbacks for objects without `__arrow_c_stream__`.
 
+mod attack;
 mod audits;
 mod convert;
 mod errors;
@@ -54,6 +55,7 @@ fn _txanon(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(audits::audit_slicing, m)?)?;
     m.add_function(wrap_pyfunction!(audits::audit_swap, m)?)?;
     m.add_function(wrap_pyfunction!(evaluation::evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(attack::attack, m)?)?;
     m.add_class::<publication::Publication>()?;
     m.add_class::<evaluation::Evaluation>()?;
     Ok(())

@@ -18,10 +18,22 @@ use crate::errors::{Failure, detached};
 #[pyclass(module = "txanon._txanon", frozen)]
 #[derive(Debug)]
 pub(crate) struct Publication {
-    release: Release,
+    pub(crate) release: Release,
     sources: Vec<Owned>,
+    /// What the common adversary needs besides the files, kept in memory, never written.
+    pub(crate) attack: Option<AttackInputs>,
     /// Where the swap key was written, which no publication directory may hold.
     key_out: Option<PathBuf>,
+}
+
+/// What `txanon.attack` needs of a publication besides its files: the data it was made from,
+/// its sensitive items, swap's categories and key (secrets, never written).
+#[derive(Debug)]
+pub(crate) struct AttackInputs {
+    pub db: txanon_data::TransactionDb,
+    pub sensitive: Vec<txanon_data::ItemId>,
+    pub categories: Option<txanon_data::ItemCategories>,
+    pub key: Option<Vec<u32>>,
 }
 
 /// An input as the manifest names it, owned.
@@ -42,9 +54,12 @@ impl Owned {
 }
 
 impl Publication {
-    /// `release`, made from `data`.
-    pub(crate) fn new(release: Release, data: &Data, key_out: Option<PathBuf>) -> Self {
-        Self::of_files(release, vec![Owned::of(data)], key_out)
+    /// `release`, made from `data`, which it keeps for the adversary ([`Publication::attackable`]).
+    pub(crate) fn new(release: Release, data: Data, key_out: Option<PathBuf>) -> Self {
+        let mut publication = Self::of_files(release, vec![Owned::of(&data)], key_out);
+        publication.attack =
+            Some(AttackInputs { db: data.db, sensitive: Vec::new(), categories: None, key: None });
+        publication
     }
 
     /// `release`, made from `sources`.
@@ -53,7 +68,24 @@ impl Publication {
         sources: Vec<Owned>,
         key_out: Option<PathBuf>,
     ) -> Self {
-        Self { release, sources, key_out }
+        Self { release, sources, attack: None, key_out }
+    }
+
+    /// The publication with what the adversary needs of it besides its data: its sensitive
+    /// items, swap's categories and key.
+    pub(crate) fn attackable(
+        mut self,
+        mut sensitive: Vec<txanon_data::ItemId>,
+        categories: Option<txanon_data::ItemCategories>,
+        key: Option<Vec<u32>>,
+    ) -> Self {
+        if let Some(inputs) = &mut self.attack {
+            sensitive.sort_unstable();
+            inputs.sensitive = sensitive;
+            inputs.categories = categories;
+            inputs.key = key;
+        }
+        self
     }
 }
 

@@ -94,3 +94,5 @@ def test_the_wrappers_pass_every_option_through():
             assert wrapper == native, f"{layer.__name__}.{family}"
     native = [rename.get(n, n) for n, _, _ in compiled(_txanon.evaluate)]
     assert list(inspect.signature(txanon.evaluate).parameters) == native
+    native = [rename.get(n, n) for n, _, _ in compiled(_txanon.attack)]
+    assert list(inspect.signature(txanon.attack).parameters) == native

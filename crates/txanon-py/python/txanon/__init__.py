@@ -41,6 +41,7 @@ __all__ = [
     "Violation",
     "__version__",
     "anonymize",
+    "attack",
     "audit",
     "evaluate",
     "read",
@@ -136,3 +137,34 @@ def evaluate(
             tid_column=tid_column,
             item_column=item_column,
         )
+
+
+def attack(
+    publication: Publication,
+    *,
+    sensitive: Iterable[str | int] | None = None,
+    known: Sequence[int] = (1, 2, 3, 4),
+    draws: int = 10,
+    targets: int | None = None,
+    seed: int | None = None,
+) -> Any:
+    """The common adversary of ``txanon evaluate`` on one publication made in this process: it
+    knows ``known`` of a target's public items (``draws`` random draws per target, over every
+    target or a sample of ``targets``) and reads the publication as its method's paper does.
+
+    Returns a pyarrow Table with a row per number of known items and adversary
+    (``reidentification``, ``sensitive-inference``, and ``tendency-inference`` for swapping):
+    targets, mean, p95, p99 and max risk, and the shares of targets above 1/2, 1/5 and 1/10.
+    ``sensitive`` names the sensitive items for methods that do not (anatomy, km); CAHD's and
+    coherence's own are used otherwise. The attack needs whose record went where, which only
+    the process that made the publication knows (kept in memory, never written): a publication
+    read back from a directory cannot be attacked. ``seed`` seeds the draws (0 by default).
+    """
+    return _txanon.attack(
+        publication,
+        sensitive=labels(sensitive),
+        known=list(known),
+        draws=draws,
+        targets=targets,
+        seed_=seed,
+    )

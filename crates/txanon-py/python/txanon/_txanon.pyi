@@ -175,6 +175,16 @@ def evaluate(
     item_column: str | None = None,
 ) -> Evaluation: ...
 
+def attack(
+    publication: Publication,
+    *,
+    sensitive: list[str] | None = None,
+    known: list[int] | None = None,
+    draws: int | None = None,
+    targets: int | None = None,
+    seed_: int | None = None,
+) -> Any: ...
+
 class Evaluation:
     """An evaluation in memory: what ``txanon evaluate`` writes."""
 
