@@ -201,3 +201,18 @@ def test_write_in_columnar_formats(quest, tmp_path, to, name):
     out = Path(publication.write(tmp_path / to, to=to))
     assert txanon.read(out / name).equals(txanon.read(publication.tables["published"]))
     assert name in publication.file_names(to=to)
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        pa.array([[3, 1], [1, 2], [2, 3]], pa.large_list(pa.int64())),
+        pa.array([[3, 1], [1, 2], [2, 3]], pa.list_(pa.uint16())),
+        pa.array([["c", "a"], ["a", "b"], ["b", "c"]], pa.large_list(pa.large_string())),
+        pa.array([["c", "a"], ["a", "b"], ["b", "c"]], pa.list_(pa.string_view())),
+    ],
+)
+def test_any_offset_width_and_item_type_is_read(items):
+    table = txanon.read(pa.table({"items": items}))
+    rows = [sorted(map(str, r)) for r in table.column("items").to_pylist()]
+    assert rows == [["a", "c"], ["a", "b"], ["b", "c"]] or rows == [["1", "3"], ["1", "2"], ["2", "3"]]
