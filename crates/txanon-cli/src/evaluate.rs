@@ -76,6 +76,11 @@ pub struct EvaluateArgs {
     /// most 1): the recommendation keeps the most utility within it.
     #[arg(long, requires = "threat", value_name = "RISK", value_parser = crate::numbers::share())]
     max_risk: Option<f64>,
+    /// Write the recommended publication to DIR in the same run, audited, with its manifest
+    /// (absent or empty, as `anonymize -o`; randomness as a normal run's: --seed's, else the
+    /// operating system's). Nothing is written there when none qualifies.
+    #[arg(long, value_name = "DIR", requires = "max_risk")]
+    publish: Option<PathBuf>,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -148,6 +153,17 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         args.sensitive.file(),
         args.categories.as_deref(),
     ])?;
+    let publish = match &args.publish {
+        Some(dir) => Some(crate::publication::prepare(
+            dir,
+            false,
+            &[Some(args.input.input.as_path()), args.sensitive.file(), args.categories.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>(),
+        )?),
+        None => None,
+    };
     let (db, _) = args.input.read()?;
     let sensitive = args.sensitive.resolve(&db, &args.input.input, args.seed)?;
     let categories = match (&args.categories, args.random_categories) {
@@ -198,6 +214,15 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         if let Some(command) = &evaluation.command {
             emit(&format!("publish it with: {command}\n"))?;
         }
+        if let (Some(staged), Some(choice)) = (publish, &decision.recommended) {
+            let mut release =
+                recommended_release(&args, &db, &sensitive, categories.as_ref(), choice)?;
+            if args.sensitive.drawn() && matches!(choice.method.as_str(), "cahd" | "coherence") {
+                release = release.with_drawn_sensitive(&db, &sensitive);
+            }
+            let inputs = [Some(args.input.input.as_path())];
+            crate::publication::commit(&release, staged, None, &inputs)?;
+        }
         evaluation.decision = Some(decision);
     }
     let points = evaluation.points.len();
@@ -232,6 +257,68 @@ pub fn run(args: EvaluateArgs) -> Result<()> {
         args.output.out.display(),
         points
     ))
+}
+
+/// The recommended publication, made with the setting the evaluation ran it at (the same
+/// as the printed command's) and the run's seed.
+fn recommended_release(
+    args: &EvaluateArgs,
+    db: &txanon_data::TransactionDb,
+    sensitive: &[txanon_data::ItemId],
+    categories: Option<&txanon_data::ItemCategories>,
+    choice: &txanon_evaluate::decision::Choice,
+) -> Result<txanon_publish::Release> {
+    let input = args.input.input.display().to_string();
+    let level = || {
+        choice
+            .level
+            .ok_or_else(|| anyhow::anyhow!("{} was evaluated without a level", choice.method))
+    };
+    let release = match Method::parse(&choice.method) {
+        Some(Method::Anatomy) => {
+            let columns = args.anatomy_columns.unwrap_or(db.num_items().min(10));
+            let params =
+                txanon_anatomy::AnatomyParams::new(columns, level()?).seed(args.seed).check()?;
+            txanon_publish::anatomy::release(&input, db, &params)?
+        }
+        Some(Method::Cahd) => {
+            let params = txanon_cahd::CahdParams::new(level()?).seed(args.seed).check()?;
+            txanon_publish::cahd::release(&input, db, sensitive, &params)?
+        }
+        Some(Method::Coherence) => {
+            let l = level()?;
+            let k = u32::try_from(l)?;
+            let nugget = u32::try_from(db.len().div_ceil(1000))?.max(k);
+            let params =
+                txanon_coherence::CoherenceParams::new(1.0 / l as f64, k, args.coherence_p, nugget)
+                    .seed(args.seed)
+                    .check()?;
+            txanon_publish::coherence::release(&input, db, sensitive, &params)?
+        }
+        Some(Method::Km) => {
+            let hierarchy = txanon_km::Hierarchy::balanced(db, 5)?;
+            let params = txanon_km::KmParams::new(u32::try_from(level()?)?, args.km_m)
+                .seed(args.seed)
+                .check()?;
+            txanon_publish::km::release(&input, db, &hierarchy, "balanced, fanout 5", &params)?
+        }
+        Some(Method::Swap) => {
+            let categories = categories
+                .ok_or_else(|| UsageError("--publish swap needs the categories".into()))?;
+            let params = txanon_swap::SwapParams::new(txanon_swap::Method::PartSwap)
+                .ties(txanon_swap::Ties::All)
+                .max_exposed(db.len())
+                .seed(args.seed)
+                .check()?;
+            let from = match args.random_categories {
+                Some(n) => txanon_publish::swap::CategoriesFrom::Random(n),
+                None => txanon_publish::swap::CategoriesFrom::File,
+            };
+            txanon_publish::swap::release(&input, db, categories, from, &params, false)?.0
+        }
+        None => anyhow::bail!("{} is not a method", choice.method),
+    };
+    Ok(release)
 }
 
 /// A bar with the step and its rate on a terminal; nothing elsewhere.

@@ -1483,6 +1483,44 @@ fn evaluate_recommends_a_publication_for_the_named_risk() {
         .unwrap();
     assert!(o.status.success(), "{command}: {}", stderr(&o));
     assert!(dir.path().join("published/manifest.json").is_file());
+    // --publish writes the recommendation in the same run, audited; nothing when none
+    // qualifies.
+    let publish = |risk: &str, name: &str| {
+        let out = dir.path().join(format!("{name}-eval"));
+        let to = dir.path().join(name);
+        let o = txanon(&[
+            "evaluate",
+            &data,
+            "--sensitive-random",
+            "1",
+            "--methods",
+            "km,cahd",
+            "--levels",
+            "2",
+            "--known",
+            "1",
+            "--supports",
+            "0.5",
+            "--threat",
+            "reidentification",
+            "--max-risk",
+            risk,
+            "--seed",
+            "1",
+            "-o",
+            out.to_str().unwrap(),
+            "--publish",
+            to.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        to
+    };
+    let to = publish("0.6", "chosen");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(to.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["method"], results["decision"]["recommended"]["method"]);
+    assert_eq!(manifest["audit"]["passed"], true);
+    assert!(!publish("0.000001", "none").exists(), "nothing qualifies: nothing published");
     let bad = dir.path().join("bad");
     for extra in [["--threat", "gossip"], ["--max-risk", "0"]] {
         let mut args =

@@ -240,7 +240,7 @@ pub fn prepare(out: &Path, replace: bool, inputs: &[&Path]) -> Result<Staged> {
     let prefix = format!("{STAGING}{name}-");
     if let Ok(entries) = std::fs::read_dir(&parent) {
         for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            if is_staging_of(&entry.file_name().to_string_lossy(), &prefix) {
                 let _ = std::fs::remove_dir_all(entry.path());
             }
         }
@@ -259,6 +259,19 @@ pub fn prepare(out: &Path, replace: bool, inputs: &[&Path]) -> Result<Staged> {
         started,
         _lock: lock,
     })
+}
+
+/// Whether `file` is a staging directory (or a replaced publication on its way out) of the
+/// target whose staging names start with `prefix`: the prefix, then `<pid>-<nanos>`, then
+/// nothing or `.replaced`. Another target whose name extends this one's (`out` and
+/// `out-2`) has staging names that start with the same prefix, and must not be touched.
+fn is_staging_of(file: &str, prefix: &str) -> bool {
+    let Some(rest) = file.strip_prefix(prefix) else { return false };
+    let rest = rest.strip_suffix(".replaced").unwrap_or(rest);
+    let mut parts = rest.split('-');
+    let number =
+        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    number(parts.next()) && number(parts.next()) && parts.next().is_none()
 }
 
 impl Staged {
@@ -421,5 +434,23 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
             Ok(())
         }
         Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_staging_of;
+
+    /// A run into `out` clears what killed runs into `out` left, and nothing of `out-2`'s or
+    /// `out-eval`'s, whose staging names start the same way.
+    #[test]
+    fn staging_names_are_told_apart_from_longer_targets() {
+        let prefix = ".txanon-staging-out-";
+        assert!(is_staging_of(".txanon-staging-out-123-456", prefix));
+        assert!(is_staging_of(".txanon-staging-out-123-456.replaced", prefix));
+        assert!(!is_staging_of(".txanon-staging-out-2-123-456", prefix));
+        assert!(!is_staging_of(".txanon-staging-out-eval-123-456", prefix));
+        assert!(!is_staging_of(".txanon-staging-out-123", prefix));
+        assert!(!is_staging_of(".txanon-staging-other-123-456", prefix));
     }
 }
