@@ -288,7 +288,7 @@ fn recommended_release(
         Some(Method::Coherence) => {
             let l = level()?;
             let k = u32::try_from(l)?;
-            let nugget = u32::try_from(db.len().div_ceil(1000))?.max(k);
+            let nugget = txanon_evaluate::coherence_nugget_support(db.len(), l);
             let params =
                 txanon_coherence::CoherenceParams::new(1.0 / l as f64, k, args.coherence_p, nugget)
                     .seed(args.seed)
@@ -296,11 +296,13 @@ fn recommended_release(
             txanon_publish::coherence::release(&input, db, sensitive, &params)?
         }
         Some(Method::Km) => {
-            let hierarchy = txanon_km::Hierarchy::balanced(db, 5)?;
+            let fanout = txanon_evaluate::KM_FANOUT;
+            let hierarchy = txanon_km::Hierarchy::balanced(db, fanout)?;
             let params = txanon_km::KmParams::new(u32::try_from(level()?)?, args.km_m)
                 .seed(args.seed)
                 .check()?;
-            txanon_publish::km::release(&input, db, &hierarchy, "balanced, fanout 5", &params)?
+            let described = format!("balanced, fanout {fanout}");
+            txanon_publish::km::release(&input, db, &hierarchy, &described, &params)?
         }
         Some(Method::Swap) => {
             let categories = categories

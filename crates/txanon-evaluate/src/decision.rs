@@ -248,7 +248,7 @@ pub fn command(
         Method::Cahd => format!("txanon anonymize cahd {input} -p {} {sensitive}", level?),
         Method::Coherence => {
             let l = level?;
-            let nugget = (e.data.transactions.div_ceil(1000)).max(l);
+            let nugget = crate::coherence_nugget_support(e.data.transactions, l);
             format!(
                 "txanon anonymize coherence {input} --h {} --k {l} --p {} --nugget-support {nugget} {sensitive}",
                 1.0 / l as f64,

@@ -32,7 +32,7 @@ use txanon_attack::{AttackParams, AttackReport, ValidAttackParams, attack};
 use txanon_data::{ItemCategories, ItemId, ParamError, TransactionDb};
 
 pub use error::EvaluateError;
-pub use methods::Method;
+pub use methods::{KM_FANOUT, Method, coherence_nugget_support};
 pub use utility::{Itemsets, MAX_ITEMSET, MAX_LISTED, QUERY_ITEMS, RULE_CONFIDENCE, Utility};
 
 use crate::methods::{Attackable, Input, Refusal, records_of, targets};

@@ -487,7 +487,15 @@ pub(crate) fn km_view(
 }
 
 /// The fanout of km's hierarchy in the evaluation (the paper's balanced hierarchies).
-const KM_FANOUT: usize = 5;
+pub const KM_FANOUT: usize = 5;
+
+/// Coherence's nugget support k′ in the evaluation at level `level` on `transactions`
+/// transactions: 0.1% of them, as the coherence experiment runs the paper's data, never below
+/// k = `level`.
+pub fn coherence_nugget_support(transactions: usize, level: usize) -> u32 {
+    let k = u32::try_from(level).unwrap_or(u32::MAX);
+    u32::try_from(transactions.div_ceil(1000)).unwrap_or(u32::MAX).max(k)
+}
 
 fn coherence(level: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
     use txanon_coherence::{CoherenceParams, anonymize};
@@ -497,7 +505,7 @@ fn coherence(level: usize, input: &Input<'_>) -> Result<Attackable, Refusal> {
         .map_err(|_| Refusal::Infeasible(format!("k = {level} is too large")))?;
     // k′ (nuggets: the paper's utility, itemsets the greedy loop spares) at 0.1% of the
     // transactions, as the coherence experiment runs the paper's data; never below k.
-    let nugget_support = u32::try_from(db.len().div_ceil(1000)).unwrap_or(u32::MAX).max(k);
+    let nugget_support = coherence_nugget_support(db.len(), level);
     let params = CoherenceParams::new(h, k, input.coherence_p, nugget_support)
         .seed(input.seed)
         .check()
