@@ -10,6 +10,7 @@
 mod attack;
 mod audits;
 mod convert;
+mod draws;
 mod errors;
 mod evaluation;
 mod families;
@@ -56,6 +57,8 @@ fn _txanon(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(audits::audit_swap, m)?)?;
     m.add_function(wrap_pyfunction!(evaluation::evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(attack::attack, m)?)?;
+    m.add_function(wrap_pyfunction!(draws::draw_items, m)?)?;
+    m.add_function(wrap_pyfunction!(draws::draw_categories, m)?)?;
     m.add_class::<publication::Publication>()?;
     m.add_class::<evaluation::Evaluation>()?;
     Ok(())

@@ -12,6 +12,10 @@ def read(
     tid_column: str | None = None,
     item_column: str | None = None,
 ) -> Any: ...
+def draw_items(
+    labels: list[str], *, count: int, name: str, seed_: int | None = None
+) -> list[str]: ...
+def draw_categories(labels: list[str], *, count: int, seed_: int | None = None) -> list[str]: ...
 def anonymize_cahd(
     data_: Any,
     *,

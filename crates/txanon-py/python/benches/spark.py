@@ -1,0 +1,100 @@
+"""txanon.spark in Spark's local mode against the CLI, on the same Quest file in the same run.
+
+    python crates/txanon-py/python/benches/spark.py [--transactions N] [--families F,...]
+        [--shards S] [--memory 6g]
+
+N Quest transactions (10⁷ by default: ``txanon generate quest --avg-len 10 --pattern-len 4
+--items 5000 --seed 1``), as FIMI for the CLI and as Parquet (``txanon convert``) for Spark.
+Per family, at the scaling experiment's settings: the CLI end to end on the file (read,
+anonymize, audit, write the publication), against ``txanon.spark.anonymize`` on
+``spark.read.parquet`` with ``local[2]`` (the shards' files computed and checkpointed: every
+shard anonymized and audited), then ``SparkPublication.write`` as Parquet. The session's start
+is timed apart. Prints a Markdown table (docs/SPARK.md's "Measured").
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[4]
+CLI = Path(os.environ.get("TXANON_BIN", REPO / "target" / "release" / "txanon"))
+
+#: The scaling experiment's settings (docs/SCALE.md), as CLI options and as keyword arguments.
+FAMILIES = {
+    "anatomy": (["-c", "5", "-l", "4"], dict(columns=5, l=4)),
+    "cahd": (["-p", "10", "--sensitive-random", "10"], dict(p=10, sensitive_random=10)),
+    "coherence": (
+        ["--h", "0.4", "--k", "10", "--p", "2", "--nugget-support", "0.1%", "--sensitive-random", "10"],
+        dict(h=0.4, k=10, p=2, nugget_support="0.1%", sensitive_random=10),
+    ),
+    "km": (["--k", "100", "--m", "3"], dict(k=100, m=3)),
+    "swap": (["--random-categories", "50"], dict(random_categories=50)),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--transactions", type=int, default=10_000_000)
+    parser.add_argument("--families", default=",".join(FAMILIES))
+    parser.add_argument("--shards", type=int, default=None)
+    parser.add_argument("--memory", default="6g")
+    args = parser.parse_args()
+    families = args.families.split(",")
+    with tempfile.TemporaryDirectory(prefix="txanon-bench-spark-") as scratch:
+        scratch = Path(scratch)
+        fimi, parquet = scratch / "quest.dat", scratch / "quest.parquet"
+        subprocess.run(
+            [str(CLI), "generate", "quest", "--transactions", str(args.transactions), "--avg-len",
+             "10", "--pattern-len", "4", "--items", "5000", "--seed", "1", "-o", str(fimi)],
+            check=True, capture_output=True,
+        )
+        subprocess.run([str(CLI), "convert", str(fimi), str(parquet)], check=True, capture_output=True)
+
+        os.environ["PYSPARK_PYTHON"] = sys.executable
+        started = time.perf_counter()
+        from pyspark.sql import SparkSession
+
+        spark = (
+            SparkSession.builder.master("local[2]")
+            .config("spark.ui.enabled", "false")
+            .config("spark.driver.memory", args.memory)
+            .config("spark.sql.shuffle.partitions", "8")
+            .getOrCreate()
+        )
+        spark.sparkContext.setLogLevel("ERROR")
+        session = time.perf_counter() - started
+        import txanon.spark as ts
+
+        print(f"{args.transactions} Quest transactions; Spark session started in {session:.1f} s\n")
+        print("| family | CLI | Spark local[2] | shards | Spark / CLI |")
+        print("|---|---:|---:|---:|---:|")
+        for family in families:
+            options, params = FAMILIES[family]
+            out = scratch / f"cli-{family}"
+            t = time.perf_counter()
+            subprocess.run(
+                [str(CLI), "anonymize", family, str(fimi), *options, "--seed", "1", "-o", str(out)],
+                check=True, capture_output=True,
+            )
+            cli = time.perf_counter() - t
+            t = time.perf_counter()
+            frame = spark.read.parquet(str(parquet))
+            publication = ts.anonymize(frame, family, shards=args.shards, seed=1, **params)
+            publication.write(str(scratch / f"spark-{family}"))
+            on_spark = time.perf_counter() - t
+            print(
+                f"| {family} | {cli:.1f} s | {on_spark:.1f} s | {publication.report['shards']} "
+                f"| {on_spark / cli:.2f}× |",
+                flush=True,
+            )
+        spark.stop()
+
+
+if __name__ == "__main__":
+    main()

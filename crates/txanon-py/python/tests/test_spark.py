@@ -1,0 +1,366 @@
+"""txanon.spark in Spark's local mode: every family on 10⁵ generated transactions, read by Spark
+from Parquet and split into shards; each shard's publication audited, a tampered one caught,
+bad input refused before the work.
+
+One session for the whole run (local[2], UI off, four shuffle partitions, 2 GB for the driver).
+Without pyspark or Java the tests skip with the reason, and fail when ``CI=true``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import txanon
+from conftest import run_cli
+
+N = 100_000
+SHARDS = 4
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (CI=true: the Spark tests must run)")
+    print(f"SKIPPED: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        _unavailable("pyspark is not installed (pip install 'pyspark>=4')")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        _unavailable("no Java runtime (Spark needs Java 17 or newer)")
+    from pyspark.sql import SparkSession
+
+    # The workers run this interpreter, which has txanon installed.
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("txanon-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.memory", "2g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def baskets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """10⁵ Quest transactions over 500 items as Parquet (one list<int64> column)."""
+    directory = tmp_path_factory.mktemp("spark")
+    fimi = directory / "quest.dat"
+    run_cli(
+        "generate",
+        "quest",
+        "--transactions",
+        str(N),
+        "--avg-len",
+        "8",
+        "--pattern-len",
+        "4",
+        "--items",
+        "500",
+        "--seed",
+        "7",
+        "-o",
+        fimi,
+    )
+    items = txanon.read(fimi).column("items").cast(pa.list_(pa.int64()))
+    path = directory / "quest.parquet"
+    pq.write_table(pa.table({"items": items}), path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def frame(spark, baskets):
+    return spark.read.parquet(str(baskets))
+
+
+SENSITIVE = ["3", "17", "101", "250", "499"]
+
+RUNS = {
+    "anatomy": (dict(columns=4, l=2), dict(l=2)),
+    "cahd": (dict(p=4, sensitive=SENSITIVE), dict(p=4, sensitive=SENSITIVE)),
+    "coherence": (
+        dict(h=0.6, k=5, p=2, nugget_support=0.01, sensitive=SENSITIVE),
+        dict(h=0.6, k=5, p=2, sensitive=SENSITIVE),
+    ),
+    "km": (dict(k=10, m=2), dict(k=10, m=2)),
+    "swap": (dict(random_categories=20), None),
+}
+
+
+@pytest.fixture(scope="session")
+def publications(frame):
+    import txanon.spark as ts
+
+    return {
+        method: ts.anonymize(frame, method, shards=SHARDS, seed=11, **params)
+        for method, (params, _) in RUNS.items()
+    }
+
+
+def shard_files(publication, shard: int) -> dict[str, bytes]:
+    from pyspark.sql import functions as F
+
+    rows = publication.files.filter(F.col("shard") == shard).collect()
+    return {r["name"]: bytes(r["content"]) for r in rows}
+
+
+@pytest.mark.parametrize("method", sorted(RUNS))
+def test_every_shard_publishes_what_the_family_publishes_and_passes_its_audit(publications, method):
+    import txanon.spark as ts
+
+    publication = publications[method]
+    report = publication.report
+    assert report["shards"] == SHARDS and report["sharding"] == "random"
+    assert report["records"] == N
+    assert sum(s["records"] for s in report["per_shard"]) == N
+    # Random shards of 10⁵: none is empty or far from a quarter.
+    assert all(0.2 * N < s["records"] < 0.3 * N for s in report["per_shard"])
+    assert all(s["audit"]["passed"] for s in report["per_shard"]), method
+    assert report["utility"]["pooled"] is not None
+    for shard in range(SHARDS):
+        names = set(shard_files(publication, shard))
+        assert {"manifest.json", "summary.json", ts.SHARDS_FILE} <= names, names
+    published = publication.transactions()
+    assert published.count() == report["published_records"]
+    assert published.select("shard").distinct().count() == SHARDS
+    claim = RUNS[method][1]
+    if claim is not None:
+        audited = ts.audit(publication, method, original=publication.sharded, **claim)
+        assert audited["passed"] and audited["shards"] == SHARDS
+        assert [s["shard"] for s in audited["per_shard"]] == list(range(SHARDS))
+
+
+def test_a_shard_is_the_family_run_on_that_shard(publications, tmp_path):
+    """What a worker publishes is what txanon.anonymize publishes for the shard's transactions:
+    the adapter adds nothing to the family's run."""
+    from pyspark.sql import functions as F
+
+    import txanon.spark as ts
+
+    publication = publications["cahd"]
+    shard = 2
+    rows = publication.sharded.filter(F.col("shard") == shard).orderBy("tid").select("items")
+    table = pa.Table.from_pylist([r.asDict() for r in rows.collect()])
+    direct = txanon.anonymize.cahd(table, p=4, sensitive=SENSITIVE, seed=ts._shard_seed(11, shard))
+    written = Path(direct.write(tmp_path / "direct"))
+    expected = {p.name: p.read_bytes() for p in written.iterdir()}
+    got = shard_files(publication, shard)
+    got.pop(ts.SHARDS_FILE)
+    # The manifest names the input as the Arrow table it was handed; the rest is byte for byte.
+    assert got.keys() == expected.keys()
+    for name in expected:
+        if name != "manifest.json":
+            assert got[name] == expected[name], name
+    assert (
+        json.loads(got["manifest.json"])["files"] == json.loads(expected["manifest.json"])["files"]
+    )
+
+
+def test_the_same_seed_publishes_the_same_files_and_no_seed_differs(frame):
+    import txanon.spark as ts
+
+    def files(publication):
+        return sorted(
+            (r["shard"], r["name"], bytes(r["content"])) for r in publication.files.collect()
+        )
+
+    small = frame.limit(5000)
+    first = files(ts.anonymize(small, "km", shards=2, seed=5, k=5, m=2))
+    assert first == files(ts.anonymize(small, "km", shards=2, seed=5, k=5, m=2))
+    unseeded = files(ts.anonymize(small, "km", shards=2, k=5, m=2))
+    assert unseeded != first
+    # The seed is the data holder's secret: nothing published holds it or a shard's seed.
+    for _, _, content in first:
+        for secret in (
+            b"seed",
+            str(ts._shard_seed(5, 0)).encode(),
+            str(ts._shard_seed(5, 1)).encode(),
+        ):
+            assert secret not in content or secret == b"seed" and b'"seed"' not in content
+
+
+def test_a_tampered_shard_fails_its_audit_and_names_the_shard(spark, publications, tmp_path):
+    from pyspark.sql import functions as F
+
+    import txanon.spark as ts
+
+    publication = publications["cahd"]
+    path = str(tmp_path / "cahd-published")
+    publication.write(path)
+    with pytest.raises(txanon.BadInput):
+        publication.write(path)  # never replaced unless asked
+    read_back = spark.read.parquet(path)
+    claim = RUNS["cahd"][1]
+    assert ts.audit(read_back, "cahd", **claim)["passed"]
+
+    # One published transaction of shard 1 changed: its manifest no longer verifies.
+    def tamper(content):
+        lines = bytes(content).split(b"\n")
+        lines[0] = b"1 2 3"
+        return bytearray(b"\n".join(lines))
+
+    tamper_udf = F.udf(tamper, "binary")
+    tampered = read_back.withColumn(
+        "content",
+        F.when(
+            (F.col("shard") == 1) & (F.col("name") == "qid.dat"), tamper_udf("content")
+        ).otherwise(F.col("content")),
+    )
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts.audit(tampered, "cahd", **claim)
+    assert {v["shard"] for v in failed.value.violations} == {1}
+    assert "manifest" in failed.value.kinds
+    assert "1 of 4 shards" in failed.value.message
+
+    # A shard dropped: the others still list it.
+    dropped = read_back.filter(F.col("shard") != 3)
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts.audit(dropped, "cahd", **claim)
+    assert failed.value.kinds == ["shard-missing"] and failed.value.violations[0]["shard"] == 3
+
+    # A stronger claim than the publication meets fails on every shard, counted per shard.
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts.audit(read_back, "cahd", p=40, sensitive=SENSITIVE)
+    assert {v["shard"] for v in failed.value.violations} == set(range(SHARDS))
+
+
+def test_the_long_shape_and_a_shard_column(spark):
+    import txanon.spark as ts
+
+    long = spark.createDataFrame(
+        [(t, f"i{(t * 7 + j) % 40}") for t in range(3000) for j in range(1 + t % 4)],
+        "order long, product string",
+    )
+    publication = ts.anonymize(long, "km", items="product", tid="order", shards=3, seed=2, k=4, m=2)
+    assert publication.report["records"] == 3000
+    assert ts.audit(publication, "km", k=4, m=2, original=publication.sharded)["passed"]
+
+    keyed = spark.createDataFrame(
+        [([j % 30, (j * 3) % 30 + 30], j % 2) for j in range(4000)], "items array<int>, region int"
+    )
+    publication = ts.anonymize(keyed, "anatomy", shards="region", seed=3, columns=2, l=2)
+    assert publication.report["sharding"] == "column region"
+    assert sorted(s["shard"] for s in publication.report["per_shard"]) == [0, 1]
+    assert [s["records"] for s in publication.report["per_shard"]] == [2000, 2000]
+
+
+def test_bad_input_is_refused_before_the_work(spark, frame):
+    import txanon.spark as ts
+
+    cases = [
+        (
+            lambda: ts.anonymize(frame, "mondrian", k=2),
+            "method = 'mondrian': not allowed; one of anatomy, cahd",
+        ),
+        (lambda: ts.anonymize(frame, "km", items="basket", k=2, m=2), "items: no column 'basket'"),
+        (
+            lambda: ts.anonymize(frame.selectExpr("items[0] as items"), "km", k=2, m=2),
+            "the list shape needs array<int>",
+        ),
+        (
+            lambda: ts.anonymize(frame, "cahd", p=1, sensitive=SENSITIVE, shards=2),
+            "p = 1: out of range, allowed 2 to",
+        ),
+        (
+            lambda: ts.anonymize(frame, "cahd", p=4, sensitive=["nope"], shards=2),
+            "not in the data: nope",
+        ),
+        (
+            lambda: ts.anonymize(frame, "km", k=2, m=2, shards=0),
+            "shards = 0: out of range, allowed 1 to 1048576",
+        ),
+        (
+            lambda: ts.anonymize(frame, "km", k=2, m=2, seed=-1),
+            "seed = -1: out of range, allowed 0 to 18446744073709551615",
+        ),
+        (
+            lambda: ts.anonymize(frame, "km", k=2, m=2, seed=2**64),
+            "seed = 18446744073709551616: out of range",
+        ),
+        (lambda: ts.anonymize(frame, "km", k=2, m=2, progress=True), "progress: not an option"),
+        (
+            lambda: ts.anonymize(frame, "km", k=2, m=2, shards=2, max_shard_bytes=1000),
+            "raise the shard count (now 2)",
+        ),
+        (
+            lambda: ts.anonymize(frame.filter("size(items) > 1000"), "km", k=2, m=2, shards=2),
+            "holds no transaction",
+        ),
+        (
+            lambda: ts.anonymize(
+                spark.createDataFrame([([1, None],), ([2],)], "items array<int>"), "km", k=2, m=2
+            ),
+            "1 null items",
+        ),
+        (
+            lambda: ts.anonymize(frame, "km", k=2, m=2, shards="items"),
+            "shards: column 'items' is array<bigint>",
+        ),
+    ]
+    for call, message in cases:
+        with pytest.raises(txanon.BadInput) as raised:
+            call()
+        assert message in str(raised.value), (message, str(raised.value))
+        assert "\n" not in str(raised.value)
+
+
+def test_a_shard_that_cannot_meet_the_parameters_is_named(frame):
+    import txanon.spark as ts
+
+    with pytest.raises(txanon.Infeasible) as raised:
+        ts.anonymize(frame.limit(300), "km", shards=2, seed=1, k=200, m=2)
+    assert raised.value.args[0].startswith("shard ")
+    assert "fewer than k = 200" in str(raised.value)
+
+
+def test_the_draws_on_the_driver_are_the_families_own():
+    """What the driver draws from the distinct items (no Spark needed): the crates' ChaCha8
+    draws, repeated by a seed, bounded as the families bound them."""
+    from collections import Counter
+
+    from txanon import _txanon
+
+    labels = [str(i) for i in range(100)]
+    drawn = _txanon.draw_items(labels, count=10, name="sensitive_random", seed_=3)
+    assert drawn == _txanon.draw_items(labels, count=10, name="sensitive_random", seed_=3)
+    assert len(set(drawn)) == 10 and set(drawn) <= set(labels)
+    assert drawn != _txanon.draw_items(labels, count=10, name="sensitive_random", seed_=4)
+    categories = _txanon.draw_categories(labels, count=7, seed_=1)
+    sizes = Counter(categories)
+    assert len(sizes) == 7 and max(sizes.values()) - min(sizes.values()) <= 1
+    assert categories != _txanon.draw_categories(labels, count=7, seed_=2)
+    for call, message in [
+        (
+            lambda: _txanon.draw_items(labels, count=101, name="sensitive_random"),
+            "sensitive_random = 101: out of range, allowed 1 to 100",
+        ),
+        (
+            lambda: _txanon.draw_categories(labels, count=0),
+            "random_categories = 0: out of range, allowed 1 to 100",
+        ),
+        (lambda: _txanon.draw_items(["7", "7"], count=1, name="n"), '"7" is listed twice'),
+        (lambda: _txanon.draw_items([], count=1, name="n"), "no item to draw from"),
+        (
+            lambda: _txanon.draw_items(labels, count=1, name="n", seed_=2**64),
+            "seed = 18446744073709551616: out of range",
+        ),
+    ]:
+        with pytest.raises(txanon.BadInput) as raised:
+            call()
+        assert message in str(raised.value), (message, str(raised.value))

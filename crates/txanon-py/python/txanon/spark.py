@@ -1,0 +1,861 @@
+"""txanon on Apache Spark: a DataFrame of transactions anonymized shard by shard on Spark's own
+engine, and audited the same way.
+
+``anonymize(df, method, ...)`` splits the transactions into shards (at random, keyed with a
+secret salt, or by a column of the caller's), hands each shard to the family as Arrow data
+(``groupBy(shard).applyInArrow``), and returns a :class:`SparkPublication`: per shard, the files
+of exactly the publication directory ``txanon anonymize`` writes (its manifest, its audit passed
+against the shard), as a DataFrame ``(shard, name, content)``. ``audit(publication, method,
+...)`` runs the family's independent audit on every shard's files, and the original's shard
+when given, and sums the violations.
+
+Only DataFrame operations are used (no RDD), so it runs on Spark Connect and shared clusters;
+the driver collects statistics only: each shard's counts, the distinct items with their
+supports, each shard's ``summary.json`` and ``manifest.json``, and the violations an audit
+finds. pyspark is an optional dependency, imported when a function here is called.
+
+What holds for the union of the shards' publications, family by family, is in docs/SPARK.md:
+anatomy, CAHD and swap publish groups that are local to a shard; coherence and kᵐ-anonymity
+suppress or generalize per shard (each shard's publication meets the guarantee, so their union
+does), with the utility cost the report states.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import secrets
+import tempfile
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping
+
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401 (pa.compute)
+
+from .errors import AuditFailed, BadInput, Infeasible, InternalError, TxanonError, Violation
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+__all__ = ["FAMILIES", "MAX_SHARD_BYTES", "SparkPublication", "anonymize", "audit"]
+
+#: The families ``txanon.spark`` runs (slicing publishes relational microdata, not transactions).
+FAMILIES = ("anatomy", "cahd", "coherence", "km", "swap")
+
+#: The most bytes of item labels one shard may hold: a shard reaches its worker as Arrow data and
+#: its published file comes back as one binary value, and an Arrow column holds at most 2 GiB in
+#: one batch. Half of that leaves room for the file's separators and the manifest's rewrite.
+MAX_SHARD_BYTES = 1 << 30
+
+#: The transactions per shard when ``shards`` is not given.
+DEFAULT_SHARD_RECORDS = 2_000_000
+
+#: The columns of a Spark publication: per shard, every file of its publication directory.
+FILES_SCHEMA = "shard int, name string, content binary"
+
+#: Where a Spark publication says how it is sharded (beside each shard's directory, not in it).
+SHARDS_FILE = "shards.json"
+
+_AUDIT_SCHEMA = "shard int, kind string, details string"
+
+# The published transaction file of each family, by the table name `Publication.tables` uses.
+_PUBLISHED = {
+    "anatomy": "anonymized",
+    "cahd": "qid",
+    "coherence": "published",
+    "km": "published",
+    "swap": "published",
+}
+
+# Each family's figure of what sharding costs, pooled over the shards: how the scaling
+# experiment's `scaling-shards` table states it.
+_UTILITY = {
+    "anatomy": "ln_faked_records",
+    "cahd": "reconstruction_error_r4",
+    "coherence": "occurrences_suppressed_percent",
+    "km": "ncp",
+    "swap": "unmatched",
+}
+
+
+def _spark() -> tuple[Any, Any]:
+    try:
+        from pyspark.sql import functions, types
+    except ImportError as error:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "txanon.spark needs pyspark (pip install 'pyspark>=4'); the rest of txanon does not"
+        ) from error
+    return functions, types
+
+
+@dataclass
+class SparkPublication:
+    """A publication made on Spark: every shard's publication directory as rows of ``files``.
+
+    ``files`` is a DataFrame ``(shard, name, content)``: for each shard every file of the
+    directory ``txanon anonymize`` writes (the published data, the family's documents,
+    ``summary.json`` and ``manifest.json``), plus ``shards.json`` naming every shard. It is
+    computed once (checkpointed): reading it again never reruns the anonymization. ``report``
+    is a dict: the method, the shard count and how the shards were made, the records in and
+    published, each shard's summary and audit, and the utility figure pooled over the shards.
+    ``sharded`` is the input with its ``shard`` column (the original as the audit takes it:
+    the data holder's, never published).
+    """
+
+    method: str
+    files: DataFrame
+    report: dict[str, Any]
+    sharded: DataFrame
+    _table: str = field(repr=False, default="published")
+
+    def transactions(self) -> DataFrame:
+        """The published transactions as a DataFrame ``(shard, items: array<string>)``, read back
+        from each shard's published file (CAHD's QID items, anatomy's flattened records)."""
+        stem = self._table
+
+        def read(table: pa.Table) -> pa.Table:
+            import txanon
+
+            rows = table.to_pylist()
+            shard = rows[0]["shard"]
+            chosen = [r for r in rows if os.path.splitext(r["name"])[0] == stem]
+            if len(chosen) != 1:
+                raise BadInput(f"shard {shard}: no published file {stem}.* among its files")
+            with tempfile.TemporaryDirectory(prefix="txanon-spark-") as scratch:
+                path = os.path.join(scratch, chosen[0]["name"])
+                with open(path, "wb") as out:
+                    out.write(chosen[0]["content"])
+                items = txanon.read(path).column("items").cast(pa.list_(pa.string()))
+            return pa.table({"shard": pa.array([shard] * len(items), pa.int32()), "items": items})
+
+        return self.files.groupBy("shard").applyInArrow(read, "shard int, items array<string>")
+
+    def write(self, path: str, *, mode: Literal["error", "overwrite"] = "error") -> None:
+        """Writes ``files`` as Parquet at ``path`` (any Spark path). ``mode="error"`` (the
+        default) refuses a path that exists; a reader audits it with :func:`audit` on
+        ``spark.read.parquet(path)``."""
+        _word("mode", mode, ("error", "overwrite"))
+        try:
+            self.files.write.mode("errorifexists" if mode == "error" else "overwrite").parquet(path)
+        except Exception as error:
+            if "PATH_ALREADY_EXISTS" in str(error):
+                raise BadInput(f"path: {path} exists; mode='overwrite' replaces it") from None
+            raise
+
+
+def anonymize(
+    df: DataFrame,
+    method: str,
+    *,
+    items: str = "items",
+    tid: str | None = None,
+    shards: int | str | None = None,
+    seed: int | None = None,
+    max_shard_bytes: int = MAX_SHARD_BYTES,
+    **params: Any,
+) -> SparkPublication:
+    """Anonymizes the transactions of ``df`` with ``method`` (one of :data:`FAMILIES`), shard by
+    shard, and returns the :class:`SparkPublication`.
+
+    The data is in the list shape (``items`` names a column of ``array<int>``, ``array<bigint>``
+    or ``array<string>``, one row per transaction) or, with ``tid``, the long shape (``tid`` and
+    ``items`` name a transaction id column and a column of one item per row).
+
+    ``shards``: a count (the transactions dealt to that many shards at random by a keyed hash
+    of their id, the key a secret drawn for the run, or from ``seed``), or the name of an
+    integer column of ``df`` whose values are the shards (a key that keeps similar transactions
+    together, for CAHD); by default one shard per 2,000,000 transactions, and at least as many
+    as the cluster runs tasks at once (its default parallelism), so that every core works. A
+    shard whose item labels take more than ``max_shard_bytes`` is refused before any work,
+    with the advice to raise the shard count.
+
+    ``params`` are the family's, named as :mod:`txanon.anonymize` names them. ``sensitive_random``
+    (CAHD, coherence) and ``random_categories`` (swap) are drawn once on the driver from the
+    data's distinct items, so that every shard protects the same items under the same
+    categories; swap's ``categories`` may also be a mapping ``{item: category}``. ``seed``, as
+    everywhere in txanon, is the data holder's secret: each shard's run is seeded from it and
+    the shard's number, and nothing of it is published; without it, every shard draws from the
+    operating system.
+
+    Raises :class:`txanon.BadInput` before any job runs on the data for a wrong column, type,
+    method or parameter, and after counting the shards (one aggregation) for an empty table,
+    null items or a shard too large; :class:`txanon.Infeasible` when a shard cannot meet the
+    parameters (the message names the shard).
+    """
+    functions, _ = _spark()
+    _word("method", method, FAMILIES)
+    _bounded_int("max_shard_bytes", max_shard_bytes, 1, 1 << 31)
+    for reserved in ("progress", "format", "tid_column", "item_column", "key_out"):
+        if reserved in params:
+            raise BadInput(f"{reserved}: not an option of txanon.spark.anonymize")
+    if seed is not None:
+        _bounded_int("seed", seed, 0, (1 << 64) - 1)
+    salt = _salt(seed)
+    data = _shape(df, items, tid, shards if isinstance(shards, str) else None)
+    data, sharding, statistics = _sharded(data, items, shards, salt, max_shard_bytes)
+    supports = _universe(data, method, params)
+    params = _global_params(method, params, supports, seed)
+    _dry_run(method, params, supports)
+    shard_ids = sorted(statistics)
+    seeds = None if seed is None else {s: _shard_seed(seed, s) for s in shard_ids}
+    run = _anonymizer(method, params, seeds, shard_ids)
+    files = data.groupBy("shard").applyInArrow(run, FILES_SCHEMA)
+    try:
+        # Computed once: without a seed a rerun would publish differently.
+        files = files.localCheckpoint(eager=True)
+    except Exception as error:  # a worker's txanon error, wrapped by Spark
+        raise _translated(error) from None
+    report = _report(method, files, statistics, sharding, seed is not None)
+    return SparkPublication(method, files, report, data, _PUBLISHED[method])
+
+
+def audit(
+    publication: SparkPublication | DataFrame,
+    method: str,
+    *,
+    original: DataFrame | None = None,
+    **claim: Any,
+) -> dict[str, Any]:
+    """Audits a Spark publication (a :class:`SparkPublication`, or its ``files`` read back,
+    ``spark.read.parquet(path)``) under the auditor's ``claim``, named as :mod:`txanon.audit`
+    names it (``p`` and ``sensitive`` for CAHD, ``k`` and ``m`` for kᵐ-anonymity, ...).
+
+    Each shard's files are written to a scratch directory on its worker and audited there by
+    the family's audit, which shares no code with its algorithm: the manifest first, then every
+    published file; with ``original`` (a DataFrame ``(shard, items)``, such as
+    :attr:`SparkPublication.sharded`) also against the shard's original transactions. A shard
+    listed in ``shards.json`` but absent, or present but not listed, is a violation too.
+
+    Returns the report: the shards audited and each shard's report. Raises
+    :class:`txanon.AuditFailed` carrying the violations (at most a hundred as objects, each with
+    its ``shard``; the message counts them all by kind).
+    """
+    functions, _ = _spark()
+    _word("method", method, FAMILIES)
+    if method == "swap":
+        raise BadInput(
+            "method: 'swap' is audited against its secret key, which a Spark publication does "
+            "not keep; each shard's swap publication passed its audit on its worker"
+        )
+    files = publication.files if isinstance(publication, SparkPublication) else publication
+    names = set(files.columns)
+    if not {"shard", "name", "content"} <= names:
+        raise BadInput(
+            f"publication: columns {sorted(names)}; a Spark publication has shard, name, content"
+        )
+    check = _auditor(method, claim)
+    if original is None:
+        rows = files.groupBy("shard").applyInArrow(lambda t: check(t, None), _AUDIT_SCHEMA)
+    else:
+        if not {"shard", "items"} <= set(original.columns):
+            raise BadInput("original: a DataFrame of shard and items, as SparkPublication.sharded")
+        rows = (
+            files.groupBy("shard")
+            .cogroup(original.select("shard", "items").groupBy("shard"))
+            .applyInArrow(check, _AUDIT_SCHEMA)
+        )
+    try:
+        rows = rows.localCheckpoint(eager=True)
+    except Exception as error:
+        raise _translated(error) from None
+    failed = rows.filter(functions.col("kind") != "passed")
+    by_kind = {r["kind"]: r["count"] for r in failed.groupBy("kind").count().collect()}
+    listed = _listed_shards(files)
+    present = {r["shard"] for r in rows.select("shard").distinct().collect()}
+    missing = sorted(set(listed) - present)
+    violations: list[Violation] = [
+        Violation(method, "shard-missing", {"shard": s}) for s in missing[:100]
+    ]
+    if missing:
+        by_kind["shard-missing"] = len(missing)
+    for r in failed.limit(100 - len(violations)).collect():
+        details = json.loads(r["details"])
+        details["shard"] = r["shard"]
+        violations.append(Violation(method, r["kind"], details))
+    if by_kind:
+        total = sum(by_kind.values())
+        shards_failed = failed.select("shard").distinct().count() + len(missing)
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(by_kind.items()))
+        raise AuditFailed(
+            f"{method} audit failed on {shards_failed} of {len(present | set(missing))} "
+            f"shards: {total} violations ({kinds})",
+            violations,
+        )
+    reports = {
+        r["shard"]: json.loads(r["details"])
+        for r in rows.filter(functions.col("kind") == "passed").collect()
+    }
+    return {
+        "method": method,
+        "shards": len(reports),
+        "passed": True,
+        "per_shard": [dict(shard=s, **reports[s]) for s in sorted(reports)],
+    }
+
+
+# --- the driver's steps ------------------------------------------------------------------------
+
+
+def _bounded_int(name: str, value: Any, low: int, high: int) -> int:
+    """A whole-number option, refused as the native module refuses one."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadInput(f"{name} = {value!r}: not a whole number, allowed {low} to {high}")
+    if not low <= value <= high:
+        raise BadInput(f"{name} = {value}: out of range, allowed {low} to {high}")
+    return value
+
+
+def _word(name: str, value: Any, allowed: Iterable[str]) -> str:
+    """A word option among ``allowed``, refused as the native module refuses one."""
+    allowed = list(allowed)
+    if value not in allowed:
+        raise BadInput(f"{name} = {value!r}: not allowed; one of {', '.join(allowed)}")
+    return value
+
+
+def _derived(seed: int, what: str) -> int:
+    digest = hashlib.sha256(f"txanon.spark/{what}/{seed}".encode()).digest()
+    return int.from_bytes(digest[:8], "little")
+
+
+def _salt(seed: int | None) -> int:
+    """The key of the shards' hash: secret, from the seed or the operating system."""
+    return (secrets.randbits(63) if seed is None else _derived(seed, "salt")) >> 1
+
+
+def _shard_seed(seed: int, shard: int) -> int:
+    return _derived(seed, f"shard/{shard}")
+
+
+def _shape(df: DataFrame, items: str, tid: str | None, shard_column: str | None) -> DataFrame:
+    """``df`` as ``(tid, items[, shard])``, the items an array of bigint or string; checked on
+    the schema alone, before any job."""
+    functions, types = _spark()
+    columns = df.schema.fieldNames()
+
+    def column(name: str, option: str) -> Any:
+        if name not in columns:
+            raise BadInput(
+                f"{option}: no column {name!r} in the DataFrame (columns: {', '.join(columns)})"
+            )
+        return df.schema[name].dataType
+
+    integral = (types.ByteType, types.ShortType, types.IntegerType, types.LongType)
+
+    def item_type(t: Any) -> str | None:
+        if isinstance(t, integral):
+            return "bigint"
+        if isinstance(t, types.StringType):
+            return "string"
+        return None
+
+    shard: list[Any] = []
+    if shard_column is not None:
+        shard_type = column(shard_column, "shards")
+        if not isinstance(shard_type, (types.ByteType, types.ShortType, types.IntegerType)):
+            raise BadInput(
+                f"shards: column {shard_column!r} is {shard_type.simpleString()}; a shard column "
+                "holds each transaction's shard as an int"
+            )
+    if tid is None:
+        dtype = column(items, "items")
+        element = item_type(dtype.elementType) if isinstance(dtype, types.ArrayType) else None
+        if element is None:
+            raise BadInput(
+                f"items: column {items!r} is {dtype.simpleString()}; the list shape needs "
+                "array<int>, array<bigint> or array<string> (or name tid= for the long shape)"
+            )
+        if shard_column is not None:
+            shard = [functions.col(shard_column).cast("int").alias("shard")]
+        return df.select(
+            functions.monotonically_increasing_id().alias("tid"),
+            functions.col(items).cast(f"array<{element}>").alias("items"),
+            *shard,
+        )
+    tid_type = column(tid, "tid")
+    if item_type(tid_type) is None:
+        raise BadInput(
+            f"tid: column {tid!r} is {tid_type.simpleString()}; a transaction id is an integer "
+            "or a string"
+        )
+    dtype = column(items, "items")
+    element = item_type(dtype)
+    if element is None:
+        raise BadInput(
+            f"items: column {items!r} is {dtype.simpleString()}; the long shape needs one "
+            "integer or string item per row"
+        )
+    if shard_column is not None:
+        # Every row of a transaction names its shard; the smallest decides (one, in sane data).
+        shard = [functions.min(functions.col(shard_column)).cast("int").alias("shard")]
+    return df.groupBy(functions.col(tid).alias("tid")).agg(
+        # Nulls are counted before they are dropped: collect_list skips them.
+        functions.collect_list(functions.col(items).cast(element)).alias("items"),
+        functions.count_if(functions.col(items).isNull()).alias("null_items"),
+        *shard,
+    )
+
+
+#: The random shards are made from this many buckets of the keyed hash: the statistics are
+#: counted per bucket in one pass, before the shard count is known.
+BUCKETS = 1 << 16
+
+
+def _sharded(
+    data: DataFrame, items: str, shards: int | str | None, salt: int, max_shard_bytes: int
+) -> tuple[DataFrame, dict[str, Any], dict[int, dict[str, int]]]:
+    """``data`` with its ``shard`` column, how it was sharded, and each shard's transactions
+    and item occurrences, counted and checked in one aggregation."""
+    functions, _ = _spark()
+    if isinstance(shards, str):
+        sharding: dict[str, Any] = {"sharding": f"column {shards}"}
+        rows = _counts(data, "shard")
+        return data, sharding, _checked(rows, items, sharding, max_shard_bytes)
+    if shards is not None:
+        _bounded_int("shards", shards, 1, 1 << 20)
+    # A keyed hash: the shard says nothing of the input order without the secret key.
+    bucket = functions.pmod(
+        functions.xxhash64(functions.col("tid"), functions.lit(salt)), functions.lit(BUCKETS)
+    ).cast("int")
+    keyed = data.withColumn("shard", bucket)
+    rows = _counts(keyed, "shard")
+    records = sum(r["records"] for r in rows)
+    number = shards
+    if number is None:
+        number = max(_parallelism(data), math.ceil(records / DEFAULT_SHARD_RECORDS))
+    pooled: dict[int, dict[str, Any]] = {}
+    for r in rows:
+        shard = None if r["shard"] is None else r["shard"] % number
+        into = pooled.setdefault(
+            shard, {"shard": shard, "records": 0, "occurrences": 0, "bytes": 0, "nulls": 0}
+        )
+        for key in ("records", "occurrences", "bytes", "nulls"):
+            into[key] += r[key] or 0
+    sharding = {"sharding": "random", "requested": number}
+    statistics = _checked(list(pooled.values()), items, sharding, max_shard_bytes)
+    sharded = keyed.withColumn(
+        "shard", (functions.col("shard") % functions.lit(number)).cast("int")
+    )
+    return sharded, sharding, statistics
+
+
+def _parallelism(data: DataFrame) -> int:
+    """How many tasks the cluster runs at once (Spark's default parallelism), or 1 where the
+    session does not say (Spark Connect)."""
+    try:
+        return max(1, int(data.sparkSession.sparkContext.defaultParallelism))
+    except Exception:
+        return 1
+
+
+def _counts(data: DataFrame, by: str) -> list[dict[str, Any]]:
+    """Per value of ``by``: the transactions, item occurrences, label bytes and nulls."""
+    functions, _ = _spark()
+    # Bytes of the labels as a file holds them: a string's own, an integer's at most 20 digits.
+    if data.schema["items"].dataType.elementType.simpleString() == "string":
+        labels = functions.length(functions.array_join("items", " ")) + 1
+    else:
+        labels = functions.size("items") * 21
+    nulls = functions.when(
+        functions.col("items").isNull()
+        | (functions.size("items") != functions.size(functions.array_compact("items"))),
+        1,
+    ).otherwise(0)
+    if "null_items" in data.columns:
+        nulls = nulls + functions.col("null_items")
+    rows = (
+        data.groupBy(by)
+        .agg(
+            functions.count(functions.lit(1)).alias("records"),
+            functions.sum(functions.coalesce(functions.size("items"), functions.lit(0))).alias(
+                "occurrences"
+            ),
+            functions.sum(labels).alias("bytes"),
+            functions.sum(nulls).alias("nulls"),
+        )
+        .collect()
+    )
+    return [r.asDict() for r in rows]
+
+
+def _checked(
+    rows: list[dict[str, Any]], items: str, sharding: dict[str, Any], max_shard_bytes: int
+) -> dict[int, dict[str, int]]:
+    if not rows:
+        raise BadInput("df: the DataFrame holds no transaction")
+    nulls_total = sum(r["nulls"] or 0 for r in rows)
+    if nulls_total:
+        raise BadInput(
+            f"{items}: {nulls_total} null items or item lists: drop or fill them before publishing"
+        )
+    if any(r["shard"] is None for r in rows):
+        raise BadInput(f"shards: a transaction without a shard (null in {sharding['sharding']})")
+    largest = max(rows, key=lambda r: r["bytes"] or 0)
+    if (largest["bytes"] or 0) > max_shard_bytes:
+        raise BadInput(
+            f"shard {largest['shard']}: {largest['records']} transactions with {largest['bytes']} "
+            f"bytes of item labels, more than max_shard_bytes = {max_shard_bytes} (a shard is "
+            f"one Arrow batch): raise the shard count (now {len(rows)})"
+        )
+    return {
+        r["shard"]: {"records": int(r["records"]), "occurrences": int(r["occurrences"] or 0)}
+        for r in rows
+    }
+
+
+def _universe(data: DataFrame, method: str, params: dict[str, Any]) -> dict[str, int]:
+    """The items the driver needs, with their supports: every distinct item when something is
+    drawn from them, only the named sensitive items otherwise, and a few items of a sample for
+    the parameters' check."""
+    functions, _ = _spark()
+    drawn = (
+        params.get("sensitive_random") is not None or params.get("random_categories") is not None
+    )
+    exploded = data.select(functions.explode(functions.array_distinct("items")).alias("item"))
+    if drawn:
+        return _supports(exploded)
+    named = params.get("sensitive") if method in ("cahd", "coherence") else None
+    found: dict[str, int] = {}
+    if named is not None and not isinstance(named, (str, bytes)):
+        wanted = sorted({str(s) for s in named})
+        matched = exploded.filter(functions.col("item").cast("string").isin(wanted))
+        found = _supports(matched)
+    sample = data.select("items").limit(64).collect()
+    for row in sample:
+        for item in row["items"] or []:
+            found.setdefault(str(item), 0)
+    return found
+
+
+def _supports(exploded: DataFrame) -> dict[str, int]:
+    """Each distinct item of ``exploded`` (one ``item`` per row) with its support."""
+    rows = exploded.groupBy("item").count().collect()
+    return {str(r["item"]): int(r["count"]) for r in rows}
+
+
+def _global_params(
+    method: str, params: dict[str, Any], supports: dict[str, int], seed: int | None
+) -> dict[str, Any]:
+    """The parameters every shard runs with: the sensitive items and the categories drawn or
+    checked once, from the data's distinct items."""
+    from . import _txanon
+    from ._data import labels
+
+    params = dict(params)
+    universe = sorted(supports)
+    if method in ("cahd", "coherence"):
+        named, drawn = params.pop("sensitive", None), params.pop("sensitive_random", None)
+        if named is not None and drawn is not None:
+            raise BadInput("sensitive and sensitive_random: name the items, or draw them, not both")
+        if drawn is not None:
+            seed_ = None if seed is None else _derived(seed, "sensitive")
+            named = _txanon.draw_items(universe, count=drawn, name="sensitive_random", seed_=seed_)
+        if named is None:
+            raise BadInput(
+                "sensitive: name the sensitive items (a list of labels), or draw them with "
+                "sensitive_random"
+            )
+        named = labels(named) or []
+        unknown = [s for s in named if s not in supports]
+        if unknown:
+            raise BadInput(
+                f"sensitive: {len(unknown)} label(s) not in the data: {' '.join(unknown[:10])}"
+            )
+        if not named:
+            raise BadInput(
+                "sensitive: no sensitive item: name at least one, the method protects them"
+            )
+        params["sensitive"] = named
+    if method == "swap":
+        given, drawn = params.pop("categories", None), params.pop("random_categories", None)
+        if given is not None and drawn is not None:
+            raise BadInput(
+                "categories and random_categories: give the categories, or draw them, not both"
+            )
+        if drawn is not None:
+            seed_ = None if seed is None else _derived(seed, "categories")
+            drawn_of = _txanon.draw_categories(universe, count=drawn, seed_=seed_)
+            params["categories_text"] = "".join(f"{i} {c}\n" for i, c in zip(universe, drawn_of))
+        elif isinstance(given, Mapping):
+            params["categories_text"] = "".join(f"{i} {c}\n" for i, c in given.items())
+        elif given is not None:
+            with open(given, encoding="utf-8") as text:
+                params["categories_text"] = text.read()
+        else:
+            raise BadInput(
+                "categories: give the items' categories (a file of `item category` lines or a "
+                "mapping), or draw them with random_categories"
+            )
+    if method == "km" and params.get("hierarchy") is not None:
+        with open(params.pop("hierarchy"), encoding="utf-8") as text:
+            params["hierarchy_text"] = text.read()
+    return params
+
+
+def _dry_run(method: str, params: dict[str, Any], supports: dict[str, int]) -> None:
+    """The family's own checks of ``params``, on the driver, before any job: the family run on
+    a few transactions made of the data's items. A bad parameter raises its ``BadInput`` here;
+    that these few transactions cannot meet the parameters says nothing of the shards."""
+    universe = sorted(supports, key=lambda i: (-supports[i], i))[:64]
+    for s in params.get("sensitive", []):
+        if s not in universe:
+            universe.append(s)
+    rows = [universe[j : j + 4] or universe[:1] for j in range(0, len(universe), 4)] * 4
+    table = pa.table({"items": pa.array(rows, pa.list_(pa.string()))})
+    try:
+        _run_family(method, table, params, seed=0)
+    except (Infeasible, AuditFailed):
+        pass
+
+
+def _run_family(method: str, table: pa.Table, params: dict[str, Any], seed: int | None) -> Any:
+    """``txanon.anonymize.<method>`` on ``table``, the broadcast texts written to files."""
+    import txanon
+
+    kwargs = dict(params)
+    with tempfile.TemporaryDirectory(prefix="txanon-spark-") as scratch:
+        for key, option in (("categories_text", "categories"), ("hierarchy_text", "hierarchy")):
+            if key in kwargs:
+                path = os.path.join(scratch, f"{option}.txt")
+                with open(path, "w", encoding="utf-8") as out:
+                    out.write(kwargs.pop(key))
+                kwargs[option] = path
+        return getattr(txanon.anonymize, method)(table, seed=seed, **kwargs)
+
+
+def _limit_threads() -> None:
+    """Rayon in this worker uses the task's cores (``spark.task.cpus``), set before txanon's
+    pool starts."""
+    if "RAYON_NUM_THREADS" not in os.environ:
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        cpus = context.cpus() if context is not None else 1
+        os.environ["RAYON_NUM_THREADS"] = str(max(1, cpus))
+
+
+def _anonymizer(
+    method: str, params: dict[str, Any], seeds: dict[int, int] | None, shard_ids: list[int]
+) -> Callable[[pa.Table], pa.Table]:
+    listed = json.dumps({"method": method, "shards": shard_ids}).encode()
+
+    def run(table: pa.Table) -> pa.Table:
+        _limit_threads()
+        shard = int(table.column("shard")[0].as_py())
+        # In the order of the ids, not the order Spark delivers the rows in: a seed then
+        # repeats a shard's publication byte for byte.
+        data = table.sort_by("tid").select(["items"])
+        kwargs = dict(params)
+        if "sensitive" in kwargs:
+            # A sensitive item a shard does not hold is not this shard's to protect.
+            present = set(
+                str(x)
+                for x in pa.compute.unique(pa.compute.list_flatten(data.column(0))).to_pylist()
+            )
+            kwargs["sensitive"] = [s for s in kwargs["sensitive"] if s in present]
+            if not kwargs["sensitive"]:
+                raise Infeasible(
+                    f"shard {shard}: holds none of the sensitive items; use fewer shards"
+                )
+        try:
+            publication = _run_family(method, data, kwargs, None if seeds is None else seeds[shard])
+        except TxanonError as error:
+            raise type(error)(f"shard {shard}: {error}") from None
+        with tempfile.TemporaryDirectory(prefix="txanon-spark-") as scratch:
+            out = publication.write(os.path.join(scratch, "publication"))
+            names = sorted(os.listdir(out))
+            contents = []
+            for name in names:
+                with open(os.path.join(out, name), "rb") as f:
+                    contents.append(f.read())
+        names.append(SHARDS_FILE)
+        contents.append(listed)
+        return pa.table(
+            {
+                "shard": pa.array([shard] * len(names), pa.int32()),
+                "name": pa.array(names, pa.string()),
+                "content": pa.array(contents, pa.binary()),
+            }
+        )
+
+    return run
+
+
+def _auditor(method: str, claim: dict[str, Any]) -> Callable[[pa.Table, pa.Table | None], pa.Table]:
+    claim = dict(claim)
+    hierarchy_text = None
+    if method == "km" and claim.get("hierarchy") is not None:
+        with open(claim.pop("hierarchy"), encoding="utf-8") as text:
+            hierarchy_text = text.read()
+
+    def check(files: pa.Table, original: pa.Table | None) -> pa.Table:
+        import txanon
+
+        _limit_threads()
+        if files.num_rows == 0:
+            # A shard of the original without any published file.
+            shard = int(original.column("shard")[0].as_py()) if original is not None else -1
+            return _audit_rows(shard, [("shard-missing", {})])
+        shard = int(files.column("shard")[0].as_py())
+        with tempfile.TemporaryDirectory(prefix="txanon-spark-audit-") as scratch:
+            directory = os.path.join(scratch, "publication")
+            os.mkdir(directory)
+            for row in files.to_pylist():
+                name = row["name"]
+                if name == SHARDS_FILE:
+                    continue
+                if os.path.basename(name) != name or name in ("", ".", ".."):
+                    return _audit_rows(shard, [("file-name", {"name": name})])
+                with open(os.path.join(directory, name), "wb") as out:
+                    out.write(row["content"] or b"")
+            kwargs = dict(claim)
+            if hierarchy_text is not None:
+                kwargs["hierarchy"] = os.path.join(scratch, "hierarchy.txt")
+                with open(kwargs["hierarchy"], "w", encoding="utf-8") as out:
+                    out.write(hierarchy_text)
+            if original is not None:
+                kwargs["original"] = original.select(["items"])
+            if "sensitive" in kwargs and original is not None:
+                present = set(
+                    str(x)
+                    for x in pa.compute.unique(
+                        pa.compute.list_flatten(original.column("items"))
+                    ).to_pylist()
+                )
+                kwargs["sensitive"] = [
+                    s for s in map(str, kwargs["sensitive"]) if s in present
+                ] or list(map(str, kwargs["sensitive"]))
+            try:
+                report = getattr(txanon.audit, method)(directory, **kwargs)
+            except AuditFailed as failed:
+                return _audit_rows(
+                    shard,
+                    [(v.kind, v.details) for v in failed.violations]
+                    or [("audit", {"message": failed.message})],
+                )
+            except TxanonError as error:
+                raise type(error)(f"shard {shard}: {error}") from None
+        return _audit_rows(shard, [("passed", report)])
+
+    return check
+
+
+def _audit_rows(shard: int, rows: list[tuple[str, dict[str, Any]]]) -> pa.Table:
+    return pa.table(
+        {
+            "shard": pa.array([shard] * len(rows), pa.int32()),
+            "kind": pa.array([k for k, _ in rows], pa.string()),
+            "details": pa.array([json.dumps(d, default=str) for _, d in rows], pa.string()),
+        }
+    )
+
+
+def _listed_shards(files: DataFrame) -> list[int]:
+    """The shards the publication says it has (every shard's shards.json, which must agree)."""
+    functions, _ = _spark()
+    texts = {
+        bytes(r["content"])
+        for r in files.filter(functions.col("name") == SHARDS_FILE)
+        .select("content")
+        .distinct()
+        .collect()
+    }
+    listed: set[int] = set()
+    for text in texts:
+        try:
+            listed.update(int(s) for s in json.loads(text)["shards"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return sorted(listed)
+
+
+def _report(
+    method: str,
+    files: DataFrame,
+    statistics: dict[int, dict[str, int]],
+    sharding: dict[str, Any],
+    seeded: bool,
+) -> dict[str, Any]:
+    functions, _ = _spark()
+    documents: dict[int, dict[str, Any]] = {}
+    for r in (
+        files.filter(functions.col("name").isin("summary.json", "manifest.json"))
+        .select("shard", "name", "content")
+        .collect()
+    ):
+        documents.setdefault(r["shard"], {})[r["name"]] = json.loads(bytes(r["content"]))
+    per_shard = []
+    for shard in sorted(statistics):
+        summary = documents.get(shard, {}).get("summary.json", {})
+        manifest = documents.get(shard, {}).get("manifest.json", {})
+        per_shard.append(
+            {
+                "shard": shard,
+                **statistics[shard],
+                "summary": summary,
+                "audit": manifest.get("audit"),
+            }
+        )
+    records = sum(s["records"] for s in statistics.values())
+    published = sum(_published_records(method, s["summary"], s["records"]) for s in per_shard)
+    return {
+        "method": method,
+        **sharding,
+        "shards": len(per_shard),
+        "records": records,
+        "published_records": published,
+        "randomness": "seeded (the seed is the data holder's secret)"
+        if seeded
+        else "operating system",
+        "utility": _pooled_utility(method, per_shard),
+        "per_shard": per_shard,
+    }
+
+
+def _published_records(method: str, summary: dict[str, Any], records: int) -> int:
+    for key in ("published_records", "records_published"):
+        if isinstance(summary.get(key), int):
+            return summary[key]
+    return records
+
+
+def _pooled_utility(method: str, per_shard: list[dict[str, Any]]) -> dict[str, Any]:
+    """The family's figure of what sharding costs, pooled over the shards as the scaling
+    experiment pools it."""
+    name = _UTILITY[method]
+    values = [(s["summary"].get(name), s) for s in per_shard]
+    if method == "anatomy":
+        logs = [v for v, _ in values if isinstance(v, (int, float))]
+        top = max(logs) if logs else 0.0
+        pooled = top + math.log(sum(math.exp(v - top) for v in logs)) if logs else None
+    elif method == "cahd":
+        pairs = [(v["mean"], s["records"]) for v, s in values if isinstance(v, dict)]
+        weight = sum(w for _, w in pairs)
+        pooled = sum(v * w for v, w in pairs) / weight if weight else None
+    elif method == "swap":
+        pooled = sum(v for v, _ in values if isinstance(v, int))
+    else:
+        pairs = [(v, s["occurrences"]) for v, s in values if isinstance(v, (int, float))]
+        weight = sum(w for _, w in pairs)
+        pooled = sum(v * w for v, w in pairs) / weight if weight else None
+    return {"figure": name, "pooled": pooled, "per_shard": [v for v, _ in values]}
+
+
+_RAISED = re.compile(r"txanon\.errors\.(BadInput|Infeasible|AuditFailed|InternalError): ([^\n]*)")
+
+
+def _translated(error: Exception) -> Exception:
+    """A worker's txanon error, as Spark wraps it, raised again as itself."""
+    found = _RAISED.search(str(error))
+    if found is None:
+        return error
+    kind = {
+        "BadInput": BadInput,
+        "Infeasible": Infeasible,
+        "AuditFailed": AuditFailed,
+        "InternalError": InternalError,
+    }[found.group(1)]
+    return kind(found.group(2))
