@@ -474,7 +474,11 @@ fn check_feasible(
                 l,
                 column,
                 items: columns[column].len(),
-                value: format!("{{{}}}", labels.join(",")),
+                value: if labels.is_empty() {
+                    "empty (none of its items)".to_string()
+                } else {
+                    format!("{{{}}}", labels.join(","))
+                },
                 share: 100.0 * most as f64 / n as f64,
                 max_l: n / most,
             })

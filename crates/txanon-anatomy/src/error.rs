@@ -24,7 +24,7 @@ pub enum AnatomyError {
     /// buckets partition the records, some bucket would hold it more than `1/l` of the time, so
     /// no partition of the records can be l-diverse.
     #[error(
-        "column {column} ({items} items) has one value ({value}) in {share:.1}% of the records, more than 1/{l}: no {l}-diverse record partition exists with this item partition (at most l = {max_l} is possible); lower l or change the number of columns"
+        "no bucketing reaches l = {l}: column {column} ({items} items) is {value} in {share:.1}% of the records, more than 1/{l} (with this item partition at most l = {max_l} is possible); lower l or change the number of columns"
     )]
     Infeasible {
         /// The diversity asked for.
@@ -33,7 +33,8 @@ pub enum AnatomyError {
         column: usize,
         /// Its number of items.
         items: usize,
-        /// Its most frequent value, as labels (`{}` for the empty set).
+        /// Its most frequent value in words: `empty (none of its items)`, or its labels in
+        /// braces.
         value: String,
         /// That value's share of the records, in percent.
         share: f64,

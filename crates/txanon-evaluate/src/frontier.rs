@@ -74,6 +74,12 @@ impl Point {
         }
     }
 
+    /// Whether the point is a reference (the original, or the original without its sensitive
+    /// items): shown beside the methods, never on a frontier, never beating one.
+    pub fn is_reference(&self) -> bool {
+        matches!(self.method.as_str(), "original" | "sensitive removed")
+    }
+
     /// The point as reports name it: the method, and its level when it has one.
     pub fn label(&self) -> String {
         match self.level {
@@ -94,11 +100,17 @@ pub struct Standing<'a> {
     pub f1: f64,
     /// Its workload error.
     pub workload_error: f64,
-    /// The points that beat it; empty when it is on the frontier.
+    /// The points that beat it: a publication beaten by the unprotected original buys nothing
+    /// for its loss.
     pub beaten_by: Vec<&'a Point>,
 }
 
 impl Standing<'_> {
+    /// Whether nothing beats it; a reference is never on the frontier, whatever its place.
+    pub fn on_frontier(&self) -> bool {
+        self.beaten_by.is_empty() && !self.point.is_reference()
+    }
+
     fn beats(&self, other: &Self) -> bool {
         let no_worse = self.risk <= other.risk + TIE
             && self.f1 >= other.f1 - TIE
@@ -136,8 +148,8 @@ pub fn standings(e: &Evaluation, adversary: Adversary, q: usize) -> Vec<Standing
 }
 
 /// The verdict against `adversary` at `q` in words: the frontier, the methods some other
-/// method beats at every level, and each beaten point with what beats it. `None` when no
-/// point was attacked by this adversary.
+/// method beats at every level, each beaten point with what beats it, and where the references
+/// stand. `None` when no point was attacked by this adversary.
 pub fn verdict(e: &Evaluation, adversary: Adversary, q: usize) -> Option<String> {
     let standings = standings(e, adversary, q);
     if standings.is_empty() {
@@ -146,15 +158,19 @@ pub fn verdict(e: &Evaluation, adversary: Adversary, q: usize) -> Option<String>
     let list = |points: &mut dyn Iterator<Item = &Point>| {
         points.map(Point::label).collect::<Vec<_>>().join(", ")
     };
-    let frontier = list(&mut standings.iter().filter(|s| s.beaten_by.is_empty()).map(|s| s.point));
-    let mut text = format!(
-        "Against {} with q = {q} (mean risk, F1 at {:.2}%, workload error), the frontier is {frontier}.",
-        adversary.name(),
-        e.settings.supports.first().map_or(0.0, |s| s * 100.0),
-    );
+    let frontier = list(&mut standings.iter().filter(|s| s.on_frontier()).map(|s| s.point));
+    let mut text = if frontier.is_empty() {
+        format!("Against {} with q = {q}, no publication was measured.", adversary.name())
+    } else {
+        format!(
+            "Against {} with q = {q} (mean risk, F1 at {:.2}%, workload error), the frontier is {frontier}.",
+            adversary.name(),
+            e.settings.supports.first().map_or(0.0, |s| s * 100.0),
+        )
+    };
     let methods: Vec<&str> = {
         let mut m: Vec<&str> = Vec::new();
-        for s in &standings {
+        for s in standings.iter().filter(|s| !s.point.is_reference()) {
             if !m.contains(&s.point.method.as_str()) {
                 m.push(&s.point.method);
             }
@@ -177,11 +193,23 @@ pub fn verdict(e: &Evaluation, adversary: Adversary, q: usize) -> Option<String>
             text.push_str(&format!(" {winner} beats {} at every point.", beaten.join(" and ")));
         }
     }
-    for s in standings.iter().filter(|s| !s.beaten_by.is_empty()) {
+    for s in standings.iter().filter(|s| !s.beaten_by.is_empty() && !s.point.is_reference()) {
         text.push_str(&format!(
             " {} is beaten by {}.",
             s.point.label(),
             list(&mut s.beaten_by.iter().copied())
+        ));
+    }
+    for s in standings.iter().filter(|s| s.point.is_reference()) {
+        text.push_str(&format!(
+            " For reference, {} has risk {:.3} and F1 {:.3}.",
+            if s.point.method == "original" {
+                "the original"
+            } else {
+                "the original without its sensitive items"
+            },
+            s.risk,
+            s.f1
         ));
     }
     Some(text)
@@ -308,7 +336,9 @@ pub(crate) mod tests {
             "the infeasible point is not attacked and not listed"
         );
         let v = verdict(&e, Adversary::Reidentification, 4).unwrap();
-        assert!(v.contains("the frontier is original, a 4, a 8, c, d 4, e 4, e 8."), "{v}");
+        assert!(v.contains("the frontier is a 4, a 8, c, d 4, e 4, e 8."), "{v}");
+        assert!(v.contains("For reference, the original has risk 0.900 and F1 1.000."), "{v}");
+        assert!(!s[0].on_frontier() && s[0].beaten_by.is_empty(), "a reference is never on it");
         assert!(v.contains("a beats b at every point."), "{v}");
         assert!(v.contains("d beats b at every point."), "{v}");
         assert!(!v.contains("a beats d") && !v.contains("b beats"), "{v}");

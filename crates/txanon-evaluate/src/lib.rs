@@ -18,6 +18,7 @@
 //! `1/L`). Swapping has no level: it runs once and appears beside every level.
 #![deny(missing_docs)]
 
+mod chart;
 pub mod decision;
 mod error;
 pub mod frontier;

@@ -104,8 +104,10 @@ fn levels_out_of_reach_are_reported_with_their_reason() {
         .collect();
     assert_eq!(refused.len(), 1, "{:?}", e.points);
     assert!(refused[0].contains("8-diverse") || refused[0].contains("l = 8"), "{}", refused[0]);
-    let page = report::html(&e);
-    assert!(page.contains("Levels out of reach") && page.contains("anatomy 8"));
+    let page = report::html(&e, &provenance());
+    assert!(page.contains("Out of reach on this data") && page.contains("anatomy 8"));
+    // The refusal in words: the level, and why no bucketing reaches it.
+    assert!(page.contains("no bucketing reaches l = 8"), "{}", refused[0]);
     let csv = report::csv(&e);
     assert!(csv.lines().any(|l| l.starts_with("\"anatomy\",8,infeasible")));
     // Every line of the CSV has the header's fields.
@@ -114,11 +116,44 @@ fn levels_out_of_reach_are_reported_with_their_reason() {
     assert!(csv.lines().filter(|l| !l.contains("infeasible")).all(|l| fields(l) == header));
 }
 
+fn provenance() -> report::Provenance {
+    report::Provenance {
+        data: "/data/quest.dat".into(),
+        sha256: Some("ab12".into()),
+        bytes: Some(1234),
+        date: "2026-11-28".into(),
+        version: "9.9.9".into(),
+        commit: "c0ffee".into(),
+    }
+}
+
 #[test]
 fn the_page_is_well_formed_and_self_contained() {
     let db = data();
     let e = run(&db, EvaluateParams::new().levels(vec![2]).anatomy_columns(Some(2)));
-    let page = report::html(&e);
+    let page = report::html(&e, &provenance());
+    // The first screen: the data's name, size, hash, the day, the tool; that nothing is
+    // recommended without a budget, and how to ask for it.
+    let first = &page[..page.find("<h2>What was compared").expect("the comparison")];
+    for said in [
+        "<h1>Which publication of quest.dat to make</h1>",
+        "Data: /data/quest.dat, 1234 bytes, sha256 <code>ab12</code>",
+        "Evaluated on 2026-11-28 by txanon 9.9.9 (commit c0ffee)",
+        "No threat and no budget were named",
+        "--max-risk 0.05",
+    ] {
+        assert!(first.contains(said), "{said} not on the first screen: {first}");
+    }
+    // One sentence per method run, none for a method not run.
+    for m in [
+        "Anatomy keeps every item",
+        "CAHD publishes",
+        "Coherence deletes",
+        "replaces items by broader",
+        "Swapping exchanges",
+    ] {
+        assert!(page.contains(m), "{m}");
+    }
     // Well formed: an XML parser reads it to the end, every element closed.
     let mut reader = quick_xml::Reader::from_str(&page);
     let mut depth = 0i64;
@@ -137,14 +172,18 @@ fn the_page_is_well_formed_and_self_contained() {
         }
     }
     assert_eq!(depth, 0);
-    assert_eq!(svgs, 3, "one frontier per adversary (re-identification, sensitive, tendency)");
+    // Per adversary (re-identification, sensitive, tendency): a chart per number of known
+    // items, and the workload's error at the most.
+    assert_eq!(svgs, 3 * (e.settings.known.len() + 1));
+    assert!(!page.contains("width=\"600\""), "charts are sized to their column");
     // The verdict: one paragraph per adversary, each naming the frontier the module computes.
     for a in Adversary::ALL {
         let v = verdict(&e, a, 4).expect("every adversary attacked some point");
-        assert!(v.contains("the frontier is original"), "the original has the best utility: {v}");
+        assert!(!v.contains("the frontier is original"), "a reference is never on it: {v}");
+        assert!(v.contains("For reference, the original has risk"), "{v}");
         let on: Vec<String> = standings(&e, a, 4)
             .iter()
-            .filter(|s| s.beaten_by.is_empty())
+            .filter(|s| s.on_frontier())
             .map(|s| s.point.label())
             .collect();
         assert!(v.contains(&format!("the frontier is {}.", on.join(", "))), "{v}");

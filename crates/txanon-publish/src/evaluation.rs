@@ -74,7 +74,8 @@ pub struct FrontierRow {
     pub f1: f64,
     /// Workload error.
     pub workload_error: f64,
-    /// On the frontier: no other point is as good on every axis and better on one.
+    /// On the frontier: no other publication is as good on every axis and better on one
+    /// (a reference, the original with or without its sensitive items, never is).
     pub frontier: bool,
     /// The points that beat it, as reports name them.
     pub beaten_by: Vec<String>,
@@ -117,9 +118,10 @@ impl EvaluationReport {
         &self.parameters
     }
 
-    /// report.html: one self-contained page.
-    pub fn html(&self) -> String {
-        report::html(&self.evaluation)
+    /// report.html: one self-contained page, opening with where `data` (the evaluated data's
+    /// source) came from.
+    pub fn html(&self, data: &Source<'_>) -> String {
+        report::html(&self.evaluation, &provenance(data))
     }
 
     /// results.csv: a row per point and number of known items.
@@ -152,7 +154,7 @@ impl EvaluationReport {
                         risk: s.risk,
                         f1: s.f1,
                         workload_error: s.workload_error,
-                        frontier: s.beaten_by.is_empty(),
+                        frontier: s.on_frontier(),
                         beaten_by: s.beaten_by.iter().map(|p| p.label()).collect(),
                     });
                 }
@@ -176,7 +178,11 @@ impl EvaluationReport {
     /// # Errors
     /// I/O.
     pub fn commit(&self, staged: Staged, inputs: &[Source<'_>]) -> Result<Committed> {
-        write_text(&staged.path("report.html"), &self.html())?;
+        let data = inputs.first().cloned().unwrap_or(Source::Memory {
+            kind: "data".into(),
+            records: self.evaluation.data.transactions,
+        });
+        write_text(&staged.path("report.html"), &self.html(&data))?;
         write_text(&staged.path("results.csv"), &self.csv())?;
         write_text(&staged.path(RESULTS), &self.json()?)?;
         if self.drawn_sensitive {
@@ -199,5 +205,59 @@ impl EvaluationReport {
             ),
             note: Some("an evaluation: report.html, results.json and results.csv; no publication"),
         })
+    }
+}
+
+/// Where the evaluated data came from (a file's name, size and sha256, as it was read), the
+/// day, and the tool's version and commit.
+pub fn provenance(data: &Source<'_>) -> report::Provenance {
+    let (name, digest) = match data {
+        Source::File(path) => (path.display().to_string(), txanon_data::source::input_digest(path)),
+        Source::Memory { kind, records } => {
+            (format!("{kind} of {records} records, in memory"), None)
+        }
+    };
+    report::Provenance {
+        data: name,
+        sha256: digest.as_ref().map(|d| d.sha256.clone()),
+        bytes: digest.map(|d| d.bytes),
+        date: utc_date(std::time::SystemTime::now()),
+        version: env!("CARGO_PKG_VERSION").into(),
+        commit: option_env!("TXANON_COMMIT").unwrap_or("unknown").into(),
+    }
+}
+
+/// The UTC calendar day of `time` as `YYYY-MM-DD` (the proleptic Gregorian calendar's civil
+/// date of the days since 1970-01-01).
+pub(crate) fn utc_date(time: std::time::SystemTime) -> String {
+    let days =
+        time.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| (d.as_secs() / 86_400) as i64);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_dates_are_the_calendar_days() {
+        let at = |secs: u64| utc_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs));
+        assert_eq!(at(0), "1970-01-01");
+        assert_eq!(at(951_782_400), "2000-02-29");
+        assert_eq!(at(951_868_799), "2000-02-29");
+        assert_eq!(at(951_868_800), "2000-03-01");
+        assert_eq!(at(1_795_824_000), "2026-11-28");
+        assert_eq!(at(1_795_823_999), "2026-11-27");
+        assert_eq!(at(4_102_444_799), "2099-12-31");
     }
 }

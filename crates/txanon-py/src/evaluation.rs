@@ -251,7 +251,12 @@ impl Evaluation {
     /// The report's HTML page (report.html): one self-contained file.
     #[getter]
     fn html(&self) -> String {
-        self.report.html()
+        let (_, sources) = sources_of(&self.sources);
+        let data = sources.first().cloned().unwrap_or(txanon_publish::Source::Memory {
+            kind: "data".into(),
+            records: self.report.evaluation().data.transactions,
+        });
+        self.report.html(&data)
     }
 
     /// A pyarrow Table of every point (results.csv): a method at a level, or a reference, and

@@ -306,7 +306,7 @@ fn rows<'a>(
                     risk: s.risk,
                     f1: s.f1,
                     workload_error: s.workload_error,
-                    on_frontier: s.beaten_by.is_empty(),
+                    on_frontier: s.on_frontier(),
                     beaten_by: s.beaten_by.iter().map(|p| p.label()).collect::<Vec<_>>().join(", "),
                 });
             }

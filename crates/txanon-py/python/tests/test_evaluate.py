@@ -45,7 +45,8 @@ def test_the_tables(quest):
     frontier = evaluation.frontier.to_pylist()
     assert frontier and any(row["frontier"] for row in frontier)
     for row in frontier:
-        assert row["frontier"] == (row["beaten_by"] == [])
+        reference = row["method"] in ("original", "sensitive removed")
+        assert row["frontier"] == (row["beaten_by"] == [] and not reference)
         assert row["adversary"] in {"reidentification", "sensitive-inference", "tendency-inference"}
     guarantees = evaluation.guarantees.to_pylist()
     assert {g["method"] for g in guarantees} == {"cahd", "km"}

@@ -329,6 +329,24 @@ def test_a_shard_that_cannot_meet_the_parameters_is_named(frame):
     assert "fewer than k = 200" in str(raised.value)
 
 
+def test_the_guide_runs_as_written(spark, baskets, tmp_path, monkeypatch):
+    """docs/SPARK.md's example, on the generated baskets, its two paths in a scratch directory
+    (Spark resolves a relative path against the JVM's directory, not Python's)."""
+    from conftest import REPO
+
+    text = (REPO / "docs" / "SPARK.md").read_text()
+    blocks = text.split("```python\n")[1:]
+    assert len(blocks) == 1
+    code = blocks[0].split("```")[0]
+    for name in ("baskets.parquet", "published-cahd"):
+        assert f'"{name}"' in code
+        code = code.replace(f'"{name}"', repr(str(tmp_path / name)))
+    shutil.copy(baskets, tmp_path / "baskets.parquet")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "docs/SPARK.md", "exec"), {"spark": spark})
+    assert (tmp_path / "published-cahd").is_dir()
+
+
 def test_the_draws_on_the_driver_are_the_families_own():
     """What the driver draws from the distinct items (no Spark needed): the crates' ChaCha8
     draws, repeated by a seed, bounded as the families bound them."""
