@@ -1472,14 +1472,17 @@ fn evaluate_recommends_a_publication_for_the_named_risk() {
     assert_eq!(results["command"], command);
     assert!(results["decision"]["recommended"]["worst_risk"].as_f64().unwrap() <= 0.6);
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-    // The first screen: which data, then the decision and its command, before anything else.
-    let decision = html.find("<h2>The decision</h2>").unwrap();
-    assert!(decision < html.find("<h2>What was compared</h2>").unwrap());
-    assert!(html[..decision].contains("sha256 <code>"), "the data's hash on the first screen");
+    // The first screen: the decision as the first heading's paragraph, its command, then the
+    // data, before anything else.
+    let decision = html.find("<p id=\"decision\">").unwrap();
+    assert!(html[..decision].ends_with("to make</h1><section class=\"decision\">"));
     assert!(
         html[decision..]
-            .starts_with("<h2>The decision</h2><p>For a risk of re-identification at or below 0.6")
+            .starts_with("<p id=\"decision\">For a risk of re-identification at or below 0.6")
     );
+    let compared = html.find("<h2>What was compared</h2>").unwrap();
+    assert!(html[decision..compared].contains("sha256 <code>"), "the data's hash first");
+
     // The command, run as printed (into the directory it names), publishes what it said.
     let args: Vec<&str> = command.split_whitespace().skip(1).collect();
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_txanon"))

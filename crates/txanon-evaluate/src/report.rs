@@ -207,7 +207,7 @@ const STYLE: &str = "body{font-family:sans-serif;margin:0 auto;padding:1em;max-w
 color:#222;line-height:1.45}h1{font-size:1.5em;margin:.2em 0 .4em}h2{margin-top:1.6em}\
 .meta{color:#555;font-size:.9em;overflow-wrap:anywhere}code{overflow-wrap:anywhere}\
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f4f4f4;padding:.6em}\
-.decision{border-left:4px solid #1b9e77;padding:.2em 1em;background:#f6fbf9}\
+.decision{border-left:4px solid #1b9e77;padding:.1em 1em;background:#f6fbf9;font-size:1.05em}\
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,26em),1fr));\
 gap:1em}figure{margin:0}figure svg{display:block;width:100%;height:auto}\
 figcaption{font-size:.85em;color:#444}.scroll{overflow-x:auto;max-width:100%}\
@@ -229,10 +229,32 @@ pub fn html(e: &Evaluation, provenance: &Provenance) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\
          <title>Which publication of {0}: txanon evaluate</title><style>{STYLE}</style></head>\
-         <body><h1>Which publication of {0} to make</h1><p class=\"meta\">Data: {1}",
+         <body><h1>Which publication of {0} to make</h1><section class=\"decision\">",
         escape(&name),
-        escape(&provenance.data),
     );
+    // The decision is the first heading's paragraph: what a data holder came for.
+    match &e.decision {
+        Some(decision) => {
+            let _ = write!(s, "<p id=\"decision\">{}</p>", escape(&decision.text));
+            if let Some(command) = &e.command {
+                let _ = write!(
+                    s,
+                    "<p>Publish it with this command (the operating system seeds the run; the \
+                     publication is audited before it is written):</p><pre>{}</pre>",
+                    escape(command)
+                );
+            }
+        }
+        None => s.push_str(
+            "<p id=\"decision\">No threat and no budget were named, so nothing is recommended: \
+             the charts below show every choice. Run again with \
+             <code>--threat reidentification</code> (or <code>sensitive</code>, \
+             <code>tendency</code>) and <code>--max-risk 0.05</code> to have the most useful \
+             publication within that risk chosen, and <code>--publish DIR</code> to have it \
+             written.</p>",
+        ),
+    }
+    let _ = write!(s, "</section><p class=\"meta\">Data: {}", escape(&provenance.data));
     if let Some(bytes) = provenance.bytes {
         let _ = write!(s, ", {bytes} bytes");
     }
@@ -246,28 +268,6 @@ pub fn html(e: &Evaluation, provenance: &Provenance) -> String {
         escape(&provenance.version),
         escape(&provenance.commit)
     );
-    s.push_str("<section class=\"decision\"><h2>The decision</h2>");
-    match &e.decision {
-        Some(decision) => {
-            let _ = write!(s, "<p>{}</p>", escape(&decision.text));
-            if let Some(command) = &e.command {
-                let _ = write!(
-                    s,
-                    "<p>Publish it with this command (the operating system seeds the run; the \
-                     publication is audited before it is written):</p><pre>{}</pre>",
-                    escape(command)
-                );
-            }
-        }
-        None => s.push_str(
-            "<p>No threat and no budget were named, so nothing is recommended: the charts below \
-             show every choice. Run again with <code>--threat reidentification</code> (or \
-             <code>sensitive</code>, <code>tendency</code>) and <code>--max-risk 0.05</code> to \
-             have the most useful publication within that risk chosen, and \
-             <code>--publish DIR</code> to have it written.</p>",
-        ),
-    }
-    s.push_str("</section>");
     let d = &e.data;
     let _ = write!(
         s,
@@ -405,7 +405,7 @@ pub fn html(e: &Evaluation, provenance: &Provenance) -> String {
             }
         }
     }
-    let _ = write!(
+    let _ = writeln!(
         s,
         "</table></div><h3>What the columns mean</h3><dl>\
          <dt>known items</dt><dd>How many of a person's ordinary (non-sensitive) items the \
@@ -430,7 +430,7 @@ pub fn html(e: &Evaluation, provenance: &Provenance) -> String {
          the publication no longer holds as they were.</dd>\
          <dt>seconds</dt><dd>The time to anonymize and audit.</dd></dl>\
          <p>Every figure, and more (each percentile, Jaccard similarity, the second support), \
-         is in results.json and results.csv beside this page.</p></body></html>\n",
+         is in results.json and results.csv beside this page.</p></body></html>",
         st.supports[0] * 100.0,
         st.queries,
         crate::RULE_CONFIDENCE,

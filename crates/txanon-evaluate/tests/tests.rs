@@ -136,7 +136,7 @@ fn the_page_is_well_formed_and_self_contained() {
     // recommended without a budget, and how to ask for it.
     let first = &page[..page.find("<h2>What was compared").expect("the comparison")];
     for said in [
-        "<h1>Which publication of quest.dat to make</h1>",
+        "<h1>Which publication of quest.dat to make</h1><section class=\"decision\"><p id=\"decision\">No threat",
         "Data: /data/quest.dat, 1234 bytes, sha256 <code>ab12</code>",
         "Evaluated on 2026-11-28 by txanon 9.9.9 (commit c0ffee)",
         "No threat and no budget were named",

@@ -12,6 +12,7 @@ Without Chromium or chromedriver the tests skip with the reason, and fail when `
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -36,8 +37,12 @@ for (const svg of document.querySelectorAll('figure svg')) {
       colour: g.children[0].getAttribute('fill'), name: g.children[1].textContent}));
   charts.push({svg: box(svg), texts, markers, labels, legend});
 }
+const first = document.querySelector('h1');
+let next = first.nextElementSibling;
+while (next && next.tagName !== 'P') { next = next.querySelector('p') || next.nextElementSibling; }
 return {charts, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
-        headings: [...document.querySelectorAll('h1, h2')].map(h => h.textContent)};
+        heading: first.textContent, firstParagraph: next ? next.textContent : null,
+        decisionTop: document.getElementById('decision').getBoundingClientRect().top};
 """
 
 
@@ -110,7 +115,11 @@ def test_the_report_reads_on_a_desktop_and_a_phone(browser, report, device):
     assert layout["scrollWidth"] <= layout["innerWidth"], (
         f"{device}: the page scrolls sideways ({layout['scrollWidth']} > {layout['innerWidth']})"
     )
-    assert layout["headings"][:2] == ["Which publication of quest.dat to make", "The decision"]
+    # The decision is the first heading's paragraph, on the first screen.
+    decided = json.loads((report.parent / "results.json").read_text())["decision"]["text"]
+    assert layout["heading"] == "Which publication of quest.dat to make"
+    assert layout["firstParagraph"] == decided
+    assert layout["decisionTop"] < 400
     charts = layout["charts"]
     assert len(charts) >= 2 * 3, "a chart per number of known items and the workload's, per threat"
     labelled = checked = 0
