@@ -30,7 +30,18 @@ FAMILIES = {
     "anatomy": (["-c", "5", "-l", "4"], dict(columns=5, l=4)),
     "cahd": (["-p", "10", "--sensitive-random", "10"], dict(p=10, sensitive_random=10)),
     "coherence": (
-        ["--h", "0.4", "--k", "10", "--p", "2", "--nugget-support", "0.1%", "--sensitive-random", "10"],
+        [
+            "--h",
+            "0.4",
+            "--k",
+            "10",
+            "--p",
+            "2",
+            "--nugget-support",
+            "0.1%",
+            "--sensitive-random",
+            "10",
+        ],
         dict(h=0.4, k=10, p=2, nugget_support="0.1%", sensitive_random=10),
     ),
     "km": (["--k", "100", "--m", "3"], dict(k=100, m=3)),
@@ -50,11 +61,29 @@ def main() -> None:
         scratch = Path(scratch)
         fimi, parquet = scratch / "quest.dat", scratch / "quest.parquet"
         subprocess.run(
-            [str(CLI), "generate", "quest", "--transactions", str(args.transactions), "--avg-len",
-             "10", "--pattern-len", "4", "--items", "5000", "--seed", "1", "-o", str(fimi)],
-            check=True, capture_output=True,
+            [
+                str(CLI),
+                "generate",
+                "quest",
+                "--transactions",
+                str(args.transactions),
+                "--avg-len",
+                "10",
+                "--pattern-len",
+                "4",
+                "--items",
+                "5000",
+                "--seed",
+                "1",
+                "-o",
+                str(fimi),
+            ],
+            check=True,
+            capture_output=True,
         )
-        subprocess.run([str(CLI), "convert", str(fimi), str(parquet)], check=True, capture_output=True)
+        subprocess.run(
+            [str(CLI), "convert", str(fimi), str(parquet)], check=True, capture_output=True
+        )
 
         os.environ["PYSPARK_PYTHON"] = sys.executable
         started = time.perf_counter()
@@ -80,7 +109,8 @@ def main() -> None:
             t = time.perf_counter()
             subprocess.run(
                 [str(CLI), "anonymize", family, str(fimi), *options, "--seed", "1", "-o", str(out)],
-                check=True, capture_output=True,
+                check=True,
+                capture_output=True,
             )
             cli = time.perf_counter() - t
             t = time.perf_counter()

@@ -48,6 +48,15 @@ def quest(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def unavailable(reason: str) -> None:
+    """Skips a test whose tool the machine lacks, with the reason; a failure when ``CI=true``,
+    where every test must run."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (CI=true: every test must run)")
+    print(f"SKIPPED: {reason}")
+    pytest.skip(reason)
+
+
 def real_dataset(name: str) -> Path:
     """The real dataset ``name``, or a skip (a failure when ``CI=true``)."""
     places = [os.environ.get("TXANON_DATA"), REPO / "datasets", REPO.parent / "shared" / "datasets"]

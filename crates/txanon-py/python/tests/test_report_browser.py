@@ -13,13 +13,12 @@ Without Chromium or chromedriver the tests skip with the reason, and fail when `
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, run_cli
+from conftest import REPO, run_cli, unavailable
 
 WIDTHS = {"desktop": 1400, "phone": 390}
 
@@ -32,7 +31,8 @@ for (const svg of document.querySelectorAll('figure svg')) {
   const texts = [...svg.querySelectorAll('text')].map(t => ({text: t.textContent, ...box(t)}));
   const markers = [...svg.querySelectorAll('g.point')].map(g => ({...box(g.children[1]),
       tag: g.children[1].tagName, colour: g.children[1].getAttribute('fill')}));
-  const labels = [...svg.querySelectorAll('g.point text.label')].map(t => ({text: t.textContent, ...box(t)}));
+  const labels = [...svg.querySelectorAll('g.point text.label')]
+      .map(t => ({text: t.textContent, ...box(t)}));
   const legend = [...svg.querySelectorAll('g.legend')].map(g => ({tag: g.children[0].tagName,
       colour: g.children[0].getAttribute('fill'), name: g.children[1].textContent}));
   charts.push({svg: box(svg), texts, markers, labels, legend});
@@ -55,30 +55,31 @@ def overlap(a: dict, b: dict, slack: float = 0.5) -> bool:
     )
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason} (CI=true: the browser tests must run)")
-    print(f"SKIPPED: {reason}")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def browser():
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
     except ImportError:
-        _unavailable("selenium is not installed (pip install selenium)")
+        unavailable("selenium is not installed (pip install selenium)")
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     driver_path = shutil.which("chromedriver")
     if chromium is None or driver_path is None:
-        _unavailable("no Chromium or chromedriver (Debian: apt-get install chromium chromium-driver)")
+        unavailable(
+            "no Chromium or chromedriver (Debian: apt-get install chromium chromium-driver)"
+        )
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     # Headless as root in a closed network: no sandbox, nothing fetched in the background.
     for flag in (
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
         "--hide-scrollbars",
     ):
         options.add_argument(flag)
@@ -92,9 +93,24 @@ def report(quest: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An evaluation with a decision, every method, two levels and two numbers of known items."""
     out = tmp_path_factory.mktemp("report") / "evaluation"
     run_cli(
-        "evaluate", quest, "--sensitive-random", "5", "--levels", "2,4", "--known", "1,2",
-        "--random-categories", "5", "--threat", "reidentification", "--max-risk", "0.2",
-        "--seed", "1", "-o", out,
+        "evaluate",
+        quest,
+        "--sensitive-random",
+        "5",
+        "--levels",
+        "2,4",
+        "--known",
+        "1,2",
+        "--random-categories",
+        "5",
+        "--threat",
+        "reidentification",
+        "--max-risk",
+        "0.2",
+        "--seed",
+        "1",
+        "-o",
+        out,
     )
     return out / "report.html"
 
@@ -128,7 +144,9 @@ def test_the_report_reads_on_a_desktop_and_a_phone(browser, report, device):
         texts = chart["texts"]
         for i, a in enumerate(texts):
             for b in texts[i + 1 :]:
-                assert not overlap(a, b), f"{device}, chart {n}: {a['text']!r} overlaps {b['text']!r}"
+                assert not overlap(a, b), (
+                    f"{device}, chart {n}: {a['text']!r} overlaps {b['text']!r}"
+                )
         for label in chart["labels"]:
             labelled += 1
             for marker in chart["markers"]:
@@ -138,7 +156,9 @@ def test_the_report_reads_on_a_desktop_and_a_phone(browser, report, device):
         # The legend: one entry per series with points, drawn with the points' own marker.
         drawn = {(m["tag"], m["colour"]) for m in chart["markers"]}
         legend = {(e["tag"], e["colour"]) for e in chart["legend"]}
-        assert legend == drawn, f"{device}, chart {n}: legend {chart['legend']} against points {drawn}"
+        assert legend == drawn, (
+            f"{device}, chart {n}: legend {chart['legend']} against points {drawn}"
+        )
         checked += len(texts) * (len(texts) - 1) // 2
     # The charts hold enough to have collided: every point is labelled or named in a caption.
     assert labelled >= 10 and checked > 1000, (labelled, checked)

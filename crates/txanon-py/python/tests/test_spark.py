@@ -19,17 +19,10 @@ import pyarrow.parquet as pq
 import pytest
 
 import txanon
-from conftest import run_cli
+from conftest import run_cli, unavailable
 
 N = 100_000
 SHARDS = 4
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason} (CI=true: the Spark tests must run)")
-    print(f"SKIPPED: {reason}")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")
@@ -37,9 +30,9 @@ def spark():
     try:
         import pyspark  # noqa: F401
     except ImportError:
-        _unavailable("pyspark is not installed (pip install 'pyspark>=4')")
+        unavailable("pyspark is not installed (pip install 'pyspark>=4')")
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        _unavailable("no Java runtime (Spark needs Java 17 or newer)")
+        unavailable("no Java runtime (Spark needs Java 17 or newer)")
     from pyspark.sql import SparkSession
 
     # The workers run this interpreter, which has txanon installed.
@@ -327,6 +320,21 @@ def test_a_shard_that_cannot_meet_the_parameters_is_named(frame):
         ts.anonymize(frame.limit(300), "km", shards=2, seed=1, k=200, m=2)
     assert raised.value.args[0].startswith("shard ")
     assert "fewer than k = 200" in str(raised.value)
+
+
+def test_a_worker_runs_txanon_on_the_task_cores(spark):
+    """Rayon on a worker gets spark.task.cpus threads (1 here), set before txanon's pool starts."""
+    import txanon.spark as ts
+
+    def probe(table: pa.Table) -> pa.Table:
+        os.environ.pop("RAYON_NUM_THREADS", None)
+        ts._limit_threads()
+        return pa.table({"threads": [os.environ["RAYON_NUM_THREADS"]]})
+
+    frame = spark.createDataFrame([(1,), (2,)], "k int")
+    rows = frame.groupBy("k").applyInArrow(probe, "threads string").collect()
+    assert [r["threads"] for r in rows] == ["1", "1"]
+    assert spark.conf.get("spark.task.cpus", "1") == "1"
 
 
 def test_the_guide_runs_as_written(spark, baskets, tmp_path, monkeypatch):

@@ -185,7 +185,7 @@ def anonymize(
     null items or a shard too large; :class:`txanon.Infeasible` when a shard cannot meet the
     parameters (the message names the shard).
     """
-    functions, _ = _spark()
+    _spark()  # pyspark is there, or the ImportError says how to get it
     _word("method", method, FAMILIES)
     _bounded_int("max_shard_bytes", max_shard_bytes, 1, 1 << 31)
     for reserved in ("progress", "format", "tid_column", "item_column", "key_out"):
