@@ -6,6 +6,8 @@
 
 use std::fmt::Write;
 
+use crate::report::escape;
+
 /// Width of the drawing in its own units; the page scales it to the column (360 to 1600 px).
 pub(crate) const WIDTH: f64 = 520.0;
 const PLOT_HEIGHT: f64 = 320.0;
@@ -150,10 +152,6 @@ pub(crate) fn place_labels(
         placed[i] = found;
     }
     placed
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 fn marker_svg(marker: Marker, colour: &str, cx: f64, cy: f64) -> String {

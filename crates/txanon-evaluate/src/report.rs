@@ -24,7 +24,8 @@ fn colour(method: &str) -> &'static str {
     }
 }
 
-fn escape(text: &str) -> String {
+/// `text` safe inside the page's markup and attribute values.
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 

@@ -5,7 +5,7 @@
 //! are: from the caller's seed keyed with the items, or from the operating system's 256 bits.
 
 use pyo3::prelude::*;
-use txanon_data::{ItemLabels, TransactionDb};
+use txanon_data::TransactionDb;
 
 use crate::convert::{Int, whole};
 use crate::errors::Failure;
@@ -21,9 +21,7 @@ fn universe(labels: &[String]) -> Result<TransactionDb, Failure> {
     if labels.is_empty() {
         return Err(Failure::bad_input("items: no item to draw from"));
     }
-    let (ranked, mut ids) = ItemLabels::ranked(labels);
-    ids.sort_unstable();
-    Ok(TransactionDb::from_parts(vec![0, ids.len()], ids, ranked))
+    Ok(TransactionDb::from_str_transactions([labels]))
 }
 
 fn seed(value: Option<Int>) -> Result<Option<u64>, Failure> {
