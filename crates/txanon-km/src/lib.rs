@@ -10,6 +10,9 @@
 //! - [`anonymize`]: the cut found by Apriori Anonymization (AA), Direct Anonymization (DA) or
 //!   the exhaustive Optimal Anonymization (OA), the data generalized by it, audited.
 //! - [`information_loss`]: the paper's NCP of a generalization.
+//! - [`sharded`]: AA and DA over shards no one process holds (the driver keeps the cut, the
+//!   shards count), finding the cut [`anonymize`] finds over their union; [`audit_shard`] audits
+//!   one shard of such a publication and counts its itemsets for the union.
 //! - [`audit`]: the independent checker of a [`KmClaim`] from the published transactions and
 //!   the auditor's hierarchy (the cut and the original when given); it shares no code with
 //!   the algorithms.
@@ -44,9 +47,13 @@ mod optimal;
 mod params;
 mod rows;
 mod search;
+pub mod sharded;
 
 pub use algorithm::{KmPublication, anonymize};
-pub use audit::{KmAuditReport, KmClaim, KmViolation, KmViolations, audit, audit_with_progress};
+pub use audit::{
+    ItemsetSupports, KmAuditReport, KmClaim, KmShardAudit, KmShardAuditReport, KmViolation,
+    KmViolations, audit, audit_shard, audit_with_progress,
+};
 pub use cut::{Cut, InformationLoss, information_loss};
 pub use error::KmError;
 pub use family::{Km, KmAuditInputs, KmFiles, KmInput};

@@ -17,6 +17,10 @@ use crate::rows::{PackedRows, generalize};
 /// a linear set of candidates is tried instead.
 pub(crate) const MAX_CANDIDATES: u64 = 1 << 16;
 
+/// Answers whether at least `k` transactions hold a leaf below each of the nodes, for
+/// [`Search::fix_by`].
+pub(crate) type Supported<'f, 'a> = dyn FnMut(&Search<'a>, &[NodeId]) -> Result<bool, KmError> + 'f;
+
 /// The state of AA's and DA's search.
 pub(crate) struct Search<'a> {
     pub(crate) db: &'a TransactionDb,
@@ -67,6 +71,31 @@ impl<'a> Search<'a> {
                 occurrences[v as usize] += u64::from(support);
             }
         }
+        Self::of_lists(db, hierarchy, leaf_of_item, k, transactions, occurrences)
+    }
+
+    /// The search of a driver that holds no transactions ([`crate::sharded`]): each node's
+    /// item occurrences given, its transaction list empty. It fixes violations by
+    /// [`Search::fix_by`] and counts nothing itself.
+    pub(crate) fn without_data(
+        empty: &'a TransactionDb,
+        hierarchy: &'a Hierarchy,
+        occurrences: Vec<u64>,
+        k: u32,
+    ) -> Self {
+        let transactions = vec![Vec::new(); hierarchy.len()];
+        Self::of_lists(empty, hierarchy, &[], k, transactions, occurrences)
+    }
+
+    fn of_lists(
+        db: &'a TransactionDb,
+        hierarchy: &'a Hierarchy,
+        leaf_of_item: &'a [NodeId],
+        k: u32,
+        transactions: Vec<Vec<u32>>,
+        occurrences: Vec<u64>,
+    ) -> Self {
+        let nodes = hierarchy.len();
         // The cut of the leaves loses nothing.
         let loss = Fenwick::new(hierarchy.leaves().len());
         let mut order: Vec<NodeId> = (0..nodes as NodeId).collect();
@@ -116,17 +145,8 @@ impl<'a> Search<'a> {
         max_combinations: u64,
         progress: &Progress,
     ) -> Result<Vec<Vec<u128>>, KmError> {
-        let too_many = |combinations| {
-            Err(KmError::TooManyCombinations {
-                combinations,
-                limit: max_combinations,
-                sizes: if sizes.start() == sizes.end() {
-                    sizes.start().to_string()
-                } else {
-                    format!("{} to {}", sizes.start(), sizes.end())
-                },
-            })
-        };
+        let too_many =
+            |combinations| Err(too_many_combinations(&sizes, combinations, max_combinations));
         if sizes == (1..=1) {
             // A cut node's support is its transaction list's length: nothing to count.
             let occurring: Vec<u32> = (0..self.node_of_rank.len() as u32)
@@ -151,24 +171,8 @@ impl<'a> Search<'a> {
             ]);
         }
         let rows = self.generalized_rows(*sizes.start(), fresh);
-        // The counters hold at most one entry per distinct itemset: no more than the rows'
-        // combinations, nor than the combinations of the nodes that occur.
         let ranks = self.node_of_rank.len();
-        let mut present = vec![false; ranks];
-        let mut listed = vec![0u64; *sizes.end() + 1];
-        for (row, _) in rows.iter() {
-            for &r in row {
-                present[r as usize] = true;
-            }
-            for size in sizes.clone() {
-                listed[size] = listed[size].saturating_add(binomial(row.len() as u64, size as u64));
-            }
-        }
-        let nodes = present.iter().filter(|&&p| p).count() as u64;
-        let itemsets = sizes
-            .clone()
-            .map(|size| listed[size].min(binomial(nodes, size as u64)))
-            .fold(0u64, u64::saturating_add);
+        let itemsets = combination_bound(&rows, &sizes, ranks);
         if itemsets > max_combinations {
             return too_many(itemsets);
         }
@@ -268,17 +272,89 @@ impl<'a> Search<'a> {
         distinct
     }
 
+    /// Whether an earlier fix has generalized an item of the violation `key` already.
+    pub(crate) fn is_fixed(&self, key: u128) -> bool {
+        unpack(key).any(|r| !self.cut.contains(self.hierarchy, self.node_of_rank[r as usize]))
+    }
+
     /// Fixes the violation `key` by the cheapest raise that gives it `k` transactions, unless
     /// an earlier fix has generalized one of its items already.
     pub(crate) fn fix(&mut self, key: u128) {
-        let h = self.hierarchy;
+        self.fix_by(key, &mut |search, nodes| Ok(search.support_at_least_k(nodes)))
+            .expect("generalizing every item to the root reaches k: checked before the search");
+    }
+
+    /// [`Search::fix`] with the supports of the candidates' generalized itemsets answered by
+    /// `supported` (whether at least `k` transactions hold a leaf below each node): from the
+    /// nodes' transaction lists in one process, from counts summed over shards in
+    /// [`crate::sharded`]. Every itemset it asks about is among
+    /// [`Search::candidate_itemsets`]`(key)`.
+    ///
+    /// # Errors
+    /// What `supported` returns; [`KmError::Unreachable`] when no candidate, not even every
+    /// item at the root, reaches `k` (supports that contradict the checks before the search).
+    pub(crate) fn fix_by(
+        &mut self,
+        key: u128,
+        supported: &mut Supported<'_, 'a>,
+    ) -> Result<(), KmError> {
         // Most violations of a pass are found fixed here, before anything is allocated.
-        if unpack(key).any(|r| !self.cut.contains(h, self.node_of_rank[r as usize])) {
-            return;
+        if self.is_fixed(key) {
+            return Ok(());
         }
         let itemset: Vec<NodeId> = unpack(key).map(|r| self.node_of_rank[r as usize]).collect();
-        // Every way of moving the items up their paths, as the set of nodes raised to
-        // (those under another raised node dropped), deduplicated.
+        let mut candidates: Vec<(u128, Vec<NodeId>)> = self
+            .raises(&itemset)
+            .into_iter()
+            .map(|top| (top.iter().map(|&a| self.raise_cost(a)).sum::<u128>(), top))
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        for (_, raised) in candidates {
+            let generalized = self.generalized(&itemset, &raised);
+            if supported(self, &generalized)? {
+                for &a in &raised {
+                    self.raise(a);
+                }
+                self.raises.push(raised);
+                return Ok(());
+            }
+        }
+        Err(KmError::Unreachable(format!(
+            "no generalization of the itemset {{{}}} reaches k = {}, not even the root's",
+            itemset.iter().map(|&v| self.hierarchy.label(v)).collect::<Vec<_>>().join(","),
+            self.k
+        )))
+    }
+
+    /// The generalized itemsets whose supports [`Search::fix_by`] may ask about to fix `key`,
+    /// whatever the cut: each way of raising its items, applied to it.
+    pub(crate) fn candidate_itemsets(&self, key: u128) -> Vec<Vec<NodeId>> {
+        let itemset: Vec<NodeId> = unpack(key).map(|r| self.node_of_rank[r as usize]).collect();
+        let mut sets: Vec<Vec<NodeId>> =
+            self.raises(&itemset).iter().map(|raised| self.generalized(&itemset, raised)).collect();
+        sets.sort_unstable();
+        sets.dedup();
+        sets
+    }
+
+    /// `itemset` with each item replaced by the node of `raised` above it, sorted, deduplicated.
+    fn generalized(&self, itemset: &[NodeId], raised: &[NodeId]) -> Vec<NodeId> {
+        let h = self.hierarchy;
+        let mut g: Vec<NodeId> = itemset
+            .iter()
+            .map(|&v| raised.iter().copied().find(|&a| h.covers(a, v)).unwrap_or(v))
+            .collect();
+        g.sort_unstable();
+        g.dedup();
+        g
+    }
+
+    /// Every way of moving the items of `itemset` up their paths, as the set of nodes raised
+    /// to (those under another raised node dropped), each sorted; with repeats. It depends on
+    /// the hierarchy alone, not on the cut.
+    fn raises(&self, itemset: &[NodeId]) -> Vec<Vec<NodeId>> {
+        let h = self.hierarchy;
         let paths: Vec<Vec<NodeId>> =
             itemset.iter().map(|&v| h.ancestors_or_self(v).collect()).collect();
         let combinations = paths.iter().fold(1u64, |acc, p| acc.saturating_mul(p.len() as u64));
@@ -327,41 +403,19 @@ impl<'a> Search<'a> {
                 choice[..j].fill(0);
             }
         }
-        let mut candidates: Vec<(u128, Vec<NodeId>)> = Vec::new();
-        for mut raised in raise_sets {
-            raised.sort_unstable();
-            raised.dedup();
-            let top: Vec<NodeId> = raised
-                .iter()
-                .copied()
-                .filter(|&a| !raised.iter().any(|&b| b != a && h.covers(b, a)))
-                .collect();
-            if !top.is_empty() {
-                let cost = top.iter().map(|&a| self.raise_cost(a)).sum::<u128>();
-                candidates.push((cost, top));
-            }
-        }
-        candidates.sort_unstable();
-        candidates.dedup();
-        for (_, raised) in candidates {
-            let generalized: Vec<NodeId> = {
-                let mut g: Vec<NodeId> = itemset
+        raise_sets
+            .into_iter()
+            .filter_map(|mut raised| {
+                raised.sort_unstable();
+                raised.dedup();
+                let top: Vec<NodeId> = raised
                     .iter()
-                    .map(|&v| raised.iter().copied().find(|&a| h.covers(a, v)).unwrap_or(v))
+                    .copied()
+                    .filter(|&a| !raised.iter().any(|&b| b != a && h.covers(b, a)))
                     .collect();
-                g.sort_unstable();
-                g.dedup();
-                g
-            };
-            if self.support_at_least_k(&generalized) {
-                for &a in &raised {
-                    self.raise(a);
-                }
-                self.raises.push(raised);
-                return;
-            }
-        }
-        unreachable!("generalizing every item to the root reaches k: checked before the search");
+                (!top.is_empty()).then_some(top)
+            })
+            .collect()
     }
 
     /// The loss raising the cut to `a` adds.
@@ -383,6 +437,45 @@ impl<'a> Search<'a> {
             self.loss.add(pos, occ * w - old);
         }
         self.cut.raise(self.hierarchy, a);
+    }
+
+    /// The transactions that hold a leaf below each of `nodes`, counted up to `cap`: the
+    /// shortest list walked, each of its transactions looked up in the others by galloping
+    /// from where the last lookup ended, until `cap` are found. So an itemset of large nodes
+    /// that reaches the cap early costs a short prefix, where a full intersection read every
+    /// list to its end.
+    pub(crate) fn support_up_to(&self, nodes: &[NodeId], cap: u32) -> u32 {
+        let mut lists: Vec<&[u32]> =
+            nodes.iter().map(|&v| self.transactions[v as usize].as_slice()).collect();
+        lists.sort_by_key(|l| l.len());
+        let Some((first, rest)) = lists.split_first().filter(|_| cap > 0) else { return 0 };
+        let mut from = vec![0usize; rest.len()];
+        let mut found = 0u32;
+        'walk: for &t in *first {
+            for (list, at) in rest.iter().zip(from.iter_mut()) {
+                // Gallop: double the step until past `t`, then bisect the last step.
+                let mut step = 1;
+                let mut hi = *at;
+                while hi < list.len() && list[hi] < t {
+                    *at = hi + 1;
+                    hi = *at + step;
+                    step *= 2;
+                }
+                let hi = hi.min(list.len());
+                *at += list[*at..hi].partition_point(|&x| x < t);
+                if *at == list.len() {
+                    break 'walk;
+                }
+                if list[*at] != t {
+                    continue 'walk;
+                }
+            }
+            found += 1;
+            if found >= cap {
+                break;
+            }
+        }
+        found
     }
 
     /// Whether at least `k` transactions hold a leaf below each of `nodes`.
@@ -411,6 +504,47 @@ impl<'a> Search<'a> {
                 true
             }
         }
+    }
+}
+
+/// The most distinct itemsets of `sizes` items a count of `rows` can meet: no more than the
+/// rows' combinations, nor than the combinations of the ranks that occur.
+pub(crate) fn combination_bound(
+    rows: &PackedRows,
+    sizes: &std::ops::RangeInclusive<usize>,
+    ranks: usize,
+) -> u64 {
+    let mut present = vec![false; ranks];
+    let mut listed = vec![0u64; *sizes.end() + 1];
+    for (row, _) in rows.iter() {
+        for &r in row {
+            present[r as usize] = true;
+        }
+        for size in sizes.clone() {
+            listed[size] = listed[size].saturating_add(binomial(row.len() as u64, size as u64));
+        }
+    }
+    let nodes = present.iter().filter(|&&p| p).count() as u64;
+    sizes
+        .clone()
+        .map(|size| listed[size].min(binomial(nodes, size as u64)))
+        .fold(0u64, u64::saturating_add)
+}
+
+/// The refusal of a count of `sizes`-itemsets that could meet `combinations` distinct ones.
+pub(crate) fn too_many_combinations(
+    sizes: &std::ops::RangeInclusive<usize>,
+    combinations: u64,
+    limit: u64,
+) -> KmError {
+    KmError::TooManyCombinations {
+        combinations,
+        limit,
+        sizes: if sizes.start() == sizes.end() {
+            sizes.start().to_string()
+        } else {
+            format!("{} to {}", sizes.start(), sizes.end())
+        },
     }
 }
 

@@ -121,14 +121,45 @@ pub fn km(
 ) -> Result<Audited<txanon_km::KmAuditReport>> {
     let manifest = check_directory(dir)?;
     let published = read_transactions(dir, "published")?;
-    let own;
-    let hierarchy = match hierarchy {
-        Some(h) => h,
-        None => {
-            let path = required(dir, "hierarchy.txt")?;
-            own = txanon_km::Hierarchy::read(&path).map_err(|e| unreadable(&path, e))?;
-            &own
-        }
+    let (own, cut) = km_documents(dir, hierarchy.is_none())?;
+    let hierarchy = hierarchy.or(own.as_ref()).expect("read when not given");
+    let report = txanon_km::audit(&published, hierarchy, claim, cut.as_deref(), original)
+        .map_err(failed::<txanon_km::Km>)?;
+    Ok(Audited { report, manifest })
+}
+
+/// Audits one shard of a kᵐ-anonymous publication whose shards share one cut (`txanon.spark`'s):
+/// the manifest, every published file, the shard as [`txanon_km::audit_shard`] checks it (the
+/// published items, the cut, the shard's `original` when given) and its itemsets counted for
+/// the caller to sum over the shards.
+///
+/// # Errors
+/// As [`cahd`].
+pub fn km_shard(
+    dir: &Path,
+    hierarchy: Option<&txanon_km::Hierarchy>,
+    claim: &txanon_km::KmClaim,
+    original: Option<&TransactionDb>,
+) -> Result<(Audited<txanon_km::KmShardAuditReport>, txanon_km::ItemsetSupports)> {
+    let manifest = check_directory(dir)?;
+    let published = read_transactions(dir, "published")?;
+    let (own, cut) = km_documents(dir, hierarchy.is_none())?;
+    let hierarchy = hierarchy.or(own.as_ref()).expect("read when not given");
+    let audited = txanon_km::audit_shard(&published, hierarchy, claim, cut.as_deref(), original)
+        .map_err(failed::<txanon_km::Km>)?;
+    Ok((Audited { report: audited.report, manifest }, audited.itemsets))
+}
+
+/// The publication's own hierarchy (when `read_hierarchy`) and its cut, when it has one.
+fn km_documents(
+    dir: &Path,
+    read_hierarchy: bool,
+) -> Result<(Option<txanon_km::Hierarchy>, Option<Vec<String>>)> {
+    let own = if read_hierarchy {
+        let path = required(dir, "hierarchy.txt")?;
+        Some(txanon_km::Hierarchy::read(&path).map_err(|e| unreadable(&path, e))?)
+    } else {
+        None
     };
     let cut = match dir.join("cut.txt") {
         path if path.is_file() => Some(
@@ -141,9 +172,7 @@ pub fn km(
         ),
         _ => None,
     };
-    let report = txanon_km::audit(&published, hierarchy, claim, cut.as_deref(), original)
-        .map_err(failed::<txanon_km::Km>)?;
-    Ok(Audited { report, manifest })
+    Ok((own, cut))
 }
 
 /// Audits (h,k,p)-coherence's publication in `dir` under `claim` (which names the private

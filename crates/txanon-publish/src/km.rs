@@ -1,9 +1,10 @@
 //! kᵐ-anonymity's release: the generalized transactions (`published`), the cut, the
-//! hierarchy, the summary.
+//! hierarchy, the summary; and one shard's release under a cut found over every shard
+//! ([`release_shard`]).
 
 use serde::Serialize;
 use txanon_data::TransactionDb;
-use txanon_km::{Algorithm, Hierarchy, ValidKmParams, anonymize};
+use txanon_km::{Algorithm, Hierarchy, KmClaim, ValidKmParams, anonymize, audit_shard};
 
 use crate::error::{PublishError, Result};
 use crate::outcome::Outcome;
@@ -26,6 +27,11 @@ struct Summary {
     generalizations: usize,
     ncp: f64,
     occurrences_by_height: Vec<u64>,
+    /// For a shard of a cut found over several shards ([`release_shard`]): how many; the
+    /// guarantee holds for their union. `ncp` is then the shard's, `generalizations` the
+    /// search's over every shard.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shards: Option<usize>,
 }
 
 /// Anonymizes `db` (read from `input`) to kᵐ-anonymity over `hierarchy` (described as
@@ -60,6 +66,7 @@ pub fn release(
         generalizations: result.generalizations.len(),
         ncp: result.loss.ncp,
         occurrences_by_height: result.loss.occurrences_by_height.clone(),
+        shards: None,
     };
     // Items published as themselves keep their label; every other one went up the hierarchy.
     let items = db.num_items();
@@ -89,5 +96,73 @@ pub fn release(
         }))
         .with("published", Content::Transactions(result.published.into()))
         .with("cut.txt", Content::Text(result.cut.join("\n") + "\n"))
+        .with("hierarchy.txt", Content::Text(hierarchy_text)))
+}
+
+/// One shard's release of a kᵐ-anonymous publication whose cut `cut` was found over the union
+/// of `shards` shards ([`txanon_km::sharded::sharded_cut`], which made `generalizations`
+/// raises): the shard `db` generalized by the cut and shuffled, the cut, the hierarchy and the
+/// summary. Its audit ([`audit_shard`]) checks the shard against `db` and the cut; the supports
+/// hold for the union only, and the caller audits them there.
+///
+/// # Errors
+/// A cut that is not one of `hierarchy`'s; an item that is no leaf of it; a shard that fails
+/// its audit (a bug).
+#[allow(clippy::too_many_arguments)]
+pub fn release_shard(
+    input: &str,
+    db: &TransactionDb,
+    hierarchy: &Hierarchy,
+    described: &str,
+    cut: &[String],
+    generalizations: usize,
+    shards: usize,
+    params: &ValidKmParams,
+) -> Result<Release> {
+    let part = txanon_km::sharded::publish_shard(db, hierarchy, cut, params.seed())
+        .map_err(PublishError::family)?;
+    let (k, m) = (u64::from(params.k()), params.m() as u64);
+    let claim =
+        KmClaim::new(k, m).map_err(|e| PublishError::family(txanon_km::KmError::from(e)))?;
+    let audited = audit_shard(&part.published, hierarchy, &claim, Some(cut), Some(db))
+        .map_err(PublishError::family)?;
+    let summary = Summary {
+        input: input.to_string(),
+        transactions: db.len(),
+        items: db.num_items(),
+        k,
+        m,
+        algorithm: params.algorithm(),
+        hierarchy: described.to_string(),
+        hierarchy_nodes: hierarchy.len(),
+        hierarchy_leaves: hierarchy.leaves().len(),
+        hierarchy_height: hierarchy.height(hierarchy.root()),
+        cut_nodes: cut.len(),
+        generalized_nodes: part.generalized_items,
+        generalizations,
+        ncp: part.loss.ncp,
+        occurrences_by_height: part.loss.occurrences_by_height.clone(),
+        shards: Some(shards),
+    };
+    let outcome = Outcome::transactions("km", db, &part.published, "--k and --m")
+        .did(format!(
+            "generalized by a cut of {} nodes found over {shards} shards (this shard's NCP {:.3})",
+            cut.len(),
+            part.loss.ncp
+        ))
+        .audited(format!(
+            "this shard against its original and the cut; k^m-anonymity with k = {k}, m = {m} holds for the union of the {shards} shards, audited there"
+        ));
+    let hierarchy_text = hierarchy.to_text().map_err(PublishError::family)?;
+    Ok(Release::new("km", &summary, &audited.report, params.seed().is_some(), outcome)?
+        .parameters(serde_json::json!({
+            "k": k,
+            "m": m,
+            "algorithm": params.algorithm(),
+            "hierarchy": summary.hierarchy,
+            "shards": shards,
+        }))
+        .with("published", Content::Transactions(part.published.into()))
+        .with("cut.txt", Content::Text(cut.join("\n") + "\n"))
         .with("hierarchy.txt", Content::Text(hierarchy_text)))
 }

@@ -18,11 +18,24 @@ use crate::convert::{Int, Reading, anatomy_diversity, data, swap_method, swap_ti
 use crate::errors::{Failure, detached};
 
 /// The original, when the auditor gives it: read as the data of a run.
-fn original(
+pub(crate) fn original(
     py: Python<'_>,
     value: Option<&Bound<'_, PyAny>>,
 ) -> Result<Option<TransactionDb>, Failure> {
     value.map(|v| Ok(data(py, v, &Reading::default())?.db)).transpose()
+}
+
+/// kᵐ-anonymity's claim, and the auditor's hierarchy when given.
+pub(crate) fn km_claim(
+    k: Int,
+    m: Int,
+    hierarchy: Option<PathBuf>,
+) -> Result<(KmClaim, Option<Hierarchy>), Failure> {
+    let claim = KmClaim::new(whole("k", k, 2u64, u64::MAX)?, whole("m", m, 1u64, u64::MAX)?)
+        .map_err(Failure::from)?;
+    let hierarchy =
+        hierarchy.map(|path| Hierarchy::read(&path).map_err(|e| Failure::of(&e))).transpose()?;
+    Ok((claim, hierarchy))
 }
 
 /// The audit's report as a dict.
@@ -65,10 +78,7 @@ pub(crate) fn audit_km<'py>(
     hierarchy: Option<PathBuf>,
     original_: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let claim = KmClaim::new(whole("k", k, 2u64, u64::MAX)?, whole("m", m, 1u64, u64::MAX)?)
-        .map_err(Failure::from)?;
-    let hierarchy =
-        hierarchy.map(|path| Hierarchy::read(&path).map_err(|e| Failure::of(&e))).transpose()?;
+    let (claim, hierarchy) = km_claim(k, m, hierarchy)?;
     let original = original(py, original_)?;
     let audited = detached(py, || {
         Ok(txanon_publish::audit::km(&dir, hierarchy.as_ref(), &claim, original.as_ref()))

@@ -15,6 +15,7 @@ mod errors;
 mod evaluation;
 mod families;
 mod publication;
+mod sharded;
 
 use pyo3::prelude::*;
 
@@ -59,6 +60,10 @@ fn _txanon(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(attack::attack, m)?)?;
     m.add_function(wrap_pyfunction!(draws::draw_items, m)?)?;
     m.add_function(wrap_pyfunction!(draws::draw_categories, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::km_sharded_cut, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::km_count_shard, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::km_release_shard, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::audit_km_shard, m)?)?;
     m.add_class::<publication::Publication>()?;
     m.add_class::<evaluation::Evaluation>()?;
     Ok(())

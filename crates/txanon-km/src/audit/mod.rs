@@ -270,8 +270,156 @@ pub fn audit_with_progress(
     progress.begin("km audit: distinct transactions", Unit::Items, 0);
     let mut log = ViolationLog::new();
     let n = published.len();
+    let node_of_item = published_nodes(published, hierarchy, &mut log);
+    log.stop_if_any().map_err(KmError::Audit)?;
+    if (n as u64) < claim.k {
+        log.push(KmViolation::TooFewTransactions { transactions: n, k: claim.k });
+    }
+    let (itemsets_checked, smallest_support) =
+        check_itemsets(published, claim, PAIR_TABLE_CELLS, Some(DENSE_TAILS), progress, &mut log);
+    if let Some(cut) = cut {
+        check_cut(published, hierarchy, cut, &mut log);
+    }
+    if let Some(original) = original {
+        progress.begin("km audit: against the original", Unit::Items, 0);
+        check_original(published, hierarchy, &node_of_item, original, &mut log);
+    }
+    log.finish(KmAuditReport {
+        claim: *claim,
+        transactions: n,
+        published_items: published.supports().iter().filter(|&&s| s > 0).count(),
+        itemsets_checked,
+        smallest_support,
+        cut_checked: cut.is_some(),
+        original_checked: original.is_some(),
+    })
+    .map_err(KmError::Audit)
+}
+
+/// What the audit of one shard of a publication found: everything but the supports, which
+/// hold for the union of the shards only (see [`audit_shard`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KmShardAuditReport {
+    /// The claim whose itemsets were counted.
+    pub claim: KmClaim,
+    /// The shard's transactions.
+    pub transactions: usize,
+    /// Distinct published items of the shard.
+    pub published_items: usize,
+    /// Distinct itemsets of at most `m` items counted.
+    pub itemsets_counted: usize,
+    /// Whether the published cut was checked.
+    pub cut_checked: bool,
+    /// Whether the shard's original was checked.
+    pub original_checked: bool,
+}
+
+/// Itemsets (labels, ascending) with their supports.
+pub type ItemsetSupports = Vec<(Vec<String>, u64)>;
+
+/// One shard of a kᵐ-anonymous publication audited, and its itemsets counted for the union.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KmShardAudit {
+    /// What was checked.
+    pub report: KmShardAuditReport,
+    /// Every combination of at most `m` published items that occurs in the shard (labels,
+    /// ascending by label), with its support capped at `k`: the union is kᵐ-anonymous when
+    /// every itemset's capped supports, summed over the shards, reach `k` (a shard at `k`
+    /// reaches it alone; below it, the sum is the union's support).
+    pub itemsets: ItemsetSupports,
+}
+
+/// The audit of one shard of a publication whose shards were generalized by one cut: every
+/// check of [`audit`] but the supports (the published items nodes of `hierarchy`, none above
+/// another; the cut; the shard's original), and the shard's itemsets of at most `m` items
+/// counted, each capped at `k`, for the caller to sum over the shards. The caller also checks
+/// that every shard publishes the same cut.
+///
+/// # Errors
+/// [`KmError::Audit`] with the violations found.
+///
+/// # Complexity
+/// `Σ_r Σ_{i ≤ m} C(|r|, i)` over the shard's distinct published transactions `r`.
+pub fn audit_shard(
+    published: &TransactionDb,
+    hierarchy: &Hierarchy,
+    claim: &KmClaim,
+    cut: Option<&[String]>,
+    original: Option<&TransactionDb>,
+) -> Result<KmShardAudit, KmError> {
+    let mut log = ViolationLog::new();
+    let node_of_item = published_nodes(published, hierarchy, &mut log);
+    log.stop_if_any().map_err(KmError::Audit)?;
+    if let Some(cut) = cut {
+        check_cut(published, hierarchy, cut, &mut log);
+    }
+    if let Some(original) = original {
+        check_original(published, hierarchy, &node_of_item, original, &mut log);
+    }
+    log.stop_if_any().map_err(KmError::Audit)?;
+    // Identical transactions once, with their multiplicity.
+    let mut rows: HashMap<&[ItemId], u64> = HashMap::new();
+    for r in 0..published.len() {
+        *rows.entry(published.transaction(r)).or_insert(0) += 1;
+    }
+    let mut counts: HashMap<Vec<ItemId>, u64> = HashMap::new();
+    let mut chosen: Vec<ItemId> = Vec::with_capacity(claim.m as usize);
+    for (row, times) in rows {
+        let mut row = row.to_vec();
+        row.sort_unstable();
+        row.dedup();
+        each_subset(&row, claim.m as usize, &mut chosen, &mut |set| {
+            let c = counts.entry(set.to_vec()).or_insert(0);
+            *c = (*c + times).min(claim.k);
+        });
+    }
+    let mut itemsets: Vec<(Vec<String>, u64)> = counts
+        .into_iter()
+        .map(|(set, support)| {
+            let mut labels: Vec<String> =
+                set.iter().map(|&i| published.label(i).to_string()).collect();
+            labels.sort_unstable();
+            (labels, support)
+        })
+        .collect();
+    itemsets.sort_unstable();
+    Ok(KmShardAudit {
+        report: KmShardAuditReport {
+            claim: *claim,
+            transactions: published.len(),
+            published_items: published.supports().iter().filter(|&&s| s > 0).count(),
+            itemsets_counted: itemsets.len(),
+            cut_checked: cut.is_some(),
+            original_checked: original.is_some(),
+        },
+        itemsets,
+    })
+}
+
+/// Calls `f` with every non-empty subset of at most `most` items of `row` (ascending).
+fn each_subset(
+    row: &[ItemId],
+    most: usize,
+    chosen: &mut Vec<ItemId>,
+    f: &mut dyn FnMut(&[ItemId]),
+) {
+    for (j, &item) in row.iter().enumerate() {
+        chosen.push(item);
+        f(chosen);
+        if chosen.len() < most {
+            each_subset(&row[j + 1..], most, chosen, f);
+        }
+        chosen.pop();
+    }
+}
+
+/// The published items as nodes of `hierarchy`: each must be one, and none above another.
+fn published_nodes(
+    published: &TransactionDb,
+    hierarchy: &Hierarchy,
+    log: &mut ViolationLog<KmViolation>,
+) -> Vec<Option<NodeId>> {
     let label = |i: ItemId| published.label(i).to_string();
-    // The published items as nodes; they must be nodes, and no one above another.
     let mut node_of_item: Vec<Option<NodeId>> = Vec::with_capacity(published.num_items());
     for i in 0..published.num_items() as ItemId {
         let node = hierarchy.find(&label(i));
@@ -298,29 +446,7 @@ pub fn audit_with_progress(
             }
         }
     }
-    log.stop_if_any().map_err(KmError::Audit)?;
-    if (n as u64) < claim.k {
-        log.push(KmViolation::TooFewTransactions { transactions: n, k: claim.k });
-    }
-    let (itemsets_checked, smallest_support) =
-        check_itemsets(published, claim, PAIR_TABLE_CELLS, Some(DENSE_TAILS), progress, &mut log);
-    if let Some(cut) = cut {
-        check_cut(published, hierarchy, cut, &mut log);
-    }
-    if let Some(original) = original {
-        progress.begin("km audit: against the original", Unit::Items, 0);
-        check_original(published, hierarchy, &node_of_item, original, &mut log);
-    }
-    log.finish(KmAuditReport {
-        claim: *claim,
-        transactions: n,
-        published_items: published.supports().iter().filter(|&&s| s > 0).count(),
-        itemsets_checked,
-        smallest_support,
-        cut_checked: cut.is_some(),
-        original_checked: original.is_some(),
-    })
-    .map_err(KmError::Audit)
+    node_of_item
 }
 
 fn check_cut(

@@ -1,6 +1,7 @@
 """txanon.spark in Spark's local mode: every family on 10⁵ generated transactions, read by Spark
 from Parquet and split into shards; each shard's publication audited, a tampered one caught,
-bad input refused before the work.
+bad input refused before the work; kᵐ-anonymity's one cut over every shard equal to the
+single-machine publication, and audited over the union.
 
 One session for the whole run (local[2], UI off, four shuffle partitions, 2 GB for the driver).
 Without pyspark or Java the tests skip with the reason, and fail when ``CI=true``.
@@ -243,6 +244,16 @@ def test_the_long_shape_and_a_shard_column(spark):
     publication = ts.anonymize(long, "km", items="product", tid="order", shards=3, seed=2, k=4, m=2)
     assert publication.report["records"] == 3000
     assert ts.audit(publication, "km", k=4, m=2, original=publication.sharded)["passed"]
+    # String labels: the hierarchy every shard builds is the one built over the whole table.
+    whole = pa.table(
+        {"items": [sorted({f"i{(t * 7 + j) % 40}" for j in range(1 + t % 4)}) for t in range(3000)]}
+    )
+    one = txanon.anonymize.km(whole, k=4, m=2, seed=2)
+    assert shard_files(publication, 0)["cut.txt"] == one.document("cut.txt").encode()
+    published = [r["items"] for r in publication.transactions().collect()]
+    assert published_multiset(published) == published_multiset(
+        one.tables["published"].column("items").to_pylist()
+    )
 
     keyed = spark.createDataFrame(
         [([j % 30, (j * 3) % 30 + 30], j % 2) for j in range(4000)], "items array<int>, region int"
@@ -317,9 +328,110 @@ def test_a_shard_that_cannot_meet_the_parameters_is_named(frame):
     import txanon.spark as ts
 
     with pytest.raises(txanon.Infeasible) as raised:
-        ts.anonymize(frame.limit(300), "km", shards=2, seed=1, k=200, m=2)
+        ts.anonymize(frame.limit(300), "cahd", shards=2, seed=1, p=200, sensitive=SENSITIVE)
     assert raised.value.args[0].startswith("shard ")
-    assert "fewer than k = 200" in str(raised.value)
+    # km's cut is one for every shard: its refusal is the whole data's, before any shard works.
+    with pytest.raises(txanon.Infeasible) as raised:
+        ts.anonymize(frame.limit(300), "km", shards=2, seed=1, k=400, m=2)
+    assert "300 transactions, fewer than k = 400" in str(raised.value)
+
+
+def published_multiset(rows) -> dict[tuple[str, ...], int]:
+    counts: dict[tuple[str, ...], int] = {}
+    for row in rows:
+        key = tuple(sorted(str(i) for i in row))
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def test_km_over_shards_is_the_single_machine_publication(frame, baskets, publications, tmp_path):
+    """One cut over every shard: the cut, the hierarchy and the raises are the single-machine
+    run's on the whole table, and the shards' published transactions are its published
+    transactions (as a multiset: each shard shuffles its own)."""
+    publication = publications["km"]
+    params = RUNS["km"][0]
+    whole = pq.read_table(baskets)
+    one = txanon.anonymize.km(whole, seed=11, **params)
+    written = Path(one.write(tmp_path / "one"))
+    shard = shard_files(publication, 0)
+    assert shard["cut.txt"] == (written / "cut.txt").read_bytes()
+    assert shard["hierarchy.txt"] == (written / "hierarchy.txt").read_bytes()
+    summary = json.loads(shard["summary.json"])
+    assert summary["generalizations"] == one.summary["generalizations"] > 0
+    assert summary["shards"] == SHARDS
+    assert publication.report["cut"]["generalizations"] == one.summary["generalizations"]
+    published = [r["items"] for r in publication.transactions().collect()]
+    expected = one.tables["published"].column("items").to_pylist()
+    assert published_multiset(published) == published_multiset(expected)
+    # The pooled NCP is the whole's: each shard's weighted by its occurrences.
+    assert publication.report["utility"]["pooled"] == pytest.approx(one.summary["ncp"])
+
+
+def test_km_is_audited_over_the_union_and_a_tampered_union_fails(frame, publications, tmp_path):
+    from pyspark.sql import functions as F
+
+    import txanon.spark as ts
+
+    publication = publications["km"]
+    k = RUNS["km"][1]["k"]
+    audited = ts.audit(publication, "km", original=publication.sharded, **RUNS["km"][1])
+    assert audited["passed"] and audited["smallest_support"] >= k
+    assert publication.report["audit"]["smallest_support"] == audited["smallest_support"]
+    # The union is what holds: some shard alone has an itemset below k.
+    failing = 0
+    for shard in range(SHARDS):
+        directory = tmp_path / f"shard-{shard}"
+        directory.mkdir()
+        for name, content in shard_files(publication, shard).items():
+            if name != ts.SHARDS_FILE:
+                (directory / name).write_bytes(content)
+        try:
+            txanon.audit.km(directory, **RUNS["km"][1])
+        except txanon.AuditFailed as failed:
+            assert "rare-itemset" in failed.kinds
+            failing += 1
+    assert failing > 0
+
+    # A claim one above the smallest support fails on the summed counts.
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts.audit(publication, "km", k=audited["smallest_support"] + 1, m=2)
+    assert set(failed.value.kinds) == {"rare-itemset"}
+    assert all(v["support"] == audited["smallest_support"] for v in failed.value.violations)
+
+    # A shard dropped: listed but missing, and the union lost its transactions.
+    dropped = publication.files.filter(F.col("shard") != 2)
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts.audit(dropped, "km", **RUNS["km"][1])
+    assert "shard-missing" in failed.value.kinds
+
+    # One shard's files taken from a run with another k: its cut is another cut.
+    other = ts.anonymize(frame, "km", shards=SHARDS, seed=11, k=3, m=2)
+    swapped = publication.files.filter(F.col("shard") != 1).unionByName(
+        other.files.filter(F.col("shard") == 1)
+    )
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts.audit(swapped, "km", **RUNS["km"][1])
+    assert "documents-differ" in failed.value.kinds
+
+    # A shard's published transaction changed: its manifest no longer verifies.
+    def tamper(content):
+        # Spark may call a UDF on rows its condition excludes: those are returned as they are.
+        lines = bytes(content).split(b"\n")
+        if len(lines) > 1:
+            lines[0] = lines[1]
+        return bytearray(b"\n".join(lines))
+
+    tampered = publication.files.withColumn(
+        "content",
+        F.when(
+            (F.col("shard") == 3) & F.col("name").startswith("published"),
+            F.udf(tamper, "binary")("content"),
+        ).otherwise(F.col("content")),
+    )
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts.audit(tampered, "km", **RUNS["km"][1])
+    assert {v["shard"] for v in failed.value.violations} == {3}
+    assert "manifest" in failed.value.kinds
 
 
 def test_a_worker_runs_txanon_on_the_task_cores(spark):

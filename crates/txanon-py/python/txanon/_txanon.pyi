@@ -1,7 +1,7 @@
 # The native module's signatures, checked against the compiled module by
 # python/tests/test_stubs.py (every public name and every parameter).
 import os
-from typing import Any
+from typing import Any, Callable
 
 __version__: str
 
@@ -16,6 +16,51 @@ def draw_items(
     labels: list[str], *, count: int, name: str, seed_: int | None = None
 ) -> list[str]: ...
 def draw_categories(labels: list[str], *, count: int, seed_: int | None = None) -> list[str]: ...
+def km_sharded_cut(
+    *,
+    supports: list[tuple[str, int]],
+    transactions: int,
+    k: int,
+    m: int,
+    rare_itemsets: Callable[[str], tuple[list[int], list[int]]],
+    supports_of: Callable[[str], list[int]],
+    hierarchy_text: str | None = None,
+    universe: list[str] | None = None,
+    fanout: int = 5,
+    algorithm: str = "aa",
+    max_combinations: int | None = None,
+) -> tuple[list[str], list[list[str]], int]: ...
+def km_count_shard(
+    data_: Any,
+    *,
+    request: str,
+    hierarchy_text: str | None = None,
+    universe: list[str] | None = None,
+    fanout: int = 5,
+) -> Any: ...
+def km_release_shard(
+    data_: Any,
+    *,
+    cut: list[str],
+    generalizations: int,
+    shards: int,
+    k: int,
+    m: int,
+    described: str,
+    hierarchy_text: str | None = None,
+    universe: list[str] | None = None,
+    fanout: int = 5,
+    algorithm: str = "aa",
+    seed_: int | None = None,
+) -> Publication: ...
+def audit_km_shard(
+    dir: str | os.PathLike[str],
+    *,
+    k: int,
+    m: int,
+    hierarchy: str | os.PathLike[str] | None = None,
+    original_: Any = None,
+) -> tuple[dict[str, Any], Any]: ...
 def anonymize_cahd(
     data_: Any,
     *,

@@ -15,9 +15,11 @@ supports, each shard's ``summary.json`` and ``manifest.json``, and the violation
 finds. pyspark is an optional dependency, imported when a function here is called.
 
 What holds for the union of the shards' publications, family by family, is in docs/SPARK.md:
-anatomy, CAHD and swap publish groups that are local to a shard; coherence and kᵐ-anonymity
-suppress or generalize per shard (each shard's publication meets the guarantee, so their union
-does), with the utility cost the report states.
+anatomy, CAHD and swap publish groups that are local to a shard; coherence suppresses per shard
+(each shard's publication meets the guarantee, so their union does), with the utility cost the
+report states; kᵐ-anonymity generalizes every shard by one cut, the one the single machine finds
+over the whole table, searched on the driver by the km crate from the shards' capped counts,
+and is audited over the union.
 """
 
 from __future__ import annotations
@@ -180,6 +182,11 @@ def anonymize(
     the shard's number, and nothing of it is published; without it, every shard draws from the
     operating system.
 
+    ``km`` generalizes every shard by one cut, the cut ``txanon.anonymize.km`` finds over the
+    whole table (AA or DA, searched on the driver from the shards' counts, a job per pass and
+    per batch of the fixes' candidate supports), and audits the union before returning;
+    ``report["cut"]`` says how many jobs the search asked for.
+
     Raises :class:`txanon.BadInput` before any job runs on the data for a wrong column, type,
     method or parameter, and after counting the shards (one aggregation) for an empty table,
     null items or a shard too large; :class:`txanon.Infeasible` when a shard cannot meet the
@@ -196,6 +203,8 @@ def anonymize(
     salt = _salt(seed)
     data = _shape(df, items, tid, shards if isinstance(shards, str) else None)
     data, sharding, statistics = _sharded(data, items, shards, salt, max_shard_bytes)
+    if method == "km":
+        return _km(data, params, statistics, sharding, seed)
     supports = _universe(data, method, params)
     params = _global_params(method, params, supports, seed)
     _dry_run(method, params, supports)
@@ -229,6 +238,11 @@ def audit(
     :attr:`SparkPublication.sharded`) also against the shard's original transactions. A shard
     listed in ``shards.json`` but absent, or present but not listed, is a violation too.
 
+    kᵐ-anonymity is audited over the union: each shard's files checked on its worker and its
+    itemsets of at most ``m`` items counted, capped at ``k``, the counts summed by Spark; an
+    itemset below ``k`` is a ``rare-itemset`` violation, shards publishing different cuts or
+    hierarchies a ``documents-differ`` one.
+
     Returns the report: the shards audited and each shard's report. Raises
     :class:`txanon.AuditFailed` carrying the violations (at most a hundred as objects, each with
     its ``shard``; the message counts them all by kind).
@@ -246,21 +260,9 @@ def audit(
         raise BadInput(
             f"publication: columns {sorted(names)}; a Spark publication has shard, name, content"
         )
-    check = _auditor(method, claim)
-    if original is None:
-        rows = files.groupBy("shard").applyInArrow(lambda t: check(t, None), _AUDIT_SCHEMA)
-    else:
-        if not {"shard", "items"} <= set(original.columns):
-            raise BadInput("original: a DataFrame of shard and items, as SparkPublication.sharded")
-        rows = (
-            files.groupBy("shard")
-            .cogroup(original.select("shard", "items").groupBy("shard"))
-            .applyInArrow(check, _AUDIT_SCHEMA)
-        )
-    try:
-        rows = rows.localCheckpoint(eager=True)
-    except Exception as error:
-        raise _translated(error) from None
+    if method == "km":
+        return _km_audit(files, claim, original)
+    rows = _checked_shards(files, original, _auditor(method, claim), _AUDIT_SCHEMA)
     failed = rows.filter(functions.col("kind") != "passed")
     by_kind = {r["kind"]: r["count"] for r in failed.groupBy("kind").count().collect()}
     listed = _listed_shards(files)
@@ -589,9 +591,6 @@ def _global_params(
                 "categories: give the items' categories (a file of `item category` lines or a "
                 "mapping), or draw them with random_categories"
             )
-    if method == "km" and params.get("hierarchy") is not None:
-        with open(params.pop("hierarchy"), encoding="utf-8") as text:
-            params["hierarchy_text"] = text.read()
     return params
 
 
@@ -617,12 +616,11 @@ def _run_family(method: str, table: pa.Table, params: dict[str, Any], seed: int 
 
     kwargs = dict(params)
     with tempfile.TemporaryDirectory(prefix="txanon-spark-") as scratch:
-        for key, option in (("categories_text", "categories"), ("hierarchy_text", "hierarchy")):
-            if key in kwargs:
-                path = os.path.join(scratch, f"{option}.txt")
-                with open(path, "w", encoding="utf-8") as out:
-                    out.write(kwargs.pop(key))
-                kwargs[option] = path
+        if "categories_text" in kwargs:
+            path = os.path.join(scratch, "categories.txt")
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(kwargs.pop("categories_text"))
+            kwargs["categories"] = path
         return getattr(txanon.anonymize, method)(table, seed=seed, **kwargs)
 
 
@@ -638,8 +636,14 @@ def _limit_threads() -> None:
 
 
 def _anonymizer(
-    method: str, params: dict[str, Any], seeds: dict[int, int] | None, shard_ids: list[int]
+    method: str,
+    params: dict[str, Any],
+    seeds: dict[int, int] | None,
+    shard_ids: list[int],
+    release: Callable[[int, pa.Table, int | None], Any] | None = None,
 ) -> Callable[[pa.Table], pa.Table]:
+    """Each shard's publication as rows of files: ``txanon.anonymize.<method>`` on the shard,
+    or ``release(shard, table, seed)`` when given (km's shards under the one cut)."""
     listed = json.dumps({"method": method, "shards": shard_ids}).encode()
 
     def run(table: pa.Table) -> pa.Table:
@@ -660,8 +664,12 @@ def _anonymizer(
                 raise Infeasible(
                     f"shard {shard}: holds none of the sensitive items; use fewer shards"
                 )
+        shard_seed = None if seeds is None else seeds[shard]
         try:
-            publication = _run_family(method, data, kwargs, None if seeds is None else seeds[shard])
+            if release is not None:
+                publication = release(shard, data, shard_seed)
+            else:
+                publication = _run_family(method, data, kwargs, shard_seed)
         except TxanonError as error:
             raise type(error)(f"shard {shard}: {error}") from None
         with tempfile.TemporaryDirectory(prefix="txanon-spark-") as scratch:
@@ -686,10 +694,6 @@ def _anonymizer(
 
 def _auditor(method: str, claim: dict[str, Any]) -> Callable[[pa.Table, pa.Table | None], pa.Table]:
     claim = dict(claim)
-    hierarchy_text = None
-    if method == "km" and claim.get("hierarchy") is not None:
-        with open(claim.pop("hierarchy"), encoding="utf-8") as text:
-            hierarchy_text = text.read()
 
     def check(files: pa.Table, original: pa.Table | None) -> pa.Table:
         import txanon
@@ -701,21 +705,10 @@ def _auditor(method: str, claim: dict[str, Any]) -> Callable[[pa.Table, pa.Table
             return _audit_rows(shard, [("shard-missing", {})])
         shard = int(files.column("shard")[0].as_py())
         with tempfile.TemporaryDirectory(prefix="txanon-spark-audit-") as scratch:
-            directory = os.path.join(scratch, "publication")
-            os.mkdir(directory)
-            for row in files.to_pylist():
-                name = row["name"]
-                if name == SHARDS_FILE:
-                    continue
-                if os.path.basename(name) != name or name in ("", ".", ".."):
-                    return _audit_rows(shard, [("file-name", {"name": name})])
-                with open(os.path.join(directory, name), "wb") as out:
-                    out.write(row["content"] or b"")
+            directory = _unpacked(files, scratch)
+            if isinstance(directory, tuple):
+                return _audit_rows(shard, [directory])
             kwargs = dict(claim)
-            if hierarchy_text is not None:
-                kwargs["hierarchy"] = os.path.join(scratch, "hierarchy.txt")
-                with open(kwargs["hierarchy"], "w", encoding="utf-8") as out:
-                    out.write(hierarchy_text)
             if original is not None:
                 kwargs["original"] = original.select(["items"])
             try:
@@ -731,6 +724,30 @@ def _auditor(method: str, claim: dict[str, Any]) -> Callable[[pa.Table, pa.Table
         return _audit_rows(shard, [("passed", report)])
 
     return check
+
+
+def _checked_shards(
+    files: DataFrame,
+    original: DataFrame | None,
+    check: Callable[[pa.Table, pa.Table | None], pa.Table],
+    schema: str,
+) -> DataFrame:
+    """``check`` run on each shard's files (with the shard's original when given), its rows
+    computed once."""
+    if original is None:
+        rows = files.groupBy("shard").applyInArrow(lambda t: check(t, None), schema)
+    else:
+        if not {"shard", "items"} <= set(original.columns):
+            raise BadInput("original: a DataFrame of shard and items, as SparkPublication.sharded")
+        rows = (
+            files.groupBy("shard")
+            .cogroup(original.select("shard", "items").groupBy("shard"))
+            .applyInArrow(check, schema)
+        )
+    try:
+        return rows.localCheckpoint(eager=True)
+    except Exception as error:
+        raise _translated(error) from None
 
 
 def _audit_rows(shard: int, rows: list[tuple[str, dict[str, Any]]]) -> pa.Table:
@@ -760,6 +777,351 @@ def _listed_shards(files: DataFrame) -> list[int]:
         except (ValueError, KeyError, TypeError):
             continue
     return sorted(listed)
+
+
+# --- kᵐ-anonymity: one cut over every shard ---------------------------------------------------
+
+#: The options of ``txanon.anonymize.km`` the global cut takes, as that function names them
+#: (``max_cuts`` bounds OA's search, which needs the whole data and is refused here).
+_KM_OPTIONS = (
+    "k",
+    "m",
+    "hierarchy",
+    "fanout",
+    "build",
+    "algorithm",
+    "max_cuts",
+    "max_combinations",
+)
+
+_COUNTS_SCHEMA = "hi long, lo long, count long"
+_SUPPORTS_SCHEMA = "supports binary"
+
+
+def _km_params(params: dict[str, Any]) -> dict[str, Any]:
+    """kᵐ-anonymity's options, checked on the driver before any job."""
+    unknown = sorted(set(params) - set(_KM_OPTIONS))
+    if unknown:
+        raise BadInput(f"{unknown[0]}: not an option of km (options: {', '.join(_KM_OPTIONS)})")
+    for name in ("k", "m"):
+        if name not in params:
+            raise BadInput(f"{name}: km needs k and m")
+    k = _bounded_int("k", params["k"], 2, (1 << 32) - 1)
+    m = _bounded_int("m", params["m"], 1, 4)
+    fanout = _bounded_int("fanout", params.get("fanout", 5), 2, 1_000_000)
+    build = _word("build", params.get("build", "order"), ("order", "cooccurrence"))
+    algorithm = _word("algorithm", params.get("algorithm", "aa"), ("aa", "da", "oa"))
+    _bounded_int("max_cuts", params.get("max_cuts", 1_000_000), 1, (1 << 64) - 1)
+    if build == "cooccurrence":
+        raise BadInput(
+            "build = 'cooccurrence': the co-occurrence hierarchy compares every pair of items over "
+            "the whole data; on Spark give a hierarchy file, or build='order'"
+        )
+    if algorithm == "oa":
+        raise BadInput(
+            "algorithm = 'oa': the optimal search tries every cut over the whole data in one "
+            "process; on Spark use 'aa' or 'da'"
+        )
+    max_combinations = _bounded_int(
+        "max_combinations", params.get("max_combinations", 200_000_000), 1, 1 << 40
+    )
+    spec: dict[str, Any] = {}
+    if params.get("hierarchy") is not None:
+        path = os.fspath(params["hierarchy"])
+        try:
+            with open(path, encoding="utf-8") as text:
+                spec["hierarchy_text"] = text.read()
+        except OSError as error:
+            raise BadInput(f"hierarchy: {path}: {error.strerror}") from None
+        described = path
+    else:
+        spec["fanout"] = fanout
+        described = f"balanced, fanout {fanout}"
+    return {
+        "k": k,
+        "m": m,
+        "algorithm": algorithm,
+        "max_combinations": max_combinations,
+        "spec": spec,
+        "described": described,
+    }
+
+
+def _km(
+    data: DataFrame,
+    params: dict[str, Any],
+    statistics: dict[int, dict[str, int]],
+    sharding: dict[str, Any],
+    seed: int | None,
+) -> SparkPublication:
+    """kᵐ-anonymity with one cut over every shard: the driver's search (the km crate's, the
+    one a single process runs) asks the shards for their capped counts, each request one job;
+    then every shard publishes its transactions under the cut, and the union is audited."""
+    from . import _txanon
+
+    functions, _ = _spark()
+    options = _km_params(params)
+    k = options["k"]
+    # Read once: every request of the search is a job over the same shards.
+    data = data.select("shard", "tid", "items").localCheckpoint(eager=True)
+    exploded = data.select(functions.explode(functions.array_distinct("items")).alias("item"))
+    supports = _supports(exploded)
+    spec = dict(options["spec"])
+    if "hierarchy_text" not in spec:
+        # Every shard builds the hierarchy one process builds over the whole data: the
+        # balanced one over every item, in the order a read ranks them.
+        spec["universe"] = sorted(supports)
+
+    def counted(request: str, schema: str) -> DataFrame:
+        def count(table: pa.Table) -> pa.Table:
+            from . import _txanon
+
+            _limit_threads()
+            batch = _txanon.km_count_shard(table.select(["items"]), request=request, **spec)
+            answer = pa.Table.from_batches([batch])
+            if "support" in answer.column_names:
+                # One row per shard: its supports (each at most k) as 32-bit words, summed on
+                # the driver, where a row per itemset and shard would be shuffled.
+                words = answer.column("support").cast(pa.uint32()).combine_chunks()
+                answer = pa.table({"supports": pa.array([words.buffers()[1].to_pybytes()])})
+            return answer
+
+        return data.groupBy("shard").applyInArrow(count, schema)
+
+    def rare_itemsets(request: str) -> tuple[list[int], list[int]]:
+        try:
+            summed = (
+                counted(request, _COUNTS_SCHEMA)
+                .groupBy("hi", "lo")
+                .agg(functions.sum("count").alias("support"))
+                .filter(functions.col("support") < functions.lit(k))
+                .select("hi", "lo")
+                .toArrow()
+            )
+        except Exception as error:
+            raise _translated(error) from None
+        return summed.column("hi").to_pylist(), summed.column("lo").to_pylist()
+
+    def supports_of(request: str) -> list[int]:
+        asked = len(json.loads(request)["itemsets"])
+        try:
+            shards = counted(request, _SUPPORTS_SCHEMA).toArrow().column("supports").to_pylist()
+        except Exception as error:
+            raise _translated(error) from None
+        total = pa.array([0] * asked, pa.uint64())
+        for words in shards:
+            shard = pa.Array.from_buffers(pa.uint32(), asked, [None, pa.py_buffer(words)])
+            total = pa.compute.add(total, shard.cast(pa.uint64()))
+        return total.to_pylist()
+
+    records = sum(s["records"] for s in statistics.values())
+    cut, generalizations, requests = _txanon.km_sharded_cut(
+        supports=sorted(supports.items()),
+        transactions=records,
+        k=k,
+        m=options["m"],
+        rare_itemsets=rare_itemsets,
+        supports_of=supports_of,
+        algorithm=options["algorithm"],
+        max_combinations=options["max_combinations"],
+        **spec,
+    )
+    shard_ids = sorted(statistics)
+    seeds = None if seed is None else {s: _shard_seed(seed, s) for s in shard_ids}
+
+    def release(shard: int, table: pa.Table, shard_seed: int | None) -> Any:
+        return _txanon.km_release_shard(
+            table,
+            cut=cut,
+            generalizations=len(generalizations),
+            shards=len(shard_ids),
+            k=k,
+            m=options["m"],
+            described=options["described"],
+            algorithm=options["algorithm"],
+            seed_=shard_seed,
+            **spec,
+        )
+
+    run = _anonymizer("km", {}, seeds, shard_ids, release=release)
+    files = data.groupBy("shard").applyInArrow(run, FILES_SCHEMA)
+    try:
+        files = files.localCheckpoint(eager=True)
+    except Exception as error:
+        raise _translated(error) from None
+    audited = _km_audit(files, {"k": k, "m": options["m"]}, data.select("shard", "items"))
+    report = _report("km", files, statistics, sharding, seed is not None)
+    report["cut"] = {
+        "scope": "one cut over every shard (the single-machine search)",
+        "nodes": len(cut),
+        "generalizations": len(generalizations),
+        "requests": requests,
+    }
+    report["audit"] = {key: audited[key] for key in ("guarantee", "itemsets", "smallest_support")}
+    return SparkPublication("km", files, report, data.select("shard", "tid", "items"), "published")
+
+
+def _km_audit(
+    files: DataFrame, claim: dict[str, Any], original: DataFrame | None
+) -> dict[str, Any]:
+    """kᵐ-anonymity audited over the union of the shards: each shard's files checked by the
+    family's audit (the manifest, the published items against the hierarchy and the cut, the
+    shard's original when given) with its itemsets of at most ``m`` items counted, capped at
+    ``k``; the counts summed over the shards by Spark, every itemset whose sum stays below ``k``
+    a violation; and every shard publishing the same cut and hierarchy."""
+    functions, _ = _spark()
+    claim = dict(claim)
+    for name in ("k", "m"):
+        if name not in claim:
+            raise BadInput(f"{name}: the km audit needs k and m")
+    k = _bounded_int("k", claim["k"], 2, (1 << 63) - 1)
+    _bounded_int("m", claim["m"], 1, 4)
+    unknown = sorted(set(claim) - {"k", "m", "hierarchy"})
+    if unknown:
+        raise BadInput(f"{unknown[0]}: not a claim of the km audit (k, m, hierarchy)")
+    hierarchy_text = None
+    if claim.get("hierarchy") is not None:
+        with open(claim.pop("hierarchy"), encoding="utf-8") as text:
+            hierarchy_text = text.read()
+
+    def check(files: pa.Table, original: pa.Table | None) -> pa.Table:
+        from . import _txanon
+
+        _limit_threads()
+        if files.num_rows == 0:
+            shard = int(original.column("shard")[0].as_py()) if original is not None else -1
+            return _km_audit_rows(shard, [("shard-missing", {})])
+        shard = int(files.column("shard")[0].as_py())
+        with tempfile.TemporaryDirectory(prefix="txanon-spark-audit-") as scratch:
+            directory = _unpacked(files, scratch)
+            if isinstance(directory, tuple):
+                return _km_audit_rows(shard, [directory])
+            kwargs: dict[str, Any] = {"k": claim["k"], "m": claim["m"]}
+            if hierarchy_text is not None:
+                kwargs["hierarchy"] = os.path.join(scratch, "hierarchy.txt")
+                with open(kwargs["hierarchy"], "w", encoding="utf-8") as out:
+                    out.write(hierarchy_text)
+            if original is not None:
+                kwargs["original_"] = original.select(["items"])
+            try:
+                report, itemsets = _txanon.audit_km_shard(directory, **kwargs)
+            except AuditFailed as failed:
+                return _km_audit_rows(
+                    shard,
+                    [(v.kind, v.details) for v in failed.violations]
+                    or [("audit", {"message": failed.message})],
+                )
+            except TxanonError as error:
+                raise type(error)(f"shard {shard}: {error}") from None
+        rows = _km_audit_rows(shard, [("passed", report)])
+        counted = pa.table(
+            {
+                "shard": pa.array([shard] * itemsets.num_rows, pa.int32()),
+                "kind": pa.array(["itemset"] * itemsets.num_rows, pa.string()),
+                "details": pa.array([None] * itemsets.num_rows, pa.string()),
+                "itemset": itemsets.column("itemset"),
+                "support": itemsets.column("support"),
+            }
+        )
+        return pa.concat_tables([rows, counted.cast(rows.schema)])
+
+    schema = _AUDIT_SCHEMA + ", itemset array<string>, support long"
+    rows = _checked_shards(files, original, check, schema)
+    kind = functions.col("kind")
+    failed = rows.filter((kind != "passed") & (kind != "itemset"))
+    by_kind = {r["kind"]: r["count"] for r in failed.groupBy("kind").count().collect()}
+    violations: list[Violation] = []
+    for r in failed.limit(100).collect():
+        details = json.loads(r["details"])
+        details["shard"] = r["shard"]
+        violations.append(Violation("km", r["kind"], details))
+    listed = _listed_shards(files)
+    present = {r["shard"] for r in rows.select("shard").distinct().collect()}
+    missing = sorted(set(listed) - present)
+    if missing:
+        by_kind["shard-missing"] = len(missing)
+        violations += [Violation("km", "shard-missing", {"shard": s}) for s in missing[:100]]
+    # One cut, one hierarchy: otherwise the shards' items are not one generalization.
+    for name in ("cut.txt", "hierarchy.txt"):
+        versions = files.filter(functions.col("name") == name).select("content").distinct().count()
+        if versions > 1:
+            by_kind["documents-differ"] = by_kind.get("documents-differ", 0) + 1
+            violations.append(
+                Violation("km", "documents-differ", {"file": name, "versions": versions})
+            )
+    summed = (
+        rows.filter(kind == "itemset")
+        .groupBy("itemset")
+        .agg(functions.sum("support").alias("support"))
+        .localCheckpoint(eager=True)
+    )
+    rare = summed.filter(functions.col("support") < functions.lit(k))
+    # The union's supports mean something once every shard is there and passed its own checks:
+    # a missing or failed shard's itemsets are not counted, and would only show as rare.
+    rare_count = 0 if by_kind else rare.count()
+    if rare_count:
+        by_kind["rare-itemset"] = rare_count
+        for r in rare.orderBy("support", "itemset").limit(100).collect():
+            violations.append(
+                Violation(
+                    "km",
+                    "rare-itemset",
+                    {"itemset": list(r["itemset"]), "support": r["support"], "k": k},
+                )
+            )
+    reports = {
+        r["shard"]: json.loads(r["details"]) for r in rows.filter(kind == "passed").collect()
+    }
+    transactions = sum(int(r.get("transactions", 0)) for r in reports.values())
+    if transactions < k and not by_kind:
+        by_kind["too-few-transactions"] = 1
+        violations.append(
+            Violation("km", "too-few-transactions", {"transactions": transactions, "k": k})
+        )
+    if by_kind:
+        total = sum(by_kind.values())
+        kinds = ", ".join(f"{n} {name}" for name, n in sorted(by_kind.items()))
+        raise AuditFailed(
+            f"km audit failed over the union of {len(present | set(missing))} shards: "
+            f"{total} violations ({kinds})",
+            violations[:100],
+        )
+    stats = summed.agg(
+        functions.count("*").alias("itemsets"), functions.min("support").alias("smallest")
+    ).collect()[0]
+    return {
+        "method": "km",
+        "guarantee": f"k^m-anonymity with k = {k}, m = {claim['m']} over the union of the shards",
+        "shards": len(reports),
+        "passed": True,
+        "transactions": transactions,
+        "itemsets": int(stats["itemsets"]),
+        "smallest_support": None if stats["smallest"] is None else int(stats["smallest"]),
+        "per_shard": [dict(shard=s, **reports[s]) for s in sorted(reports)],
+    }
+
+
+def _km_audit_rows(shard: int, rows: list[tuple[str, dict[str, Any]]]) -> pa.Table:
+    table = _audit_rows(shard, rows)
+    return table.append_column(
+        "itemset", pa.array([None] * len(rows), pa.list_(pa.string()))
+    ).append_column("support", pa.array([None] * len(rows), pa.int64()))
+
+
+def _unpacked(files: pa.Table, scratch: str) -> str | tuple[str, dict[str, Any]]:
+    """A shard's files written into a directory under ``scratch`` (its path), or the violation
+    of a file name that is not a plain name."""
+    directory = os.path.join(scratch, "publication")
+    os.mkdir(directory)
+    for row in files.to_pylist():
+        name = row["name"]
+        if name == SHARDS_FILE:
+            continue
+        if os.path.basename(name) != name or name in ("", ".", ".."):
+            return ("file-name", {"name": name})
+        with open(os.path.join(directory, name), "wb") as out:
+            out.write(row["content"] or b"")
+    return directory
 
 
 def _report(

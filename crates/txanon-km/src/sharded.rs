@@ -1,0 +1,583 @@
+//! AA and DA over transactions split into shards that no one process holds (`txanon.spark`'s
+//! global cut): the driver keeps the cut and fixes the violations exactly as [`anonymize`]
+//! does; the shards count.
+//!
+//! Each pass asks every shard for the supports of the itemsets of its data generalized by the
+//! cut, each support capped at `k`: a sum of capped supports reaches `k` exactly when the sum
+//! of the supports does (one shard at `k` or more reaches it alone), so the itemsets whose
+//! summed count stays below `k` are the union's violations. The driver sorts them into the
+//! count tree's preorder and fixes them one by one; the supports a fix compares (its
+//! candidates' generalized itemsets, which depend on the hierarchy and not on the cut) are
+//! asked for in batches ahead of the fixes, summed the same way. So the driver meets the same
+//! violations in the same order and reads the same supports as one process over the union,
+//! and finds the same cut with the same raises: a property test checks it against
+//! [`anonymize`]'s search on random data cut into random shards.
+//!
+//! [`anonymize`]: crate::anonymize
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::{Deserialize, Serialize};
+use txanon_data::TransactionDb;
+use txanon_data::progress::Progress;
+
+use crate::algorithm::publish;
+use crate::combinations::each_combination;
+use crate::cut::{Cut, InformationLoss, information_loss};
+use crate::error::KmError;
+use crate::hierarchy::{Hierarchy, NodeId};
+use crate::params::{Algorithm, ValidKmParams};
+use crate::search::{Search, combination_bound, too_many_combinations};
+
+/// The most candidate itemsets one [`ShardRequest::Supports`] asks about: a pass's first
+/// batch asks about [`FIRST_SUPPORTS_PER_REQUEST`], each next one twice as many, up to this.
+/// A batch asks about every candidate of the violations not yet fixed, and a fix makes many
+/// of the violations after it fixed already: small batches first ask about fewer itemsets in
+/// all, at the cost of more requests.
+pub const MAX_SUPPORTS_PER_REQUEST: usize = 1 << 19;
+
+/// The candidate itemsets a pass's first [`ShardRequest::Supports`] asks about.
+pub const FIRST_SUPPORTS_PER_REQUEST: usize = 1 << 14;
+
+/// What the driver asks every shard to count.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "count", rename_all = "kebab-case")]
+pub enum ShardRequest {
+    /// The support, capped at `k`, of every itemset of `smallest..=largest` items that occurs
+    /// in the shard's transactions generalized by the cut of the nodes `cut`; with `fresh`
+    /// (ranks), only the itemsets holding one of them.
+    Itemsets {
+        /// The cut's nodes.
+        cut: Vec<NodeId>,
+        /// The fewest items of an itemset counted.
+        smallest: usize,
+        /// The most.
+        largest: usize,
+        /// The ranks an itemset must hold one of (a recount after fixes), or every itemset.
+        fresh: Option<Vec<u32>>,
+        /// The cap.
+        k: u32,
+        /// A shard's refusal: more distinct itemsets could occur than this.
+        max_combinations: u64,
+    },
+    /// The support, capped at `k`, of each of `itemsets` (nodes of the hierarchy): the
+    /// transactions holding a leaf below each of its nodes.
+    Supports {
+        /// The itemsets.
+        itemsets: Vec<Vec<NodeId>>,
+        /// The cap.
+        k: u32,
+    },
+}
+
+/// A shard's answer to a [`ShardRequest`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShardCounts {
+    /// Each itemset that occurs (its count-tree key: ranks plus one, packed from the most
+    /// significant 32 bits down) with its capped support, ascending by key.
+    Itemsets(Vec<(u128, u32)>),
+    /// Each asked itemset's capped support, in the order asked.
+    Supports(Vec<u32>),
+}
+
+/// Answers `request` from one shard's transactions.
+///
+/// # Errors
+/// [`KmError::Hierarchy`] for an item that is not a leaf of `hierarchy`, or a node the request
+/// names that is not one of its nodes (a request of another hierarchy); [`KmError::Params`]
+/// for itemsets of other sizes than 1 to 4;
+/// [`KmError::TooManyCombinations`] when the shard could meet more distinct itemsets than the
+/// request allows, before anything is counted.
+pub fn count_shard(
+    db: &TransactionDb,
+    hierarchy: &Hierarchy,
+    request: &ShardRequest,
+) -> Result<ShardCounts, KmError> {
+    let leaf_of_item = hierarchy.leaves_of_items(db)?;
+    let foreign = |v: &NodeId| (*v as usize) >= hierarchy.len();
+    match request {
+        ShardRequest::Itemsets { cut, smallest, largest, fresh, k, max_combinations } => {
+            if cut.iter().any(foreign) {
+                return Err(KmError::Hierarchy(
+                    "the request's cut names a node the hierarchy does not have".into(),
+                ));
+            }
+            if !(1..=4).contains(smallest) || !(*smallest..=4).contains(largest) {
+                return Err(KmError::Params(txanon_data::ParamError::OutOfRange {
+                    name: "request",
+                    value: format!("itemsets of {smallest} to {largest} items"),
+                    reason: "1 to 4 items, the fewest first",
+                }));
+            }
+            let mut search = Search::new(db, hierarchy, &leaf_of_item, *k);
+            search.cut = Cut::from_nodes(hierarchy, cut).map_err(KmError::Hierarchy)?;
+            let ranks = hierarchy.len();
+            let fresh_ranks: Option<Vec<bool>> = fresh.as_ref().map(|listed| {
+                let mut marked = vec![false; ranks];
+                for &r in listed {
+                    if let Some(m) = marked.get_mut(r as usize) {
+                        *m = true;
+                    }
+                }
+                marked
+            });
+            // Single nodes are counted in full, as the one-process search reads them from
+            // the nodes' transaction lists whatever a recount would restrict.
+            let fresh_ranks = if *largest == 1 { None } else { fresh_ranks };
+            let sizes = *smallest..=*largest;
+            let rows = search.generalized_rows(*smallest, fresh_ranks.as_deref());
+            let bound = combination_bound(&rows, &sizes, ranks);
+            if bound > *max_combinations {
+                return Err(too_many_combinations(&sizes, bound, *max_combinations));
+            }
+            let mut counts: FxHashMap<u128, u32> = FxHashMap::default();
+            for (row, weight) in rows.iter() {
+                for size in sizes.clone() {
+                    each_combination(row, size, |key| {
+                        let holds_fresh = fresh_ranks.as_ref().is_none_or(|f| {
+                            crate::combinations::unpack(key).any(|r| f[r as usize])
+                        });
+                        if holds_fresh {
+                            let c = counts.entry(key).or_insert(0);
+                            *c = c.saturating_add(weight).min(*k);
+                        }
+                    });
+                }
+            }
+            let mut counted: Vec<(u128, u32)> = counts.into_iter().collect();
+            counted.sort_unstable();
+            Ok(ShardCounts::Itemsets(counted))
+        }
+        ShardRequest::Supports { itemsets, k } => {
+            if itemsets.iter().flatten().any(foreign) {
+                return Err(KmError::Hierarchy(
+                    "the request names a node the hierarchy does not have".into(),
+                ));
+            }
+            let search = Search::new(db, hierarchy, &leaf_of_item, *k);
+            Ok(ShardCounts::Supports(
+                itemsets.iter().map(|nodes| search.support_up_to(nodes, *k)).collect(),
+            ))
+        }
+    }
+}
+
+/// The shards, as the driver reaches them: each request answered by every shard
+/// ([`count_shard`]) and the answers summed.
+pub trait Shards {
+    /// For a [`ShardRequest::Itemsets`]: every itemset's key whose capped supports sum to less
+    /// than the request's `k`, in any order.
+    ///
+    /// # Errors
+    /// A shard's error, or the caller's own (a failed job).
+    fn rare_itemsets(&mut self, request: &ShardRequest) -> Result<Vec<u128>, KmError>;
+
+    /// For a [`ShardRequest::Supports`]: each itemset's capped supports summed, in the order
+    /// asked.
+    ///
+    /// # Errors
+    /// As [`Shards::rare_itemsets`].
+    fn supports(&mut self, request: &ShardRequest) -> Result<Vec<u64>, KmError>;
+}
+
+/// The cut the driver found and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardedCut {
+    /// The cut's nodes (labels, depth-first order), as [`crate::KmPublication::cut`].
+    pub cut: Vec<String>,
+    /// The raises, in order, as [`crate::KmPublication::generalizations`].
+    pub generalizations: Vec<Vec<String>>,
+    /// The requests the shards answered.
+    pub requests: usize,
+}
+
+/// The cut AA or DA finds over the union of the shards behind `shards`, which hold
+/// `transactions` transactions whose items have the supports `supports` (label, support):
+/// the cut [`crate::anonymize`] finds over the union, with the same raises.
+///
+/// # Errors
+/// [`KmError::Hierarchy`] for an item that is no leaf of `hierarchy`;
+/// [`KmError::Unreachable`] for fewer transactions, or fewer non-empty ones, than `k`, for
+/// more than 2³² − 1 transactions, for OA (its exhaustive search reads the whole data in one
+/// process), and when the shards' answers contradict each other (no fix of a violation
+/// reaches `k`); whatever `shards` returns.
+pub fn sharded_cut(
+    hierarchy: &Hierarchy,
+    supports: &[(String, u64)],
+    transactions: u64,
+    params: &ValidKmParams,
+    shards: &mut dyn Shards,
+) -> Result<ShardedCut, KmError> {
+    let level_wise = match params.algorithm() {
+        Algorithm::Apriori => true,
+        Algorithm::Direct => false,
+        Algorithm::Optimal => {
+            return Err(KmError::Unreachable(
+                "OA searches every cut over the whole data in one process; over shards use AA or DA"
+                    .into(),
+            ));
+        }
+    };
+    let (k, m) = (params.k(), params.m());
+    if u32::try_from(transactions).is_err() {
+        return Err(KmError::Unreachable(format!(
+            "{transactions} transactions, more than the 2³² − 1 this implementation numbers"
+        )));
+    }
+    if transactions < u64::from(k) {
+        return Err(KmError::Unreachable(format!(
+            "{transactions} transactions, fewer than k = {k}: an adversary who knows nothing already finds fewer than k"
+        )));
+    }
+    let mut occurrences = vec![0u64; hierarchy.len()];
+    for (label, support) in supports {
+        let leaf = match hierarchy.find(label) {
+            None => {
+                return Err(KmError::Hierarchy(format!(
+                    "item {label} of the data is not a node of the hierarchy"
+                )));
+            }
+            Some(v) if !hierarchy.is_leaf(v) => {
+                return Err(KmError::Hierarchy(format!(
+                    "item {label} of the data is an inner node of the hierarchy, not a leaf"
+                )));
+            }
+            Some(v) => v,
+        };
+        for v in hierarchy.ancestors_or_self(leaf) {
+            occurrences[v as usize] = occurrences[v as usize].saturating_add(*support);
+        }
+    }
+    let mut requests = 0;
+    // The root's support is the non-empty transactions: every fix can reach it only if it
+    // reaches k.
+    let root = hierarchy.root();
+    let ask = ShardRequest::Supports { itemsets: vec![vec![root]], k };
+    let non_empty = shards.supports(&ask)?.first().copied().unwrap_or(0);
+    requests += 1;
+    if non_empty > 0 && non_empty < u64::from(k) {
+        return Err(KmError::Unreachable(format!(
+            "{non_empty} non-empty transactions, fewer than k = {k}: even every item generalized to the root is too rare"
+        )));
+    }
+    let empty = TransactionDb::from_int_transactions(Vec::<Vec<u32>>::new());
+    let mut search = Search::without_data(&empty, hierarchy, occurrences, k);
+    let levels: Vec<std::ops::RangeInclusive<usize>> =
+        if level_wise { (1..=m).map(|i| i..=i).collect() } else { vec![1..=m] };
+    let progress = params.progress_handle().cloned().unwrap_or_else(Progress::default);
+    for sizes in levels {
+        let mut fresh: Option<Vec<u32>> = None;
+        loop {
+            progress.begin(
+                format!(
+                    "km: counting itemsets of {} to {} items over the shards",
+                    sizes.start(),
+                    sizes.end()
+                ),
+                txanon_data::progress::Unit::Items,
+                0,
+            );
+            let request = ShardRequest::Itemsets {
+                cut: search.cut.nodes(),
+                smallest: *sizes.start(),
+                largest: *sizes.end(),
+                fresh: fresh.take(),
+                k,
+                max_combinations: params.max_combinations(),
+            };
+            let mut violations = shards.rare_itemsets(&request)?;
+            requests += 1;
+            violations.sort_unstable();
+            violations.dedup();
+            if violations.is_empty() {
+                break;
+            }
+            search.raised_since.clear();
+            let mut known: FxHashMap<Vec<NodeId>, bool> = FxHashMap::default();
+            let mut next = 0;
+            let mut batch = FIRST_SUPPORTS_PER_REQUEST;
+            while next < violations.len() {
+                // The candidates of the violations ahead that no fix has reached yet.
+                let mut asked: Vec<Vec<NodeId>> = Vec::new();
+                let mut seen: FxHashSet<Vec<NodeId>> = FxHashSet::default();
+                let mut end = next;
+                while end < violations.len() && asked.len() < batch {
+                    if !search.is_fixed(violations[end]) {
+                        for set in search.candidate_itemsets(violations[end]) {
+                            if !known.contains_key(&set) && seen.insert(set.clone()) {
+                                asked.push(set);
+                            }
+                        }
+                    }
+                    end += 1;
+                }
+                if !asked.is_empty() {
+                    let request = ShardRequest::Supports { itemsets: asked, k };
+                    let summed = shards.supports(&request)?;
+                    requests += 1;
+                    let ShardRequest::Supports { itemsets, .. } = request else { unreachable!() };
+                    if summed.len() != itemsets.len() {
+                        return Err(KmError::Unreachable(format!(
+                            "the shards answered {} supports for {} itemsets",
+                            summed.len(),
+                            itemsets.len()
+                        )));
+                    }
+                    for (set, support) in itemsets.into_iter().zip(summed) {
+                        known.insert(set, support >= u64::from(k));
+                    }
+                    batch = (batch * 2).min(MAX_SUPPORTS_PER_REQUEST);
+                }
+                for &key in &violations[next..end] {
+                    search.fix_by(key, &mut |_, set| {
+                        known.get(set).copied().ok_or_else(|| {
+                            KmError::Unreachable("a fix asked for a support not counted".into())
+                        })
+                    })?;
+                }
+                next = end;
+            }
+            let marked = search.take_fresh();
+            fresh = Some(
+                marked.iter().enumerate().filter(|&(_, &f)| f).map(|(r, _)| r as u32).collect(),
+            );
+        }
+    }
+    let cut = search.cut.nodes().into_iter().map(|v| hierarchy.label(v).to_string()).collect();
+    let generalizations = search
+        .raises
+        .iter()
+        .map(|g| g.iter().map(|&v| hierarchy.label(v).to_string()).collect())
+        .collect();
+    Ok(ShardedCut { cut, generalizations, requests })
+}
+
+/// One shard's part of a publication generalized by a cut found over every shard.
+#[derive(Debug, Clone)]
+pub struct ShardPublication {
+    /// The shard's transactions generalized by the cut, in a ChaCha20-shuffled order.
+    pub published: TransactionDb,
+    /// How many of the cut's nodes are generalized items (inner nodes of the hierarchy).
+    pub generalized_items: usize,
+    /// The shard's information loss under the cut.
+    pub loss: InformationLoss,
+}
+
+/// `db` (a shard) generalized by the cut of the nodes labelled `cut` and shuffled, as
+/// [`crate::anonymize`] publishes its data once it has its cut.
+///
+/// # Errors
+/// [`KmError::Hierarchy`] for an item that is no leaf of `hierarchy`, or a cut that is not
+/// one of its cuts.
+pub fn publish_shard(
+    db: &TransactionDb,
+    hierarchy: &Hierarchy,
+    cut: &[String],
+    seed: Option<u64>,
+) -> Result<ShardPublication, KmError> {
+    let leaf_of_item = hierarchy.leaves_of_items(db)?;
+    let nodes = cut
+        .iter()
+        .map(|label| {
+            hierarchy.find(label).ok_or_else(|| {
+                KmError::Hierarchy(format!("cut node {label} is not a node of the hierarchy"))
+            })
+        })
+        .collect::<Result<Vec<NodeId>, KmError>>()?;
+    let cut = Cut::from_nodes(hierarchy, &nodes).map_err(KmError::Hierarchy)?;
+    let published = publish(db, hierarchy, &leaf_of_item, &cut, seed);
+    let generalized_items = nodes.iter().filter(|&&v| !hierarchy.is_leaf(v)).count();
+    let loss = information_loss(hierarchy, &cut, db, &leaf_of_item);
+    Ok(ShardPublication { published, generalized_items, loss })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::KmParams;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Shards in memory: each request answered by [`count_shard`] on every shard and summed.
+    struct LocalShards<'a> {
+        shards: Vec<TransactionDb>,
+        hierarchy: &'a Hierarchy,
+    }
+
+    impl Shards for LocalShards<'_> {
+        fn rare_itemsets(&mut self, request: &ShardRequest) -> Result<Vec<u128>, KmError> {
+            let ShardRequest::Itemsets { k, .. } = request else { panic!("not itemsets") };
+            let mut summed: FxHashMap<u128, u64> = FxHashMap::default();
+            for shard in &self.shards {
+                let ShardCounts::Itemsets(counted) = count_shard(shard, self.hierarchy, request)?
+                else {
+                    panic!("itemsets asked")
+                };
+                assert!(counted.windows(2).all(|w| w[0].0 < w[1].0), "ascending keys");
+                for (key, c) in counted {
+                    assert!(c <= *k, "capped at k");
+                    *summed.entry(key).or_insert(0) += u64::from(c);
+                }
+            }
+            Ok(summed.into_iter().filter(|&(_, c)| c < u64::from(*k)).map(|(key, _)| key).collect())
+        }
+
+        fn supports(&mut self, request: &ShardRequest) -> Result<Vec<u64>, KmError> {
+            let ShardRequest::Supports { itemsets, .. } = request else { panic!("not supports") };
+            let mut summed = vec![0u64; itemsets.len()];
+            for shard in &self.shards {
+                let ShardCounts::Supports(counted) = count_shard(shard, self.hierarchy, request)?
+                else {
+                    panic!("supports asked")
+                };
+                for (s, c) in summed.iter_mut().zip(counted) {
+                    *s += u64::from(c);
+                }
+            }
+            Ok(summed)
+        }
+    }
+
+    fn split(rows: &[Vec<u32>], shard_of: &[usize], shards: usize) -> Vec<TransactionDb> {
+        (0..shards)
+            .map(|s| {
+                TransactionDb::from_int_transactions(
+                    rows.iter()
+                        .zip(shard_of)
+                        .filter(|&(_, &of)| of % shards == s)
+                        .map(|(r, _)| r.clone())
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect()
+    }
+
+    static RAISED: AtomicUsize = AtomicUsize::new(0);
+    static SHARDED: AtomicUsize = AtomicUsize::new(0);
+
+    proptest::proptest! {
+        /// Over random shards of random data, the driver finds the cut and the raises that
+        /// `anonymize` finds over the whole, for AA and DA; and each shard's publication under
+        /// that cut is the whole's publication's share.
+        #[test]
+        fn shards_find_the_cut_one_process_finds(
+            rows in proptest::collection::vec(proptest::collection::btree_set(0u32..30, 0..9), 5..90),
+            shard_of in proptest::collection::vec(0usize..8, 90),
+            shards in 1usize..5,
+            k in 2u32..7,
+            m in 1usize..5,
+            fanout in 2usize..5,
+            level_wise in proptest::bool::ANY,
+        ) {
+            let rows: Vec<Vec<u32>> = rows.iter().map(|r| r.iter().copied().collect()).collect();
+            let whole = TransactionDb::from_int_transactions(rows.clone());
+            let hierarchy = Hierarchy::balanced(&whole, fanout).unwrap();
+            let algorithm = if level_wise { Algorithm::Apriori } else { Algorithm::Direct };
+            let params = KmParams::new(k, m).algorithm(algorithm).seed(Some(7)).check().unwrap();
+            let one = crate::anonymize(&whole, &hierarchy, &params);
+            let supports: Vec<(String, u64)> = (0..whole.num_items())
+                .map(|i| (whole.label(i as u32).to_string(), u64::from(whole.supports()[i])))
+                .collect();
+            let mut local = LocalShards { shards: split(&rows, &shard_of, shards), hierarchy: &hierarchy };
+            let sharded = sharded_cut(&hierarchy, &supports, rows.len() as u64, &params, &mut local);
+            match (one, sharded) {
+                (Ok(one), Ok(sharded)) => {
+                    proptest::prop_assert_eq!(&sharded.cut, &one.cut);
+                    proptest::prop_assert_eq!(&sharded.generalizations, &one.generalizations);
+                    if !one.generalizations.is_empty() {
+                        RAISED.fetch_add(1, Ordering::Relaxed);
+                        if shards > 1 {
+                            SHARDED.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    // The shards' publications are the whole's, as a multiset of transactions.
+                    let mut union: Vec<Vec<String>> = Vec::new();
+                    for shard in &local.shards {
+                        let part = publish_shard(shard, &hierarchy, &sharded.cut, Some(3)).unwrap();
+                        union.extend(part.published.iter().map(|t| {
+                            let mut l: Vec<String> = t.iter().map(|&i| part.published.label(i).to_string()).collect();
+                            l.sort();
+                            l
+                        }));
+                    }
+                    let mut expected: Vec<Vec<String>> = one.published.iter().map(|t| {
+                        let mut l: Vec<String> = t.iter().map(|&i| one.published.label(i).to_string()).collect();
+                        l.sort();
+                        l
+                    }).collect();
+                    union.sort();
+                    expected.sort();
+                    proptest::prop_assert_eq!(union, expected);
+                }
+                (Err(a), Err(b)) => proptest::prop_assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => proptest::prop_assert!(false, "one process {:?}, shards {:?}", a.map(|p| p.cut), b),
+            }
+        }
+    }
+
+    #[test]
+    fn the_property_test_raised_cuts_over_several_shards() {
+        shards_find_the_cut_one_process_finds();
+        let (raised, sharded) = (RAISED.load(Ordering::Relaxed), SHARDED.load(Ordering::Relaxed));
+        assert!(
+            raised >= 100 && sharded >= 50,
+            "{raised} runs raised the cut, {sharded} of them over shards"
+        );
+    }
+
+    proptest::proptest! {
+        /// A capped support is the number of transactions holding a leaf below every node,
+        /// counted by brute force, capped.
+        #[test]
+        fn capped_supports_count_what_brute_force_counts(
+            rows in proptest::collection::vec(proptest::collection::btree_set(0u32..40, 0..12), 1..300),
+            picks in proptest::collection::vec(proptest::collection::vec(0usize..1000, 1..5), 1..20),
+            cap in 0u32..40,
+            fanout in 2usize..4,
+        ) {
+            let rows: Vec<Vec<u32>> = rows.iter().map(|r| r.iter().copied().collect()).collect();
+            let db = TransactionDb::from_int_transactions(rows);
+            let hierarchy = Hierarchy::balanced(&db, fanout).unwrap();
+            let leaves = hierarchy.leaves_of_items(&db).unwrap();
+            let search = Search::new(&db, &hierarchy, &leaves, 2);
+            for pick in picks {
+                let mut nodes: Vec<NodeId> = pick.iter().map(|&p| (p % hierarchy.len()) as NodeId).collect();
+                nodes.sort_unstable();
+                nodes.dedup();
+                let holds = |t: &[u32], v: NodeId| {
+                    t.iter().any(|&i| hierarchy.covers(v, leaves[i as usize]))
+                };
+                let brute = db.iter().filter(|t| nodes.iter().all(|&v| holds(t, v))).count() as u32;
+                proptest::prop_assert_eq!(search.support_up_to(&nodes, cap), brute.min(cap), "{:?}", nodes);
+            }
+        }
+    }
+
+    #[test]
+    fn requests_of_another_hierarchy_are_refused() {
+        let db = TransactionDb::from_int_transactions([vec![1, 2], vec![2, 3]]);
+        let hierarchy = Hierarchy::balanced(&db, 2).unwrap();
+        let far = hierarchy.len() as NodeId;
+        let supports = ShardRequest::Supports { itemsets: vec![vec![far]], k: 2 };
+        assert!(count_shard(&db, &hierarchy, &supports).is_err());
+        let itemsets = ShardRequest::Itemsets {
+            cut: vec![far],
+            smallest: 1,
+            largest: 1,
+            fresh: None,
+            k: 2,
+            max_combinations: 100,
+        };
+        assert!(count_shard(&db, &hierarchy, &itemsets).is_err());
+        let five = ShardRequest::Itemsets {
+            cut: hierarchy.leaves().to_vec(),
+            smallest: 1,
+            largest: 5,
+            fresh: None,
+            k: 2,
+            max_combinations: 100,
+        };
+        assert!(count_shard(&db, &hierarchy, &five).is_err());
+        // The root's support: both transactions, capped at k.
+        let root = ShardRequest::Supports { itemsets: vec![vec![hierarchy.root()]], k: 1 };
+        assert_eq!(count_shard(&db, &hierarchy, &root).unwrap(), ShardCounts::Supports(vec![1]));
+    }
+}
