@@ -298,6 +298,27 @@ def test_bad_input_is_refused_before_the_work(spark, frame):
             "seed = 18446744073709551616: out of range",
         ),
         (lambda: ts.anonymize(frame, "km", k=2, m=2, progress=True), "progress: not an option"),
+        (lambda: ts.anonymize(frame, "km", k=2, m=5), "m = 5: out of range, allowed 1 to 4"),
+        (lambda: ts.anonymize(frame, "km", k=1, m=2), "k = 1: out of range, allowed 2 to"),
+        (lambda: ts.anonymize(frame, "km", m=2), "k: km needs k and m"),
+        (lambda: ts.anonymize(frame, "km", k=2, m=2, l=3), "l: not an option of km"),
+        (
+            lambda: ts.anonymize(frame, "km", k=2, m=2, build="cooccurrence"),
+            "build = 'cooccurrence': the co-occurrence hierarchy",
+        ),
+        (
+            lambda: ts.anonymize(frame, "km", k=2, m=2, algorithm="oa"),
+            "algorithm = 'oa': the optimal search",
+        ),
+        (
+            lambda: ts.anonymize(frame, "km", k=2, m=2, max_combinations=500_000_001),
+            "max_combinations = 500000001: out of range, allowed 1 to 500000000",
+        ),
+        (
+            lambda: ts.anonymize(frame, "km", k=2, m=2, hierarchy="/nonexistent/h.txt"),
+            "hierarchy: /nonexistent/h.txt: No such file",
+        ),
+        (lambda: ts.audit(frame, "km", k=2), "publication: columns"),
         (
             lambda: ts.anonymize(frame, "km", k=2, m=2, shards=2, max_shard_bytes=1000),
             "raise the shard count (now 2)",
@@ -330,6 +351,11 @@ def test_a_shard_that_cannot_meet_the_parameters_is_named(frame):
     with pytest.raises(txanon.Infeasible) as raised:
         ts.anonymize(frame.limit(300), "cahd", shards=2, seed=1, p=200, sensitive=SENSITIVE)
     assert raised.value.args[0].startswith("shard ")
+    # A shard that could count more itemsets in a pass than allowed stops the search.
+    with pytest.raises(txanon.Infeasible) as raised:
+        ts.anonymize(frame.limit(2000), "km", shards=2, seed=1, k=5, m=3, max_combinations=10)
+    assert "max_combinations" in str(raised.value) or "combinations" in str(raised.value)
+    assert "\n" not in str(raised.value)
     # km's cut is one for every shard: its refusal is the whole data's, before any shard works.
     with pytest.raises(txanon.Infeasible) as raised:
         ts.anonymize(frame.limit(300), "km", shards=2, seed=1, k=400, m=2)

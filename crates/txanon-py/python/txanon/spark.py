@@ -200,11 +200,14 @@ def anonymize(
             raise BadInput(f"{reserved}: not an option of txanon.spark.anonymize")
     if seed is not None:
         _bounded_int("seed", seed, 0, (1 << 64) - 1)
+    # km's options are checked here, on the driver alone; the other families' by a dry run
+    # once the data's items are known.
+    km_options = _km_params(params) if method == "km" else None
     salt = _salt(seed)
     data = _shape(df, items, tid, shards if isinstance(shards, str) else None)
     data, sharding, statistics = _sharded(data, items, shards, salt, max_shard_bytes)
-    if method == "km":
-        return _km(data, params, statistics, sharding, seed)
+    if km_options is not None:
+        return _km(data, km_options, statistics, sharding, seed)
     supports = _universe(data, method, params)
     params = _global_params(method, params, supports, seed)
     _dry_run(method, params, supports)
@@ -794,6 +797,9 @@ _KM_OPTIONS = (
     "max_combinations",
 )
 
+#: The largest ``max_combinations`` (``txanon_km::MAX_COUNTERS``: 5·10⁸ counters, some 18 GB).
+MAX_COUNTERS = 500_000_000
+
 _COUNTS_SCHEMA = "hi long, lo long, count long"
 _SUPPORTS_SCHEMA = "supports binary"
 
@@ -823,7 +829,7 @@ def _km_params(params: dict[str, Any]) -> dict[str, Any]:
             "process; on Spark use 'aa' or 'da'"
         )
     max_combinations = _bounded_int(
-        "max_combinations", params.get("max_combinations", 200_000_000), 1, 1 << 40
+        "max_combinations", params.get("max_combinations", 200_000_000), 1, MAX_COUNTERS
     )
     spec: dict[str, Any] = {}
     if params.get("hierarchy") is not None:
@@ -849,7 +855,7 @@ def _km_params(params: dict[str, Any]) -> dict[str, Any]:
 
 def _km(
     data: DataFrame,
-    params: dict[str, Any],
+    options: dict[str, Any],
     statistics: dict[int, dict[str, int]],
     sharding: dict[str, Any],
     seed: int | None,
@@ -860,7 +866,6 @@ def _km(
     from . import _txanon
 
     functions, _ = _spark()
-    options = _km_params(params)
     k = options["k"]
     # Read once: every request of the search is a job over the same shards.
     data = data.select("shard", "tid", "items").localCheckpoint(eager=True)
