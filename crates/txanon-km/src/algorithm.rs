@@ -75,23 +75,8 @@ pub fn anonymize(
 ) -> Result<KmPublication, KmError> {
     let leaf_of_item = hierarchy.leaves_of_items(db)?;
     let k = params.k();
-    let n = db.len();
-    if u32::try_from(n).is_err() {
-        return Err(KmError::Unreachable(format!(
-            "{n} transactions, more than the 2³² − 1 this implementation numbers"
-        )));
-    }
-    if (n as u64) < u64::from(k) {
-        return Err(KmError::Unreachable(format!(
-            "{n} transactions, fewer than k = {k}: an adversary who knows nothing already finds fewer than k"
-        )));
-    }
-    let non_empty = db.iter().filter(|t| !t.is_empty()).count();
-    if non_empty > 0 && (non_empty as u64) < u64::from(k) {
-        return Err(KmError::Unreachable(format!(
-            "{non_empty} non-empty transactions, fewer than k = {k}: even every item generalized to the root is too rare"
-        )));
-    }
+    reachable_transactions(db.len() as u64, k)?;
+    reachable_non_empty(db.iter().filter(|t| !t.is_empty()).count() as u64, k)?;
     let limit = params.max_combinations();
     // Nobody watching costs an atomic addition per block.
     let progress = params.progress_handle().cloned().unwrap_or_default();
@@ -132,6 +117,31 @@ pub fn anonymize(
         generalizations,
         audit: report,
     })
+}
+
+/// Refuses `n` transactions that this implementation cannot number, or fewer than `k`.
+pub(crate) fn reachable_transactions(n: u64, k: u32) -> Result<(), KmError> {
+    if u32::try_from(n).is_err() {
+        return Err(KmError::Unreachable(format!(
+            "{n} transactions, more than the 2³² − 1 this implementation numbers"
+        )));
+    }
+    if n < u64::from(k) {
+        return Err(KmError::Unreachable(format!(
+            "{n} transactions, fewer than k = {k}: an adversary who knows nothing already finds fewer than k"
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses some but fewer than `k` non-empty transactions: even the root is then too rare.
+pub(crate) fn reachable_non_empty(non_empty: u64, k: u32) -> Result<(), KmError> {
+    if non_empty > 0 && non_empty < u64::from(k) {
+        return Err(KmError::Unreachable(format!(
+            "{non_empty} non-empty transactions, fewer than k = {k}: even every item generalized to the root is too rare"
+        )));
+    }
+    Ok(())
 }
 
 /// The cut AA (`level_wise`) or DA finds, and the raises it made; a level's passes after its

@@ -529,24 +529,23 @@ impl Hierarchy {
     /// [`KmError::Hierarchy`] naming an item that is not in the hierarchy or is an inner
     /// node of it.
     pub fn leaves_of_items(&self, db: &TransactionDb) -> Result<Vec<NodeId>, KmError> {
-        let mut out = Vec::with_capacity(db.num_items());
-        for i in 0..db.num_items() as ItemId {
-            let label = db.label(i).to_string();
-            match self.find(&label) {
-                None => {
-                    return Err(KmError::Hierarchy(format!(
-                        "item {label} of the data is not a node of the hierarchy"
-                    )));
-                }
-                Some(v) if !self.is_leaf(v) => {
-                    return Err(KmError::Hierarchy(format!(
-                        "item {label} of the data is an inner node of the hierarchy, not a leaf"
-                    )));
-                }
-                Some(v) => out.push(v),
-            }
+        (0..db.num_items() as ItemId).map(|i| self.leaf_of(&db.label(i).to_string())).collect()
+    }
+
+    /// The leaf labelled `label`, an item of the data.
+    ///
+    /// # Errors
+    /// [`KmError::Hierarchy`] when no node has that label, or an inner node has.
+    pub fn leaf_of(&self, label: &str) -> Result<NodeId, KmError> {
+        match self.find(label) {
+            None => Err(KmError::Hierarchy(format!(
+                "item {label} of the data is not a node of the hierarchy"
+            ))),
+            Some(v) if !self.is_leaf(v) => Err(KmError::Hierarchy(format!(
+                "item {label} of the data is an inner node of the hierarchy, not a leaf"
+            ))),
+            Some(v) => Ok(v),
         }
-        Ok(out)
     }
 
     /// The number of cuts of the hierarchy (saturating): a leaf has one, an inner node its

@@ -12,7 +12,7 @@
 //! - [`information_loss`]: the paper's NCP of a generalization.
 //! - [`sharded`]: AA and DA over shards no one process holds (the driver keeps the cut, the
 //!   shards count), finding the cut [`anonymize`] finds over their union; [`audit_shard`] audits
-//!   one shard of such a publication and counts its itemsets for the union.
+//!   one shard of such a publication and [`shard_itemsets`] counts its itemsets for the union.
 //! - [`audit`]: the independent checker of a [`KmClaim`] from the published transactions and
 //!   the auditor's hierarchy (the cut and the original when given); it shares no code with
 //!   the algorithms.
@@ -51,8 +51,8 @@ pub mod sharded;
 
 pub use algorithm::{KmPublication, anonymize};
 pub use audit::{
-    ItemsetSupports, KmAuditReport, KmClaim, KmShardAudit, KmShardAuditReport, KmViolation,
-    KmViolations, audit, audit_shard, audit_with_progress,
+    ItemsetSupports, KmAuditReport, KmClaim, KmShardAuditReport, KmViolation, KmViolations, audit,
+    audit_shard, audit_with_progress, shard_itemsets,
 };
 pub use cut::{Cut, InformationLoss, information_loss};
 pub use error::KmError;

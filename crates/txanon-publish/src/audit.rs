@@ -145,9 +145,9 @@ pub fn km_shard(
     let published = read_transactions(dir, "published")?;
     let (own, cut) = km_documents(dir, hierarchy.is_none())?;
     let hierarchy = hierarchy.or(own.as_ref()).expect("read when not given");
-    let audited = txanon_km::audit_shard(&published, hierarchy, claim, cut.as_deref(), original)
+    let report = txanon_km::audit_shard(&published, hierarchy, claim, cut.as_deref(), original)
         .map_err(failed::<txanon_km::Km>)?;
-    Ok((Audited { report: audited.report, manifest }, audited.itemsets))
+    Ok((Audited { report, manifest }, txanon_km::shard_itemsets(&published, claim)))
 }
 
 /// The publication's own hierarchy (when `read_hierarchy`) and its cut, when it has one.

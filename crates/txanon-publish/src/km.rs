@@ -4,7 +4,9 @@
 
 use serde::Serialize;
 use txanon_data::TransactionDb;
-use txanon_km::{Algorithm, Hierarchy, KmClaim, ValidKmParams, anonymize, audit_shard};
+use txanon_km::{
+    Algorithm, Hierarchy, InformationLoss, KmClaim, ValidKmParams, anonymize, audit_shard,
+};
 
 use crate::error::{PublishError, Result};
 use crate::outcome::Outcome;
@@ -34,6 +36,69 @@ struct Summary {
     shards: Option<usize>,
 }
 
+/// What a summary says of the cut.
+struct CutFigures<'a> {
+    nodes: usize,
+    generalized_nodes: usize,
+    generalizations: usize,
+    loss: &'a InformationLoss,
+}
+
+impl Summary {
+    fn new(
+        (input, db): (&str, &TransactionDb),
+        (hierarchy, described): (&Hierarchy, &str),
+        params: &ValidKmParams,
+        cut: CutFigures<'_>,
+        shards: Option<usize>,
+    ) -> Self {
+        Self {
+            input: input.to_string(),
+            transactions: db.len(),
+            items: db.num_items(),
+            k: u64::from(params.k()),
+            m: params.m() as u64,
+            algorithm: params.algorithm(),
+            hierarchy: described.to_string(),
+            hierarchy_nodes: hierarchy.len(),
+            hierarchy_leaves: hierarchy.leaves().len(),
+            hierarchy_height: hierarchy.height(hierarchy.root()),
+            cut_nodes: cut.nodes,
+            generalized_nodes: cut.generalized_nodes,
+            generalizations: cut.generalizations,
+            ncp: cut.loss.ncp,
+            occurrences_by_height: cut.loss.occurrences_by_height.clone(),
+            shards,
+        }
+    }
+}
+
+/// The release's recorded parameters and files: the published transactions, the cut, the
+/// hierarchy.
+fn with_files(
+    release: Release,
+    summary: &Summary,
+    published: TransactionDb,
+    cut: &[String],
+    hierarchy: &Hierarchy,
+) -> Result<Release> {
+    let mut parameters = serde_json::json!({
+        "k": summary.k,
+        "m": summary.m,
+        "algorithm": summary.algorithm,
+        "hierarchy": summary.hierarchy,
+    });
+    if let Some(shards) = summary.shards {
+        parameters["shards"] = shards.into();
+    }
+    let hierarchy_text = hierarchy.to_text().map_err(PublishError::family)?;
+    Ok(release
+        .parameters(parameters)
+        .with("published", Content::Transactions(published.into()))
+        .with("cut.txt", Content::Text(cut.join("\n") + "\n"))
+        .with("hierarchy.txt", Content::Text(hierarchy_text)))
+}
+
 /// Anonymizes `db` (read from `input`) to kᵐ-anonymity over `hierarchy` (described as
 /// `described`: its file, or how it was built); the publication has passed its audit against
 /// `db`.
@@ -50,24 +115,18 @@ pub fn release(
     // `anonymize` has audited the publication, its cut and both against the input.
     let result = anonymize(db, hierarchy, params).map_err(PublishError::family)?;
     let (k, m) = (u64::from(params.k()), params.m() as u64);
-    let summary = Summary {
-        input: input.to_string(),
-        transactions: db.len(),
-        items: db.num_items(),
-        k,
-        m,
-        algorithm: params.algorithm(),
-        hierarchy: described.to_string(),
-        hierarchy_nodes: hierarchy.len(),
-        hierarchy_leaves: hierarchy.leaves().len(),
-        hierarchy_height: hierarchy.height(hierarchy.root()),
-        cut_nodes: result.cut.len(),
-        generalized_nodes: result.generalized_items,
-        generalizations: result.generalizations.len(),
-        ncp: result.loss.ncp,
-        occurrences_by_height: result.loss.occurrences_by_height.clone(),
-        shards: None,
-    };
+    let summary = Summary::new(
+        (input, db),
+        (hierarchy, described),
+        params,
+        CutFigures {
+            nodes: result.cut.len(),
+            generalized_nodes: result.generalized_items,
+            generalizations: result.generalizations.len(),
+            loss: &result.loss,
+        },
+        None,
+    );
     // Items published as themselves keep their label; every other one went up the hierarchy.
     let items = db.num_items();
     let generalized = (0..items as u32)
@@ -86,17 +145,8 @@ pub fn release(
         ));
     }
     let outcome = outcome.audited(format!("k^m-anonymity with k = {k}, m = {m}"));
-    let hierarchy_text = hierarchy.to_text().map_err(PublishError::family)?;
-    Ok(Release::new("km", &summary, &result.audit, params.seed().is_some(), outcome)?
-        .parameters(serde_json::json!({
-            "k": k,
-            "m": m,
-            "algorithm": params.algorithm(),
-            "hierarchy": summary.hierarchy,
-        }))
-        .with("published", Content::Transactions(result.published.into()))
-        .with("cut.txt", Content::Text(result.cut.join("\n") + "\n"))
-        .with("hierarchy.txt", Content::Text(hierarchy_text)))
+    let release = Release::new("km", &summary, &result.audit, params.seed().is_some(), outcome)?;
+    with_files(release, &summary, result.published, &result.cut, hierarchy)
 }
 
 /// One shard's release of a kᵐ-anonymous publication whose cut `cut` was found over the union
@@ -124,26 +174,20 @@ pub fn release_shard(
     let (k, m) = (u64::from(params.k()), params.m() as u64);
     let claim =
         KmClaim::new(k, m).map_err(|e| PublishError::family(txanon_km::KmError::from(e)))?;
-    let audited = audit_shard(&part.published, hierarchy, &claim, Some(cut), Some(db))
+    let report = audit_shard(&part.published, hierarchy, &claim, Some(cut), Some(db))
         .map_err(PublishError::family)?;
-    let summary = Summary {
-        input: input.to_string(),
-        transactions: db.len(),
-        items: db.num_items(),
-        k,
-        m,
-        algorithm: params.algorithm(),
-        hierarchy: described.to_string(),
-        hierarchy_nodes: hierarchy.len(),
-        hierarchy_leaves: hierarchy.leaves().len(),
-        hierarchy_height: hierarchy.height(hierarchy.root()),
-        cut_nodes: cut.len(),
-        generalized_nodes: part.generalized_items,
-        generalizations,
-        ncp: part.loss.ncp,
-        occurrences_by_height: part.loss.occurrences_by_height.clone(),
-        shards: Some(shards),
-    };
+    let summary = Summary::new(
+        (input, db),
+        (hierarchy, described),
+        params,
+        CutFigures {
+            nodes: cut.len(),
+            generalized_nodes: part.generalized_items,
+            generalizations,
+            loss: &part.loss,
+        },
+        Some(shards),
+    );
     let outcome = Outcome::transactions("km", db, &part.published, "--k and --m")
         .did(format!(
             "generalized by a cut of {} nodes found over {shards} shards (this shard's NCP {:.3})",
@@ -153,16 +197,6 @@ pub fn release_shard(
         .audited(format!(
             "this shard against its original and the cut; k^m-anonymity with k = {k}, m = {m} holds for the union of the {shards} shards, audited there"
         ));
-    let hierarchy_text = hierarchy.to_text().map_err(PublishError::family)?;
-    Ok(Release::new("km", &summary, &audited.report, params.seed().is_some(), outcome)?
-        .parameters(serde_json::json!({
-            "k": k,
-            "m": m,
-            "algorithm": params.algorithm(),
-            "hierarchy": summary.hierarchy,
-            "shards": shards,
-        }))
-        .with("published", Content::Transactions(part.published.into()))
-        .with("cut.txt", Content::Text(cut.join("\n") + "\n"))
-        .with("hierarchy.txt", Content::Text(hierarchy_text)))
+    let release = Release::new("km", &summary, &report, params.seed().is_some(), outcome)?;
+    with_files(release, &summary, part.published, cut, hierarchy)
 }

@@ -43,8 +43,15 @@ fn report<'py, R: serde::Serialize>(
     py: Python<'py>,
     audited: Result<txanon_publish::audit::Audited<R>, PublishError>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let audited = audited.map_err(Failure::from)?;
-    let text = serde_json::to_string(&audited)
+    dict(py, &audited.map_err(Failure::from)?)
+}
+
+/// A report as Python objects (through JSON, as the CLI prints it).
+pub(crate) fn dict<'py>(
+    py: Python<'py>,
+    value: &impl serde::Serialize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let text = serde_json::to_string(value)
         .map_err(|e| Failure::new(txanon_data::ErrorKind::Internal, e.to_string()))?;
     py.import("json")?.call_method1("loads", (text,))
 }

@@ -21,7 +21,7 @@ use crate::errors::{Failure, watched};
 use crate::publication::{Owned, Publication};
 
 /// The seed: any 64-bit unsigned integer, or none (the operating system's 256 bits).
-fn seed(value: Option<Int>) -> Result<Option<u64>, Failure> {
+pub(crate) fn seed(value: Option<Int>) -> Result<Option<u64>, Failure> {
     value.map(|s| whole("seed", s, 0u64, u64::MAX)).transpose()
 }
 
@@ -79,6 +79,29 @@ pub(crate) fn anonymize_cahd(
     Ok(Publication::new(release, data, None).attackable(items, None, None))
 }
 
+/// kᵐ-anonymity's `k`, `m` and `max_combinations` (by default 2·10⁸), bounded as the CLI
+/// bounds them.
+pub(crate) fn km_numbers(
+    k: Int,
+    m: Int,
+    max_combinations: Option<Int>,
+) -> Result<(u32, usize, u64), Failure> {
+    let k = whole("k", k, 2u32, u32::MAX)?;
+    let m = whole("m", m, 1usize, usize::MAX)?;
+    let max_combinations = whole(
+        "max_combinations",
+        max_combinations.unwrap_or_else(|| Int::from(200_000_000)),
+        1u64,
+        txanon_km::MAX_COUNTERS,
+    )?;
+    Ok((k, m, max_combinations))
+}
+
+/// The fanout of a built hierarchy (by default 5), bounded as the CLI bounds it.
+pub(crate) fn fanout_of(fanout: Option<Int>) -> Result<usize, Failure> {
+    whole("fanout", fanout.unwrap_or_else(|| Int::from(5)), 2usize, 1_000_000)
+}
+
 /// kᵐ-anonymity (see `txanon.anonymize.km`).
 #[pyfunction]
 #[pyo3(signature = (data_, *, k, m, hierarchy=None, fanout=None, build="order", algorithm="aa", max_cuts=None, max_combinations=None, progress=None, seed_=None, format=None, tid_column=None, item_column=None))]
@@ -102,9 +125,8 @@ pub(crate) fn anonymize_km(
 ) -> PyResult<Publication> {
     let seed = seed(seed_)?;
     let watch = Progress::new();
-    let k = whole("k", k, 2u32, u32::MAX)?;
-    let m = whole("m", m, 1usize, usize::MAX)?;
-    let fanout = whole("fanout", fanout.unwrap_or_else(|| Int::from(5)), 2usize, 1_000_000)?;
+    let (k, m, max_combinations) = km_numbers(k, m, max_combinations)?;
+    let fanout = fanout_of(fanout)?;
     let build = word("build", build, &["order", "cooccurrence"])?;
     let algorithm = match word("algorithm", algorithm, &["aa", "da", "oa"])? {
         "aa" => Algorithm::Apriori,
@@ -113,12 +135,6 @@ pub(crate) fn anonymize_km(
     };
     let max_cuts =
         whole("max_cuts", max_cuts.unwrap_or_else(|| Int::from(1_000_000)), 1u64, u64::MAX)?;
-    let max_combinations = whole(
-        "max_combinations",
-        max_combinations.unwrap_or_else(|| Int::from(200_000_000)),
-        1u64,
-        txanon_km::MAX_COUNTERS,
-    )?;
     let data = data(py, data_, &reading(format, tid_column, item_column))?;
     let params = KmParams::new(k, m)
         .algorithm(algorithm)

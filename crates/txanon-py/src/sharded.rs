@@ -15,9 +15,10 @@ use txanon_data::ErrorKind;
 use txanon_km::sharded::{ShardCounts, ShardRequest, Shards, count_shard, sharded_cut};
 use txanon_km::{Algorithm, Hierarchy, KmError, KmParams, ValidKmParams};
 
-use crate::audits::{km_claim, original};
+use crate::audits::{dict, km_claim, original};
 use crate::convert::{Int, Reading, data, whole, word};
 use crate::errors::{Failure, detached};
+use crate::families::{fanout_of, km_numbers, seed as seed_of};
 use crate::publication::Publication;
 
 /// The hierarchy every shard and the driver build alike: parsed from `text` (a file's), or the
@@ -47,19 +48,12 @@ fn params(
     max_combinations: Option<Int>,
     seed: Option<Int>,
 ) -> Result<ValidKmParams, Failure> {
-    let k = whole("k", k, 2u32, u32::MAX)?;
-    let m = whole("m", m, 1usize, usize::MAX)?;
+    let (k, m, max_combinations) = km_numbers(k, m, max_combinations)?;
     let algorithm = match word("algorithm", algorithm, &["aa", "da"])? {
         "aa" => Algorithm::Apriori,
         _ => Algorithm::Direct,
     };
-    let max_combinations = whole(
-        "max_combinations",
-        max_combinations.unwrap_or_else(|| Int::from(200_000_000)),
-        1u64,
-        txanon_km::MAX_COUNTERS,
-    )?;
-    let seed = seed.map(|s| whole("seed", s, 0u64, u64::MAX)).transpose()?;
+    let seed = seed_of(seed)?;
     KmParams::new(k, m)
         .algorithm(algorithm)
         .max_combinations(max_combinations)
@@ -121,24 +115,25 @@ impl Shards for PyShards<'_> {
 /// The cut AA or DA finds over every shard (see `txanon_km::sharded::sharded_cut`); returns the
 /// cut's labels, the raises and how many requests the shards answered.
 #[pyfunction]
-#[pyo3(signature = (*, supports, transactions, k, m, rare_itemsets, supports_of, hierarchy_text=None, universe=None, fanout=5, algorithm="aa", max_combinations=None))]
+#[pyo3(signature = (*, supports, transactions, k, m, rare_itemsets, supports_of, hierarchy_text=None, universe=None, fanout=None, algorithm="aa", max_combinations=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 pub(crate) fn km_sharded_cut<'py>(
     supports: Vec<(String, u64)>,
-    transactions: u64,
+    transactions: Int,
     k: Int,
     m: Int,
     rare_itemsets: Bound<'py, PyAny>,
     supports_of: Bound<'py, PyAny>,
     hierarchy_text: Option<String>,
     universe: Option<Vec<String>>,
-    fanout: usize,
+    fanout: Option<Int>,
     algorithm: &str,
     max_combinations: Option<Int>,
 ) -> PyResult<(Vec<String>, Vec<Vec<String>>, usize)> {
     let params = params(k, m, algorithm, max_combinations, None)?;
-    let hierarchy = hierarchy(hierarchy_text.as_deref(), universe.as_deref(), fanout)?;
+    let hierarchy = hierarchy(hierarchy_text.as_deref(), universe.as_deref(), fanout_of(fanout)?)?;
     let mut shards = PyShards { rare: rare_itemsets, supports: supports_of, raised: None };
+    let transactions = whole("transactions", transactions, 0u64, u64::MAX)?;
     let found = sharded_cut(&hierarchy, &supports, transactions, &params, &mut shards);
     if let Some(error) = shards.raised {
         return Err(error);
@@ -151,18 +146,18 @@ pub(crate) fn km_sharded_cut<'py>(
 /// table `(hi, lo, count)` of its itemsets' keys and capped supports, or `(support)` in the
 /// order asked.
 #[pyfunction]
-#[pyo3(signature = (data_, *, request, hierarchy_text=None, universe=None, fanout=5))]
+#[pyo3(signature = (data_, *, request, hierarchy_text=None, universe=None, fanout=None))]
 pub(crate) fn km_count_shard<'py>(
     py: Python<'py>,
     data_: &Bound<'py, PyAny>,
     request: &str,
     hierarchy_text: Option<String>,
     universe: Option<Vec<String>>,
-    fanout: usize,
+    fanout: Option<Int>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let request: ShardRequest = serde_json::from_str(request)
         .map_err(|e| Failure::bad_input(format!("request: not a shard request: {e}")))?;
-    let hierarchy = hierarchy(hierarchy_text.as_deref(), universe.as_deref(), fanout)?;
+    let hierarchy = hierarchy(hierarchy_text.as_deref(), universe.as_deref(), fanout_of(fanout)?)?;
     let data = data(py, data_, &Reading::default())?;
     let counts =
         detached(py, || count_shard(&data.db, &hierarchy, &request).map_err(|e| Failure::of(&e)))?;
@@ -194,25 +189,27 @@ pub(crate) fn km_count_shard<'py>(
 /// One shard's release under the cut `cut` found over `shards` shards (see
 /// `txanon_publish::km::release_shard`).
 #[pyfunction]
-#[pyo3(signature = (data_, *, cut, generalizations, shards, k, m, described, hierarchy_text=None, universe=None, fanout=5, algorithm="aa", seed_=None))]
+#[pyo3(signature = (data_, *, cut, generalizations, shards, k, m, described, hierarchy_text=None, universe=None, fanout=None, algorithm="aa", seed_=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn km_release_shard(
     py: Python<'_>,
     data_: &Bound<'_, PyAny>,
     cut: Vec<String>,
-    generalizations: usize,
-    shards: usize,
+    generalizations: Int,
+    shards: Int,
     k: Int,
     m: Int,
     described: String,
     hierarchy_text: Option<String>,
     universe: Option<Vec<String>>,
-    fanout: usize,
+    fanout: Option<Int>,
     algorithm: &str,
     seed_: Option<Int>,
 ) -> PyResult<Publication> {
     let params = params(k, m, algorithm, None, seed_)?;
-    let hierarchy = hierarchy(hierarchy_text.as_deref(), universe.as_deref(), fanout)?;
+    let generalizations = whole("generalizations", generalizations, 0usize, usize::MAX)?;
+    let shards = whole("shards", shards, 1usize, usize::MAX)?;
+    let hierarchy = hierarchy(hierarchy_text.as_deref(), universe.as_deref(), fanout_of(fanout)?)?;
     let data = data(py, data_, &Reading::default())?;
     let release = detached(py, || {
         Ok(txanon_publish::km::release_shard(
@@ -247,8 +244,7 @@ pub(crate) fn audit_km_shard<'py>(
     let (audited, itemsets) = detached(py, || {
         Ok(txanon_publish::audit::km_shard(&dir, hierarchy.as_ref(), &claim, original.as_ref())?)
     })?;
-    let text = serde_json::to_string(&audited).map_err(|e| internal(e.to_string()))?;
-    let report = py.import("json")?.call_method1("loads", (text,))?;
+    let report = dict(py, &audited)?;
     let mut sets = ListBuilder::new(StringBuilder::new());
     for (labels, _) in &itemsets {
         for label in labels {

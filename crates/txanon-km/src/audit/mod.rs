@@ -300,14 +300,12 @@ pub fn audit_with_progress(
 /// hold for the union of the shards only (see [`audit_shard`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct KmShardAuditReport {
-    /// The claim whose itemsets were counted.
+    /// The claim the shard belongs to.
     pub claim: KmClaim,
     /// The shard's transactions.
     pub transactions: usize,
     /// Distinct published items of the shard.
     pub published_items: usize,
-    /// Distinct itemsets of at most `m` items counted.
-    pub itemsets_counted: usize,
     /// Whether the published cut was checked.
     pub cut_checked: bool,
     /// Whether the shard's original was checked.
@@ -317,36 +315,20 @@ pub struct KmShardAuditReport {
 /// Itemsets (labels, ascending) with their supports.
 pub type ItemsetSupports = Vec<(Vec<String>, u64)>;
 
-/// One shard of a kᵐ-anonymous publication audited, and its itemsets counted for the union.
-#[derive(Debug, Clone, PartialEq)]
-pub struct KmShardAudit {
-    /// What was checked.
-    pub report: KmShardAuditReport,
-    /// Every combination of at most `m` published items that occurs in the shard (labels,
-    /// ascending by label), with its support capped at `k`: the union is kᵐ-anonymous when
-    /// every itemset's capped supports, summed over the shards, reach `k` (a shard at `k`
-    /// reaches it alone; below it, the sum is the union's support).
-    pub itemsets: ItemsetSupports,
-}
-
 /// The audit of one shard of a publication whose shards were generalized by one cut: every
 /// check of [`audit`] but the supports (the published items nodes of `hierarchy`, none above
-/// another; the cut; the shard's original), and the shard's itemsets of at most `m` items
-/// counted, each capped at `k`, for the caller to sum over the shards. The caller also checks
-/// that every shard publishes the same cut.
+/// another; the cut; the shard's original). The supports hold for the union only: the caller
+/// sums [`shard_itemsets`] over the shards, and checks that every shard publishes the same cut.
 ///
 /// # Errors
 /// [`KmError::Audit`] with the violations found.
-///
-/// # Complexity
-/// `Σ_r Σ_{i ≤ m} C(|r|, i)` over the shard's distinct published transactions `r`.
 pub fn audit_shard(
     published: &TransactionDb,
     hierarchy: &Hierarchy,
     claim: &KmClaim,
     cut: Option<&[String]>,
     original: Option<&TransactionDb>,
-) -> Result<KmShardAudit, KmError> {
+) -> Result<KmShardAuditReport, KmError> {
     let mut log = ViolationLog::new();
     let node_of_item = published_nodes(published, hierarchy, &mut log);
     log.stop_if_any().map_err(KmError::Audit)?;
@@ -356,7 +338,24 @@ pub fn audit_shard(
     if let Some(original) = original {
         check_original(published, hierarchy, &node_of_item, original, &mut log);
     }
-    log.stop_if_any().map_err(KmError::Audit)?;
+    log.finish(KmShardAuditReport {
+        claim: *claim,
+        transactions: published.len(),
+        published_items: published.supports().iter().filter(|&&s| s > 0).count(),
+        cut_checked: cut.is_some(),
+        original_checked: original.is_some(),
+    })
+    .map_err(KmError::Audit)
+}
+
+/// Every combination of at most `m` published items of one shard that occurs (labels,
+/// ascending), with its support capped at `k`: the union of the shards is kᵐ-anonymous when
+/// every itemset's capped supports, summed over the shards, reach `k` (a shard at `k` reaches
+/// it alone; below it, the sum is the union's support). Ascending by itemset.
+///
+/// # Complexity
+/// `Σ_r Σ_{i ≤ m} C(|r|, i)` over the shard's distinct published transactions `r`.
+pub fn shard_itemsets(published: &TransactionDb, claim: &KmClaim) -> ItemsetSupports {
     // Identical transactions once, with their multiplicity.
     let mut rows: HashMap<&[ItemId], u64> = HashMap::new();
     for r in 0..published.len() {
@@ -373,7 +372,7 @@ pub fn audit_shard(
             *c = (*c + times).min(claim.k);
         });
     }
-    let mut itemsets: Vec<(Vec<String>, u64)> = counts
+    let mut itemsets: ItemsetSupports = counts
         .into_iter()
         .map(|(set, support)| {
             let mut labels: Vec<String> =
@@ -383,17 +382,7 @@ pub fn audit_shard(
         })
         .collect();
     itemsets.sort_unstable();
-    Ok(KmShardAudit {
-        report: KmShardAuditReport {
-            claim: *claim,
-            transactions: published.len(),
-            published_items: published.supports().iter().filter(|&&s| s > 0).count(),
-            itemsets_counted: itemsets.len(),
-            cut_checked: cut.is_some(),
-            original_checked: original.is_some(),
-        },
-        itemsets,
-    })
+    itemsets
 }
 
 /// Calls `f` with every non-empty subset of at most `most` items of `row` (ascending).

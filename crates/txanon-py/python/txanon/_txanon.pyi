@@ -26,7 +26,7 @@ def km_sharded_cut(
     supports_of: Callable[[str], list[int]],
     hierarchy_text: str | None = None,
     universe: list[str] | None = None,
-    fanout: int = 5,
+    fanout: int | None = None,
     algorithm: str = "aa",
     max_combinations: int | None = None,
 ) -> tuple[list[str], list[list[str]], int]: ...
@@ -36,7 +36,7 @@ def km_count_shard(
     request: str,
     hierarchy_text: str | None = None,
     universe: list[str] | None = None,
-    fanout: int = 5,
+    fanout: int | None = None,
 ) -> Any: ...
 def km_release_shard(
     data_: Any,
@@ -49,7 +49,7 @@ def km_release_shard(
     described: str,
     hierarchy_text: str | None = None,
     universe: list[str] | None = None,
-    fanout: int = 5,
+    fanout: int | None = None,
     algorithm: str = "aa",
     seed_: int | None = None,
 ) -> Publication: ...

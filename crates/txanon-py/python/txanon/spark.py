@@ -266,20 +266,7 @@ def audit(
     if method == "km":
         return _km_audit(files, claim, original)
     rows = _checked_shards(files, original, _auditor(method, claim), _AUDIT_SCHEMA)
-    failed = rows.filter(functions.col("kind") != "passed")
-    by_kind = {r["kind"]: r["count"] for r in failed.groupBy("kind").count().collect()}
-    listed = _listed_shards(files)
-    present = {r["shard"] for r in rows.select("shard").distinct().collect()}
-    missing = sorted(set(listed) - present)
-    violations: list[Violation] = [
-        Violation(method, "shard-missing", {"shard": s}) for s in missing[:100]
-    ]
-    if missing:
-        by_kind["shard-missing"] = len(missing)
-    for r in failed.limit(100 - len(violations)).collect():
-        details = json.loads(r["details"])
-        details["shard"] = r["shard"]
-        violations.append(Violation(method, r["kind"], details))
+    failed, by_kind, violations, present, missing = _shard_findings(method, files, rows)
     if by_kind:
         total = sum(by_kind.values())
         shards_failed = failed.select("shard").distinct().count() + len(missing)
@@ -696,37 +683,93 @@ def _anonymizer(
 
 
 def _auditor(method: str, claim: dict[str, Any]) -> Callable[[pa.Table, pa.Table | None], pa.Table]:
+    """Each shard's check by ``txanon.audit.<method>`` under the auditor's ``claim``."""
     claim = dict(claim)
 
-    def check(files: pa.Table, original: pa.Table | None) -> pa.Table:
+    def audit_one(directory: str, scratch: str, original: pa.Table | None) -> tuple[Any, None]:
         import txanon
 
+        kwargs = dict(claim)
+        if original is not None:
+            kwargs["original"] = original
+        return getattr(txanon.audit, method)(directory, **kwargs), None
+
+    return _shard_checker(audit_one, itemsets=False)
+
+
+def _shard_checker(
+    audit_one: Callable[[str, str, pa.Table | None], tuple[Any, pa.Table | None]],
+    itemsets: bool,
+) -> Callable[[pa.Table, pa.Table | None], pa.Table]:
+    """The check run on a worker for each shard: its files written to a scratch directory and
+    audited there by ``audit_one(directory, scratch, original)``, which returns the report and,
+    for km, the shard's itemsets counted; the result as rows ``(shard, kind, details)`` (with
+    ``itemset`` and ``support`` when ``itemsets``): ``passed`` with the report, or one row per
+    violation."""
+
+    def check(files: pa.Table, original: pa.Table | None) -> pa.Table:
         _limit_threads()
         if files.num_rows == 0:
             # A shard of the original without any published file.
             shard = int(original.column("shard")[0].as_py()) if original is not None else -1
-            return _audit_rows(shard, [("shard-missing", {})])
+            return _audit_rows(shard, [("shard-missing", {})], itemsets)
         shard = int(files.column("shard")[0].as_py())
         with tempfile.TemporaryDirectory(prefix="txanon-spark-audit-") as scratch:
             directory = _unpacked(files, scratch)
             if isinstance(directory, tuple):
-                return _audit_rows(shard, [directory])
-            kwargs = dict(claim)
-            if original is not None:
-                kwargs["original"] = original.select(["items"])
+                return _audit_rows(shard, [directory], itemsets)
             try:
-                report = getattr(txanon.audit, method)(directory, **kwargs)
+                report, counted = audit_one(
+                    directory, scratch, None if original is None else original.select(["items"])
+                )
             except AuditFailed as failed:
                 return _audit_rows(
                     shard,
                     [(v.kind, v.details) for v in failed.violations]
                     or [("audit", {"message": failed.message})],
+                    itemsets,
                 )
             except TxanonError as error:
                 raise type(error)(f"shard {shard}: {error}") from None
-        return _audit_rows(shard, [("passed", report)])
+        rows = _audit_rows(shard, [("passed", report)], itemsets)
+        if counted is None:
+            return rows
+        found = pa.table(
+            {
+                "shard": pa.array([shard] * counted.num_rows, pa.int32()),
+                "kind": pa.array(["itemset"] * counted.num_rows, pa.string()),
+                "details": pa.array([None] * counted.num_rows, pa.string()),
+                "itemset": counted.column("itemset"),
+                "support": counted.column("support"),
+            }
+        )
+        return pa.concat_tables([rows, found.cast(rows.schema)])
 
     return check
+
+
+def _shard_findings(
+    method: str, files: DataFrame, rows: DataFrame
+) -> tuple[DataFrame, dict[str, int], list[Violation], set[int], list[int]]:
+    """What the shards' checks found: the failed rows, the violations counted by kind, up to a
+    hundred as objects (each with its shard), the shards present, and those ``shards.json``
+    lists but that are missing."""
+    functions, _ = _spark()
+    failed = rows.filter(~functions.col("kind").isin("passed", "itemset"))
+    by_kind = {r["kind"]: r["count"] for r in failed.groupBy("kind").count().collect()}
+    listed = _listed_shards(files)
+    present = {r["shard"] for r in rows.select("shard").distinct().collect()}
+    missing = sorted(set(listed) - present)
+    violations: list[Violation] = [
+        Violation(method, "shard-missing", {"shard": s}) for s in missing[:100]
+    ]
+    if missing:
+        by_kind["shard-missing"] = len(missing)
+    for r in failed.limit(100 - len(violations)).collect():
+        details = json.loads(r["details"])
+        details["shard"] = r["shard"]
+        violations.append(Violation(method, r["kind"], details))
+    return failed, by_kind, violations, present, missing
 
 
 def _checked_shards(
@@ -753,14 +796,21 @@ def _checked_shards(
         raise _translated(error) from None
 
 
-def _audit_rows(shard: int, rows: list[tuple[str, dict[str, Any]]]) -> pa.Table:
-    return pa.table(
+def _audit_rows(
+    shard: int, rows: list[tuple[str, dict[str, Any]]], itemsets: bool = False
+) -> pa.Table:
+    table = pa.table(
         {
             "shard": pa.array([shard] * len(rows), pa.int32()),
             "kind": pa.array([k for k, _ in rows], pa.string()),
             "details": pa.array([json.dumps(d, default=str) for _, d in rows], pa.string()),
         }
     )
+    if itemsets:
+        table = table.append_column(
+            "itemset", pa.array([None] * len(rows), pa.list_(pa.string()))
+        ).append_column("support", pa.array([None] * len(rows), pa.int64()))
+    return table
 
 
 def _listed_shards(files: DataFrame) -> list[int]:
@@ -989,63 +1039,22 @@ def _km_audit(
         with open(claim.pop("hierarchy"), encoding="utf-8") as text:
             hierarchy_text = text.read()
 
-    def check(files: pa.Table, original: pa.Table | None) -> pa.Table:
+    def audit_one(directory: str, scratch: str, original: pa.Table | None) -> tuple[Any, Any]:
         from . import _txanon
 
-        _limit_threads()
-        if files.num_rows == 0:
-            shard = int(original.column("shard")[0].as_py()) if original is not None else -1
-            return _km_audit_rows(shard, [("shard-missing", {})])
-        shard = int(files.column("shard")[0].as_py())
-        with tempfile.TemporaryDirectory(prefix="txanon-spark-audit-") as scratch:
-            directory = _unpacked(files, scratch)
-            if isinstance(directory, tuple):
-                return _km_audit_rows(shard, [directory])
-            kwargs: dict[str, Any] = {"k": claim["k"], "m": claim["m"]}
-            if hierarchy_text is not None:
-                kwargs["hierarchy"] = os.path.join(scratch, "hierarchy.txt")
-                with open(kwargs["hierarchy"], "w", encoding="utf-8") as out:
-                    out.write(hierarchy_text)
-            if original is not None:
-                kwargs["original_"] = original.select(["items"])
-            try:
-                report, itemsets = _txanon.audit_km_shard(directory, **kwargs)
-            except AuditFailed as failed:
-                return _km_audit_rows(
-                    shard,
-                    [(v.kind, v.details) for v in failed.violations]
-                    or [("audit", {"message": failed.message})],
-                )
-            except TxanonError as error:
-                raise type(error)(f"shard {shard}: {error}") from None
-        rows = _km_audit_rows(shard, [("passed", report)])
-        counted = pa.table(
-            {
-                "shard": pa.array([shard] * itemsets.num_rows, pa.int32()),
-                "kind": pa.array(["itemset"] * itemsets.num_rows, pa.string()),
-                "details": pa.array([None] * itemsets.num_rows, pa.string()),
-                "itemset": itemsets.column("itemset"),
-                "support": itemsets.column("support"),
-            }
-        )
-        return pa.concat_tables([rows, counted.cast(rows.schema)])
+        kwargs: dict[str, Any] = {"k": claim["k"], "m": claim["m"]}
+        if hierarchy_text is not None:
+            kwargs["hierarchy"] = os.path.join(scratch, "hierarchy.txt")
+            with open(kwargs["hierarchy"], "w", encoding="utf-8") as out:
+                out.write(hierarchy_text)
+        if original is not None:
+            kwargs["original_"] = original
+        return _txanon.audit_km_shard(directory, **kwargs)
 
     schema = _AUDIT_SCHEMA + ", itemset array<string>, support long"
-    rows = _checked_shards(files, original, check, schema)
+    rows = _checked_shards(files, original, _shard_checker(audit_one, itemsets=True), schema)
     kind = functions.col("kind")
-    failed = rows.filter((kind != "passed") & (kind != "itemset"))
-    by_kind = {r["kind"]: r["count"] for r in failed.groupBy("kind").count().collect()}
-    violations: list[Violation] = []
-    for r in failed.limit(100).collect():
-        details = json.loads(r["details"])
-        details["shard"] = r["shard"]
-        violations.append(Violation("km", r["kind"], details))
-    listed = _listed_shards(files)
-    present = {r["shard"] for r in rows.select("shard").distinct().collect()}
-    missing = sorted(set(listed) - present)
-    if missing:
-        by_kind["shard-missing"] = len(missing)
-        violations += [Violation("km", "shard-missing", {"shard": s}) for s in missing[:100]]
+    _, by_kind, violations, present, missing = _shard_findings("km", files, rows)
     # One cut, one hierarchy: otherwise the shards' items are not one generalization.
     for name in ("cut.txt", "hierarchy.txt"):
         versions = files.filter(functions.col("name") == name).select("content").distinct().count()
@@ -1104,13 +1113,6 @@ def _km_audit(
         "smallest_support": None if stats["smallest"] is None else int(stats["smallest"]),
         "per_shard": [dict(shard=s, **reports[s]) for s in sorted(reports)],
     }
-
-
-def _km_audit_rows(shard: int, rows: list[tuple[str, dict[str, Any]]]) -> pa.Table:
-    table = _audit_rows(shard, rows)
-    return table.append_column(
-        "itemset", pa.array([None] * len(rows), pa.list_(pa.string()))
-    ).append_column("support", pa.array([None] * len(rows), pa.int64()))
 
 
 def _unpacked(files: pa.Table, scratch: str) -> str | tuple[str, dict[str, Any]]:
