@@ -1,14 +1,17 @@
 //! kᵐ-anonymization in memory on BMS-WebView-1 and -2 (the paper's data) over the balanced
 //! hierarchy of fanout 5: AA at k = 100 and m = 4 (issue 20's target on BMS-WebView-2: under
 //! 5 s end to end), DA beside it at m = 2 (at m = 4 it is refused), the audit of AA's
-//! publication, and the two hierarchy builders. Quest data stands in when the files are
-//! missing.
+//! publication, the two hierarchy builders, and a shard's answers to the requests of the
+//! search over shards (`txanon.spark`'s): the pairs under the leaves' cut, and the capped
+//! supports of 100,000 itemsets of a leaf and another item's ancestor. Quest data stands in
+//! when the files are missing.
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use txanon_data::{QuestParams, TransactionDb, datasets};
-use txanon_km::{Algorithm, Hierarchy, KmClaim, KmParams, anonymize, audit};
+use txanon_km::sharded::{ShardRequest, count_shard};
+use txanon_km::{Algorithm, Hierarchy, KmClaim, KmParams, NodeId, anonymize, audit};
 
 fn inputs() -> Vec<(String, TransactionDb)> {
     datasets::for_bench(&["bms1", "bms2"], || {
@@ -60,6 +63,36 @@ fn km(c: &mut Criterion) {
         group.bench_function(
             BenchmarkId::new("hierarchy-cooccurrence", format!("{name}/f=5")),
             |b| b.iter(|| Hierarchy::by_cooccurrence(black_box(&db), 5).expect("items")),
+        );
+        let pairs = ShardRequest::Itemsets {
+            cut: hierarchy.leaves().to_vec(),
+            smallest: 2,
+            largest: 2,
+            fresh: None,
+            k: 100,
+            max_combinations: u64::MAX,
+        };
+        group.bench_function(BenchmarkId::new("shard-itemsets", format!("{name}/k=100/2")), |b| {
+            b.iter(|| count_shard(black_box(&db), &hierarchy, &pairs).expect("counted"))
+        });
+        // Itemsets as a fix's candidates are: a leaf beside an ancestor of another leaf.
+        let leaves = hierarchy.leaves();
+        let itemsets: Vec<Vec<NodeId>> = (0..100_000u64)
+            .map(|j| {
+                let a = leaves[(txanon_data::mix64(j) % leaves.len() as u64) as usize];
+                let b = leaves[(txanon_data::mix64(j ^ 0x5555) % leaves.len() as u64) as usize];
+                let up = (txanon_data::mix64(j ^ 0xaaaa) % 3) as usize;
+                let b = hierarchy.ancestors_or_self(b).nth(up).unwrap_or(b);
+                let mut set = vec![a, b];
+                set.sort_unstable();
+                set.dedup();
+                set
+            })
+            .collect();
+        let supports = ShardRequest::Supports { itemsets, k: 100 };
+        group.bench_function(
+            BenchmarkId::new("shard-supports", format!("{name}/k=100/100000")),
+            |b| b.iter(|| count_shard(black_box(&db), &hierarchy, &supports).expect("counted")),
         );
     }
     group.finish();
