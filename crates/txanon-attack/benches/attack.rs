@@ -1,7 +1,9 @@
 //! The attack over every target of a publication of records, q = 1…4, 10 draws each: the
 //! issue's target is BMS-WebView-2 in under 30 s; here a Quest database of its shape
 //! (77,512 transactions, 3,340 items, about 4.6 items each) so that the bench needs no
-//! download, and BMS-WebView-2 itself when it is found.
+//! download, and BMS-WebView-2 itself when it is found; retail's records too, when found: its
+//! frequent items' record lists are what the intersections of several known items spend their
+//! time on.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use txanon_attack::{AttackParams, Own, Target, Value, ViewBuilder, attack};
@@ -73,6 +75,13 @@ fn bench(c: &mut Criterion) {
             .push(("BMS-WebView-2", txanon_data::read_path(&path, &Default::default()).unwrap().0));
     }
     let params = AttackParams::new().check().unwrap();
+    if let Some(path) = txanon_data::datasets::locate("retail") {
+        let db = txanon_data::read_path(&path, &Default::default()).unwrap().0;
+        let (view, targets) = records(&db);
+        group.bench_function("records/retail", |b| {
+            b.iter(|| attack(&view, &targets, &params).unwrap())
+        });
+    }
     for (name, db) in &inputs {
         let (view, targets) = records(db);
         group.bench_function(format!("records/{name}"), |b| {

@@ -99,7 +99,7 @@ impl View {
         let total: f64 = if one {
             self.item_supports()[rarest as usize]
         } else {
-            candidates.iter().map(|&g| self.weight(g, kept, w)).sum()
+            self.weigh(&candidates, kept, w)
         };
         let mut sensitive = Vec::with_capacity(target.sensitive.len());
         let mut both = std::mem::take(&mut w.spare);
@@ -111,7 +111,7 @@ impl View {
             if let Err(at) = extended.binary_search(&s) {
                 extended.insert(at, s);
             }
-            let mass: f64 = both.iter().map(|&g| self.weight(g, &extended, w)).sum();
+            let mass = self.weigh(&both, &extended, w);
             sensitive.push((s, mass));
         }
         w.extended = extended;
@@ -174,13 +174,51 @@ impl View {
 impl View {
     /// Sorts `kept` rarest first and, for two or more items, leaves in `w.records` the groups
     /// holding every one of them (the intersection of their group lists).
+    ///
+    /// Frequent items have bitsets ([`View::holder_bits`]): when every item has one, the
+    /// bitsets are ANDed word by word and the groups listed from the result (two lists of tens
+    /// of thousands of groups merge in far longer); otherwise the rarest item's list is filtered,
+    /// by a bit test for an item with a bitset, by intersection for one without.
     fn holding_all(&self, kept: &mut [ItemId], w: &mut Weigher) {
         kept.sort_unstable_by_key(|&i| self.holders(i).len());
-        if kept.len() > 1 {
-            intersection(self.holders(kept[0]), self.holders(kept[1]), &mut w.records);
-            for &i in &kept[2..] {
-                intersection(&w.records, self.holders(i), &mut w.spare);
-                std::mem::swap(&mut w.records, &mut w.spare);
+        if kept.len() < 2 {
+            return;
+        }
+        if let Some(first) = self.holder_bits(kept[0])
+            && kept[1..].iter().all(|&i| self.holder_bits(i).is_some())
+        {
+            w.words.clear();
+            w.words.extend_from_slice(first);
+            for b in kept[1..].iter().filter_map(|&i| self.holder_bits(i)) {
+                for (x, y) in w.words.iter_mut().zip(b) {
+                    *x &= y;
+                }
+            }
+            w.records.clear();
+            for (k, &word) in w.words.iter().enumerate() {
+                let mut rest = word;
+                while rest != 0 {
+                    w.records.push(k as u32 * 64 + rest.trailing_zeros());
+                    rest &= rest - 1;
+                }
+            }
+            return;
+        }
+        let held = |b: &[u64], g: u32| b[g as usize / 64] >> (g % 64) & 1 == 1;
+        match self.holder_bits(kept[1]) {
+            Some(b) => {
+                w.records.clear();
+                w.records.extend(self.holders(kept[0]).iter().copied().filter(|&g| held(b, g)));
+            }
+            None => intersection(self.holders(kept[0]), self.holders(kept[1]), &mut w.records),
+        }
+        for &i in &kept[2..] {
+            match self.holder_bits(i) {
+                Some(b) => w.records.retain(|&g| held(b, g)),
+                None => {
+                    intersection(&w.records, self.holders(i), &mut w.spare);
+                    std::mem::swap(&mut w.records, &mut w.spare);
+                }
             }
         }
     }

@@ -60,13 +60,38 @@ impl Factor {
         else {
             return self.size;
         };
-        rarest
+        self.amount_through(rarest, part)
+    }
+
+    /// `A(part)` for the items at `ats` of this factor (ascending), `part` holding them.
+    fn amount_at(&self, ats: &[u32], part: &[ItemId]) -> u32 {
+        let rarest = ats
+            .iter()
+            .map(|&at| &self.postings[at as usize])
+            .min_by_key(|p| p.len())
+            .expect("a part of at least one item");
+        self.amount_through(rarest, part)
+    }
+
+    /// `A(part)`, counting only the values in `candidates` (a posting list of an item of it).
+    fn amount_through(&self, candidates: &[u32], part: &[ItemId]) -> u32 {
+        candidates
             .iter()
             .map(|&v| &self.values[v as usize])
             .filter(|v| is_subset(part, &v.items))
             .map(|v| v.count)
             .sum()
     }
+}
+
+/// Where an item sits in a group that holds it: its factor, its place among the factor's items,
+/// and `A({item})`, the records whose value holds it (the whole weight of a factor in which the
+/// item is the only known one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Slot {
+    factor: u32,
+    at: u32,
+    amount: u32,
 }
 
 /// A group of records published as independent factors.
@@ -123,6 +148,13 @@ pub struct View {
     groups: Vec<Group>,
     /// For each item, the groups holding it in some value, ascending.
     index: Vec<Vec<u32>>,
+    /// Beside `index[i][k]`, where item `i` sits in that group.
+    slots: Vec<Vec<Slot>>,
+    /// The same as bitsets over the groups for the items held by at least 1/32 of them (a bitset
+    /// then costs no more than the list): `dense[i]` is the first word of item `i`'s in `bits`,
+    /// `u32::MAX` for the other items. Two frequent items' lists intersect by a word-wise AND.
+    dense: Vec<u32>,
+    bits: Vec<u64>,
     /// For each item, its estimated support (exact: a factor's values count it).
     supports: Vec<f64>,
     records: u64,
@@ -243,13 +275,16 @@ impl ViewBuilder {
     /// The view, indexed.
     pub fn finish(self) -> View {
         let mut index: Vec<Vec<u32>> = vec![Vec::new(); self.num_items];
+        let mut slots: Vec<Vec<Slot>> = vec![Vec::new(); self.num_items];
         let mut supports = vec![0.0; self.num_items];
         let mut records = 0u64;
         for (g, group) in self.groups.iter().enumerate() {
             records += u64::from(group.size);
-            for factor in &group.factors {
-                for &i in &factor.items {
+            for (f, factor) in group.factors.iter().enumerate() {
+                for (at, (&i, postings)) in factor.items.iter().zip(&factor.postings).enumerate() {
                     index[i as usize].push(g as u32);
+                    let amount = postings.iter().map(|&v| factor.values[v as usize].count).sum();
+                    slots[i as usize].push(Slot { factor: f as u32, at: at as u32, amount });
                 }
                 for v in &factor.values {
                     for &i in &v.items {
@@ -281,10 +316,30 @@ impl ViewBuilder {
                 }
             }
         }
+        let words = self.groups.len().div_ceil(64);
+        let mut dense = vec![u32::MAX; self.num_items];
+        let mut bits = Vec::new();
+        for (i, holders) in index.iter().enumerate() {
+            if !holders.is_empty() && holders.len() * 32 >= self.groups.len() {
+                dense[i] = u32::try_from(bits.len()).unwrap_or(u32::MAX);
+                if dense[i] == u32::MAX {
+                    // Past 2³² words the lists serve alone: correct, only slower.
+                    continue;
+                }
+                bits.resize(bits.len() + words, 0u64);
+                let set = &mut bits[dense[i] as usize..];
+                for &g in holders {
+                    set[g as usize / 64] |= 1 << (g % 64);
+                }
+            }
+        }
         View {
             num_items: self.num_items,
             groups: self.groups,
             index,
+            slots,
+            dense,
+            bits,
             supports,
             records,
             records_only,
@@ -301,8 +356,14 @@ pub(crate) struct Weigher {
     /// Records consistent with what is known (records-only views), and a spare.
     pub(crate) records: Vec<u32>,
     pub(crate) spare: Vec<u32>,
+    /// The AND of frequent items' bitsets.
+    pub(crate) words: Vec<u64>,
     /// Known items beside the factor holding them (factor, item).
     by_factor: Vec<(u32, ItemId)>,
+    /// The known items' slots in the group being weighed, and a cursor into each one's groups.
+    found: Vec<Slot>,
+    cursors: Vec<usize>,
+    ats: Vec<u32>,
     /// The known items with one more (a sensitive item's weight).
     pub(crate) extended: Vec<ItemId>,
 }
@@ -383,7 +444,7 @@ impl View {
             return 0.0;
         }
         let Some(rarest) = self.rarest(itemset) else { return self.records as f64 };
-        self.index[rarest as usize].iter().map(|&g| self.weight(g, itemset, w)).sum()
+        self.weigh(&self.index[rarest as usize], itemset, w)
     }
 
     /// The item of `known` held by the fewest groups; `None` for an empty set.
@@ -394,6 +455,15 @@ impl View {
     /// The groups holding `item`.
     pub(crate) fn holders(&self, item: ItemId) -> &[u32] {
         &self.index[item as usize]
+    }
+
+    /// The groups holding `item` as a bitset, for the items held by at least 1/32 of the groups.
+    pub(crate) fn holder_bits(&self, item: ItemId) -> Option<&[u64]> {
+        let at = self.dense[item as usize];
+        (at != u32::MAX).then(|| {
+            let words = self.groups.len().div_ceil(64);
+            &self.bits[at as usize..at as usize + words]
+        })
     }
 
     /// Puts each item of `known` beside the factor of `group` holding it, in `w.by_factor`
@@ -410,22 +480,48 @@ impl View {
         true
     }
 
-    /// `w_g(K)`: the expected number of group `g`'s records holding every item of `known`
-    /// (sorted). Only the factors holding a known item are counted: every other factor's
-    /// `A_f(∅)` is the group's size and contributes a factor of 1.
-    pub(crate) fn weight(&self, g: u32, known: &[ItemId], w: &mut Weigher) -> f64 {
-        let group = &self.groups[g as usize];
-        if !Self::split(group, known, w) {
-            return 0.0;
+    /// `Σ_{g ∈ groups} w_g(K)`, `w_g(K)` the expected number of group `g`'s records holding
+    /// every item of `known` (non-empty); `groups` ascending. Each known item's list of groups
+    /// is walked once beside `groups` (a cursor that gallops forward), which finds where the
+    /// item sits in each group without a search of the group's items. Only the factors holding
+    /// a known item are counted: every other factor's `A_f(∅)` is the group's size and
+    /// contributes a factor of 1.
+    pub(crate) fn weigh(&self, groups: &[u32], known: &[ItemId], w: &mut Weigher) -> f64 {
+        w.cursors.clear();
+        w.cursors.resize(known.len(), 0);
+        let mut total = 0.0;
+        'groups: for &g in groups {
+            w.found.clear();
+            for (&i, cursor) in known.iter().zip(w.cursors.iter_mut()) {
+                let holders = &self.index[i as usize];
+                *cursor = seek(holders, *cursor, g);
+                if holders.get(*cursor) != Some(&g) {
+                    continue 'groups;
+                }
+                w.found.push(self.slots[i as usize][*cursor]);
+            }
+            let group = &self.groups[g as usize];
+            let s = f64::from(group.size);
+            let mut weight = s;
+            if w.found.len() > 1 {
+                w.found.sort_unstable_by_key(|slot| (slot.factor, slot.at));
+            }
+            for run in w.found.chunk_by(|a, b| a.factor == b.factor) {
+                let amount = if let [one] = run {
+                    one.amount
+                } else {
+                    let factor = &group.factors[run[0].factor as usize];
+                    w.ats.clear();
+                    w.ats.extend(run.iter().map(|slot| slot.at));
+                    w.part.clear();
+                    w.part.extend(run.iter().map(|slot| factor.items[slot.at as usize]));
+                    factor.amount_at(&w.ats, &w.part)
+                };
+                weight *= f64::from(amount) / s;
+            }
+            total += weight;
         }
-        let s = f64::from(group.size);
-        let mut weight = s;
-        for run in w.by_factor.chunk_by(|a, b| a.0 == b.0) {
-            w.part.clear();
-            w.part.extend(run.iter().map(|p| p.1));
-            weight *= f64::from(group.factors[run[0].0 as usize].amount(&w.part)) / s;
-        }
-        weight
+        total
     }
 
     /// The expected number of the group's records that are `own`'s choice of values (and any
@@ -477,6 +573,20 @@ impl View {
     pub(crate) fn labels(&self, g: u32) -> &[u32] {
         &self.groups[g as usize].labels
     }
+}
+
+/// The first position at or after `from` of `list` (ascending) whose group is at least `g`:
+/// steps of 1, 2, 4, … then a binary search of the last step, so that walking a long list
+/// beside a short one costs the short one's length times a logarithm.
+fn seek(list: &[u32], from: usize, g: u32) -> usize {
+    let mut lo = from;
+    let mut step = 1;
+    while lo + step <= list.len() && list[lo + step - 1] < g {
+        lo += step;
+        step *= 2;
+    }
+    let hi = (lo + step).min(list.len());
+    lo + list[lo..hi].partition_point(|&x| x < g)
 }
 
 /// `out = known ∩ items` (both sorted).

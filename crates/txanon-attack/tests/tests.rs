@@ -534,3 +534,172 @@ fn foreign_targets_are_refused() {
     let wide = Target { public: vec![5], ..Target::default() };
     assert!(attack(&view, &[wide], &AttackParams::new().check().unwrap()).is_err());
 }
+
+/// Records of 40 items over 40 to 160 records, item `i` in a record with probability falling
+/// from near 1 to near 0, so that views have frequent items (held by 1/32 of the records or
+/// more: bitsets) and rare ones (lists only).
+fn skewed_records() -> impl Strategy<Value = Vec<Vec<ItemId>>> {
+    prop::collection::vec(prop::collection::vec(0u32..1000, 40), 40..160).prop_map(|draws| {
+        draws
+            .into_iter()
+            .map(|d| {
+                (0..40u32).filter(|&i| d[i as usize] < 1000 * (40 - i) / 41 / (1 + i / 4)).collect()
+            })
+            .collect()
+    })
+}
+
+/// The records a known set leaves, found by the bitsets of frequent items, by lists, or by
+/// both, are those holding every known item: the posterior against direct counts. Counts the
+/// cases where the rarest known item had a list and another a bitset (the filtering path) and
+/// those where every one had a bitset (the AND path).
+#[test]
+fn frequent_items_bitsets_leave_the_records_lists_leave() {
+    // A rarer item with one to three of the frequent ones: mixes of both kinds.
+    let known =
+        (24u32..40, prop::collection::btree_set(0u32..12, 1..=3)).prop_map(|(any, mut set)| {
+            set.insert(any);
+            set
+        });
+    let strategy = (skewed_records(), known);
+    let mixed = std::sync::atomic::AtomicU32::new(0);
+    let all_bits = txanon_testkit::exercised(300, strategy, |(records, known)| {
+        let mut b = ViewBuilder::new(40);
+        for r in &records {
+            b.record(r, vec![]).unwrap();
+        }
+        let view = b.finish();
+        let known: Vec<ItemId> = known.into_iter().collect();
+        let holding = |set: &[ItemId]| {
+            records.iter().filter(|r| set.iter().all(|i| r.contains(i))).count() as f64
+        };
+        let support = |i: ItemId| holding(&[i]);
+        let dense = |i: ItemId| support(i) > 0.0 && support(i) * 32.0 >= records.len() as f64;
+        let target = Target {
+            public: known.clone(),
+            sensitive: (0..40).filter(|i| !known.contains(i)).collect(),
+            own: None,
+            labels: vec![],
+        };
+        let p = view.posterior(&target, &known).unwrap();
+        // Items the publication does not show tell the adversary nothing.
+        let shown: Vec<ItemId> = known.iter().copied().filter(|&i| support(i) > 0.0).collect();
+        let consistent = holding(&shown);
+        for &(s, share) in &p.sensitive {
+            let mut with = shown.clone();
+            with.push(s);
+            let expected = if consistent == 0.0 {
+                support(s) / records.len() as f64
+            } else {
+                holding(&with) / consistent
+            };
+            prop_assert!(close(share, expected), "item {s}: {share} against {expected}");
+        }
+        if shown.len() < 2 || consistent == 0.0 {
+            return Ok(false);
+        }
+        let rarest = *shown.iter().min_by_key(|&&i| support(i) as u64).unwrap();
+        if !dense(rarest) && shown.iter().any(|&i| dense(i)) {
+            mixed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(shown.iter().all(|&i| dense(i)))
+    });
+    all_bits.at_least(0.2, "had every known item in a bitset");
+    let mixed = mixed.into_inner();
+    assert!(mixed >= 30, "only {mixed} cases filtered a list by bitsets");
+}
+
+/// Many groups of one to four records, each item in one of three factors by its id, item `i`
+/// held by a record with a probability falling with `i`: frequent items are in most groups, rare
+/// ones in few, so a known set's groups are a small part of a frequent item's.
+fn many_groups() -> impl Strategy<Value = Vec<Vec<Vec<ItemId>>>> {
+    let record = prop::collection::vec(0u32..100, 12).prop_map(|d| {
+        (0..12u32).filter(|&i| d[i as usize] < 90 / (1 + i)).collect::<Vec<ItemId>>()
+    });
+    prop::collection::vec(prop::collection::vec(record, 1..=4), 40..200)
+}
+
+/// The weight of a group, `s · Π_f A_f(K_f) / s`, straight from its records: the reference
+/// for the view's walk over the known items' lists of groups.
+fn weight_by_records(records: &[Vec<ItemId>], known: &[ItemId]) -> f64 {
+    let s = records.len() as f64;
+    (0..3u32).fold(s, |weight, f| {
+        let part: Vec<ItemId> = known.iter().copied().filter(|i| i % 3 == f).collect();
+        let holding = records.iter().filter(|r| part.iter().all(|i| r.contains(i))).count();
+        weight * holding as f64 / s
+    })
+}
+
+/// The posterior and support of a view of many groups against each group's weight computed
+/// from its records. Counts the cases where a known item's list of groups was at least four
+/// times as long as the groups holding every known item (the walk skipped ahead in it) and
+/// those where a group holding them had two known items in one factor.
+#[test]
+fn walking_the_known_items_groups_weighs_each_group() {
+    let known = prop::collection::btree_set(0u32..12, 2..=4);
+    let strategy = (many_groups(), known);
+    let shared_factor = std::sync::atomic::AtomicU32::new(0);
+    let skipped = txanon_testkit::exercised(300, strategy, |(groups, known)| {
+        let mut b = ViewBuilder::new(12);
+        for records in &groups {
+            let factors = (0..3u32)
+                .map(|f| {
+                    let mut values: Vec<Value> = Vec::new();
+                    for r in records {
+                        let part: Vec<ItemId> = r.iter().copied().filter(|i| i % 3 == f).collect();
+                        match values.iter_mut().find(|v| v.items == part) {
+                            Some(v) => v.count += 1,
+                            None => values.push(Value::new(part, 1)),
+                        }
+                    }
+                    values
+                })
+                .collect();
+            b.group(records.len() as u32, factors).unwrap();
+        }
+        let view = b.finish();
+        let known: Vec<ItemId> = known.into_iter().collect();
+        let holds = |records: &[Vec<ItemId>], i: ItemId| records.iter().any(|r| r.contains(&i));
+        let shown: Vec<ItemId> =
+            known.iter().copied().filter(|&i| groups.iter().any(|g| holds(g, i))).collect();
+        let candidates: Vec<&Vec<Vec<ItemId>>> =
+            groups.iter().filter(|g| shown.iter().all(|&i| holds(g, i))).collect();
+        let total: f64 = candidates.iter().map(|g| weight_by_records(g, &shown)).sum();
+        let records: f64 = groups.iter().map(|g| g.len() as f64).sum();
+        let target = Target {
+            public: known.clone(),
+            sensitive: (0..12).filter(|i| !known.contains(i)).collect(),
+            own: None,
+            labels: vec![],
+        };
+        let p = view.posterior(&target, &known).unwrap();
+        for &(s, share) in &p.sensitive {
+            let mut with = shown.clone();
+            with.push(s);
+            let mass: f64 = candidates
+                .iter()
+                .filter(|g| holds(g, s))
+                .map(|g| weight_by_records(g, &with))
+                .sum();
+            let prior = groups.iter().flatten().filter(|r| r.contains(&s)).count() as f64 / records;
+            let expected = if total == 0.0 { prior } else { mass / total };
+            prop_assert!(close(share, expected), "item {s}: {share} against {expected}");
+        }
+        let support = view.support(&shown);
+        let expected = if shown.is_empty() { records } else { total };
+        prop_assert!(close(support, expected), "support {support} against {expected}");
+        if candidates.is_empty() || shown.len() < 2 {
+            return Ok(false);
+        }
+        // Every group weighed holds every known item, so two of one factor meet in it.
+        if (0..3u32).any(|f| shown.iter().filter(|&&i| i % 3 == f).count() >= 2) {
+            shared_factor.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        let longest =
+            shown.iter().map(|&i| groups.iter().filter(|g| holds(g, i)).count()).max().unwrap_or(0);
+        Ok(longest >= 4 * candidates.len())
+    });
+    skipped.at_least(0.2, "walked a list four times as long as the groups weighed");
+    let shared_factor = shared_factor.into_inner();
+    assert!(shared_factor >= 50, "only {shared_factor} cases had two known items in a factor");
+}
