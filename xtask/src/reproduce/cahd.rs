@@ -24,12 +24,11 @@ use txanon_cahd::{
 use txanon_data::{ItemId, QuestParams, TransactionDb};
 use txanon_metrics::reidentification;
 
-use super::claims::{Claim, PaperValues};
+use super::claims::{Claim, PaperValues, every};
 use super::rows::{Grid, Measured, Study, col, table, timed, volatile};
 use super::{Context, Figure, Output, Picture, Series};
 
 const PS: [usize; 6] = [4, 6, 8, 10, 15, 20];
-const PAPER: &str = "CAHD (ICDE 2008)";
 
 /// How a setting is grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -395,68 +394,121 @@ fn timing_study(ctx: &Context, data: &[(String, TransactionDb)]) -> Result<Vec<T
     Ok(timing)
 }
 
-/// The paper's claims: Figure 9's values, CAHD far below PermMondrian, the band order what
-/// buys it, and Table II.
+/// The paper's claims: Figure 9's values and Table II (numbers our copy does not hold), CAHD
+/// against PermMondrian in utility and time (the contribution document 003 states), and what the
+/// band order buys (ours).
 fn claims(paper: &PaperValues, out: &Output, kl: &[KlRow<'_>]) -> Vec<Claim> {
+    let real = out.used("bms1") || out.used("bms2") || out.used("retail");
+    let setting = |what: &str| {
+        if real {
+            format!(
+                "{what}; BMS-WebView-1, -2 and retail, m = 10 and 20 random sensitive items, every p published"
+            )
+        } else {
+            format!("{what}; generated stand-in data")
+        }
+    };
     let mut claims = Vec::new();
     for (d, long) in [("bms1", "BMS-WebView-1"), ("bms2", "BMS-WebView-2")] {
         claims.push(paper.claim(
-            PAPER,
-            &format!("kl-{d}"),
-            format!("CAHD's KL on {long} (m = 10) rises with p from p = 4 to 20 (Fig. 9)"),
+            if d == "bms1" { "kl-bms1" } else { "kl-bms2" },
+            format!("CAHD's KL on {long} (m = 10) as Fig. 9 plots it, rising with p from 4 to 20"),
+            format!("{long}, m = 10 random sensitive items, r = 4 QID items drawn uniformly"),
             &out.tables,
         ));
     }
-    // Per (dataset, m, p): CAHD against a comparator.
-    let beats = |other: &str| -> (usize, usize, f64) {
-        let mut wins = 0;
-        let mut total = 0;
-        let mut ratios = Vec::new();
-        for c in kl.iter().filter(|r| r.method == "CAHD") {
-            if let Some(o) = kl
-                .iter()
-                .find(|r| r.method == other && r.dataset == c.dataset && r.m == c.m && r.p == c.p)
-            {
-                total += 1;
-                if c.kl < o.kl {
-                    wins += 1;
-                }
-                ratios.push(o.kl / c.kl.max(1e-12));
-            }
-        }
-        ratios.sort_by(f64::total_cmp);
-        let median = ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN);
-        (wins, total, median)
+    // Per (dataset, m, p): CAHD against a comparator, as ratios comparator / CAHD.
+    let ratios = |other: &str, of: &dyn Fn(&KlRow<'_>) -> f64| -> Vec<f64> {
+        kl.iter()
+            .filter(|r| r.method == "CAHD")
+            .filter_map(|c| {
+                let o = kl.iter().find(|r| {
+                    r.method == other && r.dataset == c.dataset && r.m == c.m && r.p == c.p
+                })?;
+                Some(of(o) / of(c).max(1e-12))
+            })
+            .collect()
     };
-    let real = out.used("bms1") || out.used("bms2") || out.used("retail");
-    // Every comparison asks the same: below the comparator in every setting both published.
-    for (other, statement, theirs) in [
-        (
-            "PermMondrian",
-            "CAHD's reconstruction error is far below PermMondrian's (Fig. 9)",
-            "several times lower at every p",
-        ),
+    let median = |v: &[f64]| {
+        let mut v = v.to_vec();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    let below = |v: &[f64]| (v.iter().filter(|&&r| r > 1.0).count(), v.len());
+    let kl_of = |r: &KlRow<'_>| r.kl;
+    let utility = ratios("PermMondrian", &kl_of);
+    claims.push(
+        Claim::new(
+            "cahd-permmondrian",
+            "CAHD's reconstruction error (KL) is below PermMondrian's, the paper's comparator",
+            setting("KL with r = 4 uniform QID items"),
+            "outperforms (Fig. 9 of the original plots it several times lower; not in our copy)",
+            format!(
+                "below in {} of {} settings; PermMondrian/CAHD median {:.1}, smallest {:.2}",
+                below(&utility).0,
+                utility.len(),
+                median(&utility),
+                utility.iter().copied().fold(f64::NAN, f64::min)
+            ),
+            every(below(&utility), "CAHD's KL below PermMondrian's"),
+        )
+        .stand_in(!real),
+    );
+    let secs = |r: &KlRow<'_>| r.seconds;
+    let time = ratios("PermMondrian", &secs);
+    claims.push(
+        Claim::new(
+            "cahd-overhead",
+            "CAHD takes less time than PermMondrian (computational overhead)",
+            setting("each method's time: ordering, grouping, publication and audit; times vary run to run"),
+            "outperforms",
+            format!(
+                "faster in {} of {} settings; PermMondrian/CAHD time median {:.1}",
+                below(&time).0,
+                time.len(),
+                median(&time)
+            ),
+            every(below(&time), "CAHD faster than PermMondrian"),
+        )
+        .stand_in(!real),
+    );
+    for (other, id, statement, theirs) in [
         (
             "random order",
-            "The band order is what buys it: CAHD's grouping in band order beats the same grouping in another order",
+            "cahd-band-random",
+            "The band order is what buys it: CAHD's grouping in band order has a lower KL than the same grouping over a seeded shuffle",
             "implied (the band is the method's premise)",
         ),
-        ("input order", "… and beats the files' own (session) order", "not reported"),
+        (
+            "input order",
+            "cahd-band-input",
+            "… and than the same grouping over the files' own (session) order",
+            "not reported",
+        ),
     ] {
-        let (w, t, ratio) = beats(other);
-        claims.push(Claim::qualitative(
-            PAPER,
-            statement,
-            theirs,
-            format!("below {other} in {w} of {t} settings; {other}/CAHD median ratio {ratio:.1}"),
-            (real && t > 0).then_some(w == t),
-        ));
+        let r = ratios(other, &kl_of);
+        claims.push(
+            Claim::new(
+                id,
+                statement,
+                setting("KL with r = 4 uniform QID items"),
+                theirs,
+                format!(
+                    "below {other} in {} of {} settings; {other}/CAHD median ratio {:.1}",
+                    below(&r).0,
+                    r.len(),
+                    median(&r)
+                ),
+                every(below(&r), &format!("CAHD's KL below {other}'s")),
+            )
+            .stand_in(!real),
+        );
     }
     for (d, long) in [("bms1", "BMS-WebView-1"), ("bms2", "BMS-WebView-2")] {
         claims.push(paper.claim(
-            PAPER,
-            &format!("reid-{d}"),
-            format!("Re-identification probability on {long} from 1 to 4 known items (Table II)"),
+            if d == "bms1" { "reid-bms1" } else { "reid-bms2" },
+            format!("Re-identification probability on {long} from 1 to 4 known items, as Table II gives it"),
+            format!("{long}; a transaction with at least r items, r of its items drawn uniformly"),
             &out.tables,
         ));
     }
@@ -479,7 +531,7 @@ fn notes(out: &mut Output, kl: &[KlRow<'_>]) {
         let (lo, hi) = range(&|r| r.kl_by_support);
         let (rlo, rhi) = range(&|r| r.kl_by_support / r.kl.max(1e-12));
         out.notes.push(format!(
-            "On BMS-WebView-1 (m = 10), with QID items drawn uniformly from 497 mostly rare items, nearly every transaction falls in the all-absent cell, which is why our uniform-draw KL is far below the paper's; drawn by support it is {rlo:.1}-{rhi:.1} times larger ({lo:.3}-{hi:.3} over the p that published), still below the paper's 0.40-1.15: the magnitude is not reproduced, the rise with p is."
+            "On BMS-WebView-1 (m = 10), with QID items drawn uniformly from 497 mostly rare items, nearly every transaction falls in the all-absent cell, which is why our uniform-draw KL is far below the paper's; drawn by support it is {rlo:.1}-{rhi:.1} times larger ({lo:.3}-{hi:.3} over the p that published), still below the 0.40-1.15 read off the original's Fig. 9 (a secondary source: our copy has no Fig. 9): the magnitude does not agree, the rise with p does."
         ));
     }
     out.note_if(

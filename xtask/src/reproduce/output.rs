@@ -340,7 +340,7 @@ pub fn write_report(
             "not run: the coherence enumeration reference at p = 4 and on retail runs with --slow-references"
         }
     );
-    md.push_str(&claims_table(done));
+    md.push_str(&claims_table(done)?);
     let missing = ctx.missing();
     if !missing.is_empty() {
         md.push_str("## Missing data\n\n");
@@ -410,43 +410,112 @@ pub fn write_report(
     Ok(path)
 }
 
-/// The report's opening: every claim, the paper's number, ours, the verdict and its section.
-fn claims_table(done: &[(&Experiment, Output, f64)]) -> String {
+/// The report's opening: the paper claims checked on the papers' data, counted in the headline;
+/// then ours beyond the papers, calibrations, guarantee checks and targets, each under its own
+/// heading; the claims checked on stand-in data apart; the claims not run in one line.
+fn claims_table(done: &[(&Experiment, Output, f64)]) -> Result<String> {
+    use super::claims::{Kind, Sources, Verdict};
     let mut md = String::from("## Claims\n\n");
-    let claims: Vec<(&str, &Claim)> =
-        done.iter().flat_map(|(e, o, _)| o.claims.iter().map(move |c| (e.name, c))).collect();
-    if claims.is_empty() {
-        md.push_str("No experiment with claims ran.\n\n");
-        return md;
+    let sources = Sources::load()?;
+    let mut rows = Vec::new();
+    for (e, o, _) in done {
+        for c in &o.claims {
+            let source = sources.get(c.id)?;
+            let verdict = Verdict::of(c, source.kind, !source.file.is_empty());
+            rows.push((e.name, c, source, verdict));
+        }
     }
-    let count = |f: fn(&super::claims::Verdict) -> bool| {
-        claims.iter().filter(|(_, c)| f(&c.verdict)).count()
+    if rows.is_empty() {
+        md.push_str("No experiment with claims ran.\n\n");
+        return Ok(md);
+    }
+    // Stand-in data decides no paper claim and no claim of ours beyond one: those go apart.
+    let stand_in = |(_, c, s, _): &&(&str, &Claim, &super::claims::Source, Verdict)| {
+        c.stand_in && matches!(s.kind, Kind::Paper | Kind::Ours)
     };
-    use super::claims::Verdict as V;
-    let _ = writeln!(
-        md,
-        "{} claims: {} reproduced, {} trend reproduced, {} not reproduced, {} not comparable.\n",
-        claims.len(),
-        count(|v| *v == V::Reproduced),
-        count(|v| *v == V::TrendReproduced),
-        count(|v| *v == V::NotReproduced),
-        count(|v| matches!(v, V::NotComparable(_))),
-    );
-    md.push_str("| paper | claim | paper's number | ours | verdict | section |\n|---|---|---|---|---|---|\n");
-    for (exp, c) in claims {
-        let cell = |s: &str| s.replace('|', "\\|");
+    let on_papers_data = |kind: Kind| {
+        move |r: &&(&str, &Claim, &super::claims::Source, Verdict)| {
+            r.2.kind == kind && r.3 != Verdict::NotRun && !stand_in(r)
+        }
+    };
+    let paper: Vec<_> = rows.iter().filter(on_papers_data(Kind::Paper)).collect();
+    let count = |f: &dyn Fn(&Verdict) -> bool| paper.iter().filter(|r| f(&r.3)).count();
+    if paper.is_empty() {
+        md.push_str("No paper claim was checked on the papers' data in this run: what ran on stand-in data is listed apart below, and reproduces nothing.\n\n");
+    } else {
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {} | [{exp}](#{exp}) |",
-            c.paper,
-            cell(&c.statement),
-            cell(&c.theirs),
-            cell(&c.ours),
-            c.verdict.show()
+            "{} paper claim{} checked on the papers' data: {} reproduced, {} trend reproduced, {} not reproduced; {} compared with numbers or words our copies of the papers do not hold (secondary source, unverified: never counted as reproduced); {} hold by construction; {} not comparable. Only these count; the rows of other kinds follow under their own headings.\n",
+            paper.len(),
+            if paper.len() == 1 { "" } else { "s" },
+            count(&|v| *v == Verdict::Reproduced),
+            count(&|v| *v == Verdict::TrendReproduced),
+            count(&|v| *v == Verdict::NotReproduced),
+            count(&|v| matches!(v, Verdict::Unverified(_))),
+            count(&|v| *v == Verdict::ByConstruction),
+            count(&|v| matches!(v, Verdict::NotComparable(_))),
         );
     }
-    md.push('\n');
-    md
+    let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    let words = |s: &super::claims::Source| {
+        let place = if s.file.is_empty() {
+            format!("{}; the paper is not among our copies", s.location)
+        } else {
+            format!("{}, `{}`", s.location, s.file)
+        };
+        if s.quote.is_empty() { place } else { format!("“{}” ({place})", s.quote) }
+    };
+    let write_table =
+        |md: &mut String,
+         heading: &str,
+         picked: &[&(&str, &Claim, &super::claims::Source, Verdict)]| {
+            if picked.is_empty() {
+                return;
+            }
+            let _ = writeln!(md, "### {heading}\n");
+            md.push_str("| kind | paper | claim | in the paper's words | data and setting | test | paper's number | ours | verdict | section |\n|---|---|---|---|---|---|---|---|---|---|\n");
+            for (exp, c, s, v) in picked {
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | [{exp}](#{exp}) |",
+                    s.kind.show(),
+                    cell(&s.paper),
+                    cell(&c.statement),
+                    cell(&words(s)),
+                    cell(&c.setting),
+                    cell(&c.test),
+                    cell(&c.theirs),
+                    cell(&c.ours),
+                    v.show(s.kind),
+                );
+            }
+            md.push('\n');
+        };
+    write_table(&mut md, "Paper claims", &paper);
+    for (kind, heading) in [
+        (Kind::Ours, "Ours, beyond the paper"),
+        (Kind::Calibration, "Calibrations: our data against the papers'"),
+        (Kind::Guarantee, "Guarantee checks: our implementations against their definitions"),
+        (Kind::Target, "Project targets"),
+    ] {
+        let picked: Vec<_> = rows.iter().filter(on_papers_data(kind)).collect();
+        write_table(&mut md, heading, &picked);
+    }
+    let apart: Vec<_> = rows.iter().filter(|r| r.3 != Verdict::NotRun && stand_in(r)).collect();
+    write_table(
+        &mut md,
+        "Checked on stand-in data (generated), not on the papers' data: these reproduce nothing",
+        &apart,
+    );
+    let not_run: Vec<String> = rows
+        .iter()
+        .filter(|r| r.3 == Verdict::NotRun)
+        .map(|(exp, c, _, _)| format!("{} ([{exp}](#{exp}))", c.statement))
+        .collect();
+    if !not_run.is_empty() {
+        let _ = writeln!(md, "Not run in this mode ({}): {}.\n", not_run.len(), not_run.join("; "));
+    }
+    Ok(md)
 }
 
 /// A file-name fragment: lower-case letters and digits, the rest as single dashes.
