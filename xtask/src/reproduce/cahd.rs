@@ -24,7 +24,7 @@ use txanon_cahd::{
 use txanon_data::{ItemId, QuestParams, TransactionDb};
 use txanon_metrics::reidentification;
 
-use super::claims::{Claim, PaperValues, every};
+use super::claims::{Claim, PaperValues, above_one, every, median, setting_on};
 use super::rows::{Grid, Measured, Study, col, table, timed, volatile};
 use super::{Context, Figure, Output, Picture, Series};
 
@@ -399,15 +399,10 @@ fn timing_study(ctx: &Context, data: &[(String, TransactionDb)]) -> Result<Vec<T
 /// band order buys (ours).
 fn claims(paper: &PaperValues, out: &Output, kl: &[KlRow<'_>]) -> Vec<Claim> {
     let real = out.used("bms1") || out.used("bms2") || out.used("retail");
-    let setting = |what: &str| {
-        if real {
-            format!(
-                "{what}; BMS-WebView-1, -2 and retail, m = 10 and 20 random sensitive items, every p published"
-            )
-        } else {
-            format!("{what}; generated stand-in data")
-        }
-    };
+    let setting = setting_on(
+        real,
+        "BMS-WebView-1, -2 and retail, m = 10 and 20 random sensitive items, every p published",
+    );
     let mut claims = Vec::new();
     for (d, long) in [("bms1", "BMS-WebView-1"), ("bms2", "BMS-WebView-2")] {
         claims.push(paper.claim(
@@ -429,12 +424,6 @@ fn claims(paper: &PaperValues, out: &Output, kl: &[KlRow<'_>]) -> Vec<Claim> {
             })
             .collect()
     };
-    let median = |v: &[f64]| {
-        let mut v = v.to_vec();
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-    };
-    let below = |v: &[f64]| (v.iter().filter(|&&r| r > 1.0).count(), v.len());
     let kl_of = |r: &KlRow<'_>| r.kl;
     let utility = ratios("PermMondrian", &kl_of);
     claims.push(
@@ -445,12 +434,12 @@ fn claims(paper: &PaperValues, out: &Output, kl: &[KlRow<'_>]) -> Vec<Claim> {
             "outperforms (Fig. 9 of the original plots it several times lower; not in our copy)",
             format!(
                 "below in {} of {} settings; PermMondrian/CAHD median {:.1}, smallest {:.2}",
-                below(&utility).0,
+                above_one(&utility).0,
                 utility.len(),
                 median(&utility),
                 utility.iter().copied().fold(f64::NAN, f64::min)
             ),
-            every(below(&utility), "CAHD's KL below PermMondrian's"),
+            every(above_one(&utility), "CAHD's KL below PermMondrian's"),
         )
         .stand_in(!real),
     );
@@ -464,11 +453,11 @@ fn claims(paper: &PaperValues, out: &Output, kl: &[KlRow<'_>]) -> Vec<Claim> {
             "outperforms",
             format!(
                 "faster in {} of {} settings; PermMondrian/CAHD time median {:.1}",
-                below(&time).0,
+                above_one(&time).0,
                 time.len(),
                 median(&time)
             ),
-            every(below(&time), "CAHD faster than PermMondrian"),
+            every(above_one(&time), "CAHD faster than PermMondrian"),
         )
         .stand_in(!real),
     );
@@ -495,11 +484,11 @@ fn claims(paper: &PaperValues, out: &Output, kl: &[KlRow<'_>]) -> Vec<Claim> {
                 theirs,
                 format!(
                     "below {other} in {} of {} settings; {other}/CAHD median ratio {:.1}",
-                    below(&r).0,
+                    above_one(&r).0,
                     r.len(),
                     median(&r)
                 ),
-                every(below(&r), &format!("CAHD's KL below {other}'s")),
+                every(above_one(&r), &format!("CAHD's KL below {other}'s")),
             )
             .stand_in(!real),
         );

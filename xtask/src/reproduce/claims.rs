@@ -303,6 +303,52 @@ pub struct Source {
     pub quote: String,
 }
 
+/// A claim's setting on the experiment's data: `what` beside `data` on a full run, beside the
+/// generated stand-in data on a quick one.
+pub fn setting_on(real: bool, data: &str) -> impl Fn(&str) -> String + '_ {
+    move |what| {
+        if real { format!("{what}; {data}") } else { format!("{what}; generated stand-in data") }
+    }
+}
+
+/// Whether `values` never fall, in order; `None` for fewer than two.
+pub fn never_falls(values: &[f64]) -> Option<bool> {
+    (values.len() >= 2).then(|| values.windows(2).all(|w| w[1] >= w[0]))
+}
+
+/// The median of `ratios` (the upper one of an even count; NaN for none), for a row's "ours".
+pub fn median(ratios: &[f64]) -> f64 {
+    let mut v = ratios.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// How many of `ratios` are above 1, of how many: the agreement [`every`] weighs for "faster"
+/// or "below" when each ratio is the comparator's over ours.
+pub fn above_one(ratios: &[f64]) -> (usize, usize) {
+    (ratios.iter().filter(|&&r| r > 1.0).count(), ratios.len())
+}
+
+/// Calls `record` with each data line of the CSV `text` (after its header; blank lines and
+/// `#` comments skipped), split into fields, beside `origin:line` for its errors.
+fn for_each_record(
+    text: &str,
+    origin: &str,
+    mut record: impl FnMut(&str, &[std::borrow::Cow<'_, str>]) -> Result<()>,
+) -> Result<()> {
+    let mut f = Vec::new();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = format!("{origin}:{}", n + 1);
+        split_csv(line, b',', &mut f)
+            .map_err(|(column, why)| anyhow::anyhow!("{at}, column {column}: {why}"))?;
+        record(&at, &f)?;
+    }
+    Ok(())
+}
+
 /// Every claim's source, `xtask/paper/claims.csv`.
 #[derive(Debug, Clone, Default)]
 pub struct Sources(pub Vec<Source>);
@@ -318,15 +364,8 @@ impl Sources {
 
     fn parse(text: &str, origin: &str) -> Result<Self> {
         let mut sources = Vec::new();
-        let mut f = Vec::new();
-        for (n, line) in text.lines().enumerate().skip(1) {
-            if line.trim().is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let at = format!("{origin}:{}", n + 1);
-            split_csv(line, b',', &mut f)
-                .map_err(|(column, why)| anyhow::anyhow!("{at}, column {column}: {why}"))?;
-            let [id, kind, paper, file, location, quote] = f.as_slice() else {
+        for_each_record(text, origin, |at, f| {
+            let [id, kind, paper, file, location, quote] = f else {
                 bail!("{at}: 6 fields expected, found {}", f.len());
             };
             let kind = Kind::parse(kind).with_context(|| format!("{at}: kind {kind:?}"))?;
@@ -341,7 +380,8 @@ impl Sources {
                 location: location.to_string(),
                 quote: quote.to_string(),
             });
-        }
+            Ok(())
+        })?;
         Ok(Self(sources))
     }
 
@@ -424,15 +464,8 @@ impl PaperValues {
     /// Parses the text of a paper file; `origin` names it in errors.
     fn parse(text: &str, origin: &str) -> Result<Self> {
         let mut values = Vec::new();
-        let mut f = Vec::new();
-        for (n, line) in text.lines().enumerate().skip(1) {
-            if line.trim().is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let at = format!("{origin}:{}", n + 1);
-            split_csv(line, b',', &mut f)
-                .map_err(|(column, why)| anyhow::anyhow!("{at}, column {column}: {why}"))?;
-            let [claim, table, key, column, paper, source, tolerance, quote] = f.as_slice() else {
+        for_each_record(text, origin, |at, f| {
+            let [claim, table, key, column, paper, source, tolerance, quote] = f else {
                 bail!("{at}: 8 fields expected, found {}", f.len());
             };
             let key = key
@@ -455,7 +488,8 @@ impl PaperValues {
                     .with_context(|| format!("{at}: tolerance"))?,
                 quote: quote.to_string(),
             });
-        }
+            Ok(())
+        })?;
         Ok(Self { values })
     }
 

@@ -14,7 +14,7 @@ use txanon_coherence::{
 };
 use txanon_data::{QuestParams, TransactionDb, random_items};
 
-use super::claims::{Claim, by_construction, every};
+use super::claims::{Claim, above_one, by_construction, every, median, setting_on};
 use super::rows::{Big, Col, Grid, Setting as Shown, col, infeasible, table, timed, volatile};
 use super::{Context, Figure, FigureKind, Output, Series};
 
@@ -364,20 +364,11 @@ const SAME: &str = "ran: same suppressions";
 /// and retains nuggets; and our counting engine's speed beside enumeration.
 fn claims(out: &Output, rows: &[Row<'_>]) -> Vec<Claim> {
     let real = ["bms1", "bms2", "retail"].iter().any(|d| out.used(d));
-    let setting = |what: &str| {
-        if real {
-            format!(
-                "{what}; BMS-WebView-1, -2 and retail, random private items; the paper reports no experiments (\"not included in this paper due to the space\"), so the settings are ours"
-            )
-        } else {
-            format!("{what}; generated stand-in data")
-        }
-    };
+    let setting = setting_on(
+        real,
+        "BMS-WebView-1, -2 and retail, random private items; the paper reports no experiments (\"not included in this paper due to the space\"), so the settings are ours",
+    );
     let compared: Vec<&Row<'_>> = rows.iter().filter(|r| r.enumeration_seconds.is_some()).collect();
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
-    };
     // The paper's engine (Section 6's border edges) against enumeration, where both ran.
     let edges: Vec<f64> = rows
         .iter()
@@ -424,11 +415,11 @@ fn claims(out: &Output, rows: &[Row<'_>]) -> Vec<Claim> {
             "scalable: no need to generate all moles and nuggets",
             format!(
                 "faster in {} of {} settings; median speed-up {:.1}×",
-                edges.iter().filter(|&&x| x > 1.0).count(),
+                above_one(&edges).0,
                 edges.len(),
-                median(edges.clone())
+                median(&edges)
             ),
-            every((edges.iter().filter(|&&x| x > 1.0).count(), edges.len()), "border edges faster than enumeration"),
+            every(above_one(&edges), "border edges faster than enumeration"),
         )
         .stand_in(!real),
         Claim::new(
@@ -438,11 +429,11 @@ fn claims(out: &Output, rows: &[Row<'_>]) -> Vec<Claim> {
             "not in the paper",
             format!(
                 "faster in {} of {} settings; median speed-up {:.0}×",
-                counting.iter().filter(|&&x| x > 1.0).count(),
+                above_one(&counting).0,
                 counting.len(),
-                median(counting.clone())
+                median(&counting)
             ),
-            every((counting.iter().filter(|&&x| x > 1.0).count(), counting.len()), "counting faster than enumeration"),
+            every(above_one(&counting), "counting faster than enumeration"),
         )
         .stand_in(!real),
         Claim::new(

@@ -14,7 +14,7 @@ use txanon_swap::{
     Method, Search, SwapParams, SwapPublication, Ties, anonymize, heaviest_categories,
 };
 
-use super::claims::{Claim, PaperValues, by_construction, every, predicate};
+use super::claims::{Claim, PaperValues, by_construction, every, predicate, setting_on};
 use super::output::slug;
 use super::rows::{col, table, timed, volatile};
 use super::{Context, Figure, FigureKind, Output, Series};
@@ -679,15 +679,10 @@ fn claims(out: &Output, runs: &[RunRow<'_>], utility: &[UtilityRow<'_>]) -> Resu
         let r = run(d, Method::PartSwap.name())?;
         Some(r.lost == 0 && r.published == r.records)
     });
-    let setting = |what: &str| {
-        if real {
-            format!(
-                "{what}; BMS1, BMS2 (5,000 records each) and the Quest stand-in of the WarpDrive log, supports of Fig. 3"
-            )
-        } else {
-            format!("{what}; generated stand-in data")
-        }
-    };
+    let setting = setting_on(
+        real,
+        "BMS1, BMS2 (5,000 records each) and the Quest stand-in of the WarpDrive log, supports of Fig. 3",
+    );
     let of = |(w, t): (usize, usize)| format!("{w} of {t}");
     claims.extend([
         Claim::new(
