@@ -440,6 +440,35 @@ pub fn ln_faked_records(bucket_sizes: impl IntoIterator<Item = usize>, columns: 
 /// [`Diversity::Frequency`], when some column's most frequent value is held by more than `1/l`
 /// of all records (the buckets' counts of that value sum to more than `n/l`); under
 /// [`Diversity::Distinct`], when some column has fewer than `l` distinct values in all.
+/// [`AnatomyError::TooShort`] when records too short to fill `p` columns make every item
+/// partition infeasible for l under Definition 5.
+///
+/// A record of `|r| < p` items is non-empty in at most `|r|` columns, so the columns' empty
+/// counts sum to at least `D = Σ_r max(0, p − |r|)` and the emptiest column holds at least
+/// `⌈D/p⌉` records with the empty value; l is out of reach when `⌈D/p⌉ · l > n`, the test
+/// [`check_feasible`] applies to each column's most frequent value.
+fn too_short(db: &TransactionDb, p: usize, l: usize) -> Result<(), AnatomyError> {
+    let n = db.len();
+    let (mut deficit, mut short) = (0usize, 0usize);
+    for t in db.iter() {
+        if t.len() < p {
+            deficit += p - t.len();
+            short += 1;
+        }
+    }
+    let emptiest = deficit.div_ceil(p);
+    if emptiest == 0 || emptiest.saturating_mul(l) <= n {
+        return Ok(());
+    }
+    Err(AnatomyError::TooShort {
+        l,
+        columns: p,
+        short: 100.0 * short as f64 / n as f64,
+        share: 100.0 * emptiest as f64 / n as f64,
+        max_l: n / emptiest,
+    })
+}
+
 fn check_feasible(
     db: &TransactionDb,
     columns: &ItemPartition,
@@ -530,7 +559,9 @@ pub struct AnatomyPublication {
 /// and each bucket's column values are shuffled before publication.
 ///
 /// # Errors
-/// [`AnatomyError::TooManyColumns`], clustering errors, [`AnatomyError::Infeasible`] when a
+/// [`AnatomyError::TooManyColumns`], clustering errors, [`AnatomyError::TooShort`] when records
+/// with fewer items than columns leave some column empty too often under any item partition,
+/// [`AnatomyError::Infeasible`] when a
 /// column's most frequent value exceeds `1/l` of all records even after the repair (no
 /// partition can then be l-diverse), [`AnatomyError::TooFewValues`] when under
 /// [`Diversity::Distinct`] a column has fewer than `l` values in all, and
@@ -550,6 +581,11 @@ pub fn anonymize(
             records: 0,
             columns: params.columns(),
         });
+    }
+    if params.diversity() == Diversity::Frequency && params.columns() <= db.num_items() {
+        // Before any clustering or repair: searching for item partitions that cannot exist
+        // took half a minute on retail.
+        too_short(db, params.columns(), params.l())?;
     }
     let Partitioned { columns, moved, values, feasible } =
         partition_items(db, params, &mut rng, &progress)?;

@@ -41,6 +41,25 @@ pub enum AnatomyError {
         /// The largest l any record partition could reach with these columns.
         max_l: usize,
     },
+    /// Records with fewer items than columns: each is empty in the columns its items cannot
+    /// fill, so whatever the item partition, some column is empty (a value like any other
+    /// under Definition 5) in more than `1/l` of the records.
+    #[error(
+        "no item partition into {columns} columns reaches l = {l}: {short:.1}% of the records hold fewer than {columns} items, so every partition leaves some column empty in at least {share:.1}% of the records, more than 1/{l} (at most l = {max_l} for any partition into {columns} columns); lower l or use fewer columns"
+    )]
+    TooShort {
+        /// The diversity asked for.
+        l: usize,
+        /// The columns asked for.
+        columns: usize,
+        /// Records with fewer items than columns, in percent.
+        short: f64,
+        /// The least share of the records, in percent, that the emptiest column of any
+        /// partition leaves empty.
+        share: f64,
+        /// The largest l any item partition into these columns could reach.
+        max_l: usize,
+    },
     /// Under the distinct-values reading, a column with fewer than `l` distinct values in all
     /// the records: no bucket can hold `l` of them.
     #[error(
@@ -84,6 +103,7 @@ impl txanon_data::Classify for AnatomyError {
         use txanon_data::ErrorKind;
         match self {
             AnatomyError::Infeasible { .. }
+            | AnatomyError::TooShort { .. }
             | AnatomyError::TooFewValues { .. }
             | AnatomyError::NotDiverse { .. } => ErrorKind::Infeasible,
             AnatomyError::Audit(_) => ErrorKind::AuditFailed,

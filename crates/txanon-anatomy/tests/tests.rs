@@ -138,7 +138,8 @@ fn check_publication(
     let params = params.seed(Some(seed)).check().unwrap();
     let (l, diversity) = (params.l(), params.diversity());
     let result = match anonymize(db, &params) {
-        Err(AnatomyError::Infeasible { .. }) => {
+        // Too short records refuse every partition, the one `item_partition` gives included.
+        Err(AnatomyError::Infeasible { .. } | AnatomyError::TooShort { .. }) => {
             prop_assert_eq!(diversity, Diversity::Frequency);
             let partition = item_partition(db, &params).unwrap();
             let too_frequent = partition.iter().any(|column| {
@@ -363,12 +364,88 @@ proptest! {
                 prop_assert_eq!(published.suppressed, fewest);
                 prop_assert_eq!(published.flattened.len(), db.len());
             }
-            Err(AnatomyError::Infeasible { .. } | AnatomyError::TooFewValues { .. } | AnatomyError::NotDiverse { .. }) => {
+            Err(AnatomyError::Infeasible { .. } | AnatomyError::TooShort { .. } | AnatomyError::TooFewValues { .. } | AnatomyError::NotDiverse { .. }) => {
                 prop_assert!(fewest > 0, "refused, but a bucketing keeps every record");
             }
             Err(other) => prop_assert!(false, "{}", other),
         }
     }
+}
+
+/// Whether some partition of `db`'s items into `p` non-empty columns leaves every column's most
+/// frequent value (the empty set counted) in at most `n / l` records: every partition tried.
+fn some_partition_admits(db: &TransactionDb, p: usize, l: usize) -> bool {
+    let m = db.num_items();
+    let mut column_of = vec![0usize; m];
+    loop {
+        if (0..p).all(|j| column_of.contains(&j)) {
+            let admits = (0..p).all(|j| {
+                let mut counts: BTreeMap<Vec<u32>, usize> = BTreeMap::new();
+                for t in db.iter() {
+                    let value: Vec<u32> =
+                        t.iter().copied().filter(|&i| column_of[i as usize] == j).collect();
+                    *counts.entry(value).or_default() += 1;
+                }
+                counts.values().all(|&c| c * l <= db.len())
+            });
+            if admits {
+                return true;
+            }
+        }
+        // The next assignment, counting in base p.
+        let Some(k) = column_of.iter().position(|&c| c + 1 < p) else { return false };
+        column_of[k] += 1;
+        column_of[..k].fill(0);
+    }
+}
+
+/// The refusal for records too short to fill the columns is sound: when it is given, no
+/// partition of the items into that many columns admits l, whichever partitioning was asked
+/// for; and its figures are those of the bound.
+#[test]
+fn too_short_records_are_refused_only_when_no_partition_admits_l() {
+    let mut refused = 0;
+    let mut cases = 0;
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = (
+        prop::collection::vec(prop::collection::btree_set(0u32..7, 0..5), 4..24),
+        2usize..4,
+        2usize..5,
+        0usize..3,
+    );
+    for _ in 0..400 {
+        let (ts, p, l, how) = strategy.new_tree(&mut runner).unwrap().current();
+        let db = TransactionDb::from_int_transactions(
+            ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()),
+        );
+        if db.num_items() < p {
+            continue;
+        }
+        cases += 1;
+        let partitioning =
+            [ItemPartitioning::Repaired, ItemPartitioning::Clustered, ItemPartitioning::Diverse]
+                [how];
+        let params = AnatomyParams::new(p, l).partitioning(partitioning).seed(Some(1));
+        if let Err(AnatomyError::TooShort { l: el, columns, share, max_l, .. }) =
+            anonymize(&db, &params.check().unwrap())
+        {
+            refused += 1;
+            assert_eq!((el, columns), (l, p));
+            assert!(
+                !some_partition_admits(&db, p, l),
+                "refused, but a partition admits l: {ts:?} p {p} l {l}"
+            );
+            // The bound's own figures: the emptiest column's share, and the l it leaves.
+            let deficit: usize = db.iter().map(|t| p.saturating_sub(t.len())).sum();
+            let emptiest = deficit.div_ceil(p);
+            assert!((share - 100.0 * emptiest as f64 / db.len() as f64).abs() < 1e-9);
+            assert_eq!(max_l, db.len() / emptiest);
+            assert!(max_l < l);
+        }
+    }
+    // The refusal was exercised, and most cases were not refused by it.
+    assert!(refused >= 20 && refused < cases, "{refused} refusals of {cases} cases");
 }
 
 /// The paper's Table I in 3 columns at l = 2 is 2-diverse as one bucket (largest share 0.4):
