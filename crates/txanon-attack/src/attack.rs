@@ -63,8 +63,8 @@ impl View {
         w: &mut Weigher,
         kept: &mut Vec<ItemId>,
     ) -> Posterior {
-        kept.clear();
-        kept.extend(known.iter().copied().filter(|&i| !self.holders(i).is_empty()));
+        self.read_all(known, kept);
+        kept.retain(|&i| !self.holders(i).is_empty());
         let n = self.records() as f64;
         let tendency_on = self.records_only() && !target.labels.is_empty();
         let prior_sensitive = |s: ItemId| self.item_supports()[s as usize] / n;
@@ -96,20 +96,18 @@ impl View {
             candidates.extend_from_slice(self.holders(rarest));
         }
         kept.sort_unstable();
-        let total: f64 = if one {
-            self.item_supports()[rarest as usize]
-        } else {
-            self.weigh(&candidates, kept, w)
-        };
+        let total: f64 =
+            if one { self.view_support(rarest) } else { self.weigh(&candidates, kept, w) };
         let mut sensitive = Vec::with_capacity(target.sensitive.len());
         let mut both = std::mem::take(&mut w.spare);
         let mut extended = std::mem::take(&mut w.extended);
         for &s in &target.sensitive {
-            intersection(&candidates, self.holders(s), &mut both);
+            let read = self.read(s);
+            intersection(&candidates, self.holders(read), &mut both);
             extended.clear();
             extended.extend_from_slice(kept);
-            if let Err(at) = extended.binary_search(&s) {
-                extended.insert(at, s);
+            if let Err(at) = extended.binary_search(&read) {
+                extended.insert(at, read);
             }
             let mass = self.weigh(&both, &extended, w);
             sensitive.push((s, mass));
@@ -164,7 +162,7 @@ impl View {
             sensitive: target
                 .sensitive
                 .iter()
-                .map(|&s| (s, intersection_len(records, self.holders(s)) as f64 / total))
+                .map(|&s| (s, intersection_len(records, self.holders(self.read(s))) as f64 / total))
                 .collect(),
             tendency,
         })
@@ -179,7 +177,7 @@ impl View {
     /// bitsets are ANDed word by word and the groups listed from the result (two lists of tens
     /// of thousands of groups merge in far longer); otherwise the rarest item's list is filtered,
     /// by a bit test for an item with a bitset, by intersection for one without.
-    fn holding_all(&self, kept: &mut [ItemId], w: &mut Weigher) {
+    pub(crate) fn holding_all(&self, kept: &mut [ItemId], w: &mut Weigher) {
         kept.sort_unstable_by_key(|&i| self.holders(i).len());
         if kept.len() < 2 {
             return;

@@ -28,7 +28,8 @@ pub struct TooManyItemsets {
 /// exceed `limit` (a support so low that the listing would not fit).
 ///
 /// # Complexity
-/// Per candidate, the groups holding its rarest item, weighed; candidates of each level are
+/// Per candidate, the groups holding its rarest item, weighed (for a view of records, the
+/// records holding every item counted through the frequent items' bitsets); candidates of each level are
 /// the joins of two frequent sets sharing all but their last item, with every subset frequent;
 /// on rayon.
 pub fn estimated_itemsets(

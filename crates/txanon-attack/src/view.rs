@@ -63,14 +63,18 @@ impl Factor {
         self.amount_through(rarest, part)
     }
 
-    /// `A(part)` for the items at `ats` of this factor (ascending), `part` holding them.
-    fn amount_at(&self, ats: &[u32], part: &[ItemId]) -> u32 {
-        let rarest = ats
+    /// `A(part)` for `part` the items at `ats` of this factor: the values in every one of their
+    /// postings, found by looking each value of the rarest posting up in the others (short
+    /// lists: a group's values holding one item), never comparing a value's items.
+    fn amount_at(&self, ats: &[u32]) -> u32 {
+        let postings = |at: &u32| &self.postings[*at as usize];
+        let rarest =
+            ats.iter().map(postings).min_by_key(|p| p.len()).expect("a part of at least one item");
+        rarest
             .iter()
-            .map(|&at| &self.postings[at as usize])
-            .min_by_key(|p| p.len())
-            .expect("a part of at least one item");
-        self.amount_through(rarest, part)
+            .filter(|v| ats.iter().map(postings).all(|p| p.binary_search(v).is_ok()))
+            .map(|&v| self.values[v as usize].count)
+            .sum()
     }
 
     /// `A(part)`, counting only the values in `candidates` (a posting list of an item of it).
@@ -144,7 +148,14 @@ pub struct Own {
 /// ([`View::support`]).
 #[derive(Debug, Clone)]
 pub struct View {
+    /// Items of the numbering queries use: the view's own, or its reading's
+    /// ([`View::read_through`]).
     num_items: usize,
+    /// Per item of the queries' numbering, the view's item it is read as; `None` when queries
+    /// use the view's own numbering.
+    reading: Option<Vec<ItemId>>,
+    /// [`View::item_supports`] in the reading's numbering (empty without a reading).
+    read_supports: Vec<f64>,
     groups: Vec<Group>,
     /// For each item, the groups holding it in some value, ascending.
     index: Vec<Vec<u32>>,
@@ -155,6 +166,9 @@ pub struct View {
     /// `u32::MAX` for the other items. Two frequent items' lists intersect by a word-wise AND.
     dense: Vec<u32>,
     bits: Vec<u64>,
+    /// Beside each word of `bits`, the set bits of the item's earlier words: the position of a
+    /// group in the item's list (its slot) is a count, not a search.
+    ranks: Vec<u32>,
     /// For each item, its estimated support (exact: a factor's values count it).
     supports: Vec<f64>,
     records: u64,
@@ -333,13 +347,25 @@ impl ViewBuilder {
                 }
             }
         }
+        let mut ranks = vec![0u32; bits.len()];
+        for &at in dense.iter().filter(|&&at| at != u32::MAX) {
+            let at = at as usize;
+            let mut before = 0;
+            for (rank, word) in ranks[at..at + words].iter_mut().zip(&bits[at..at + words]) {
+                *rank = before;
+                before += word.count_ones();
+            }
+        }
         View {
             num_items: self.num_items,
+            reading: None,
+            read_supports: Vec::new(),
             groups: self.groups,
             index,
             slots,
             dense,
             bits,
+            ranks,
             supports,
             records,
             records_only,
@@ -366,6 +392,8 @@ pub(crate) struct Weigher {
     ats: Vec<u32>,
     /// The known items with one more (a sensitive item's weight).
     pub(crate) extended: Vec<ItemId>,
+    /// Queried items read as the view's ([`View::read_through`]).
+    read: Vec<ItemId>,
 }
 
 impl View {
@@ -399,7 +427,55 @@ impl View {
 
     /// Each item's support in the publication (exact: every factor counts its values).
     pub fn item_supports(&self) -> &[f64] {
-        &self.supports
+        if self.reading.is_some() { &self.read_supports } else { &self.supports }
+    }
+
+    /// The view queried in another numbering: an item `i` given to [`View::posterior`],
+    /// [`crate::attack`] or [`View::support`] is read as the view's item `reading[i]`, `None`
+    /// for an item no published item stands for; [`View::num_items`] and
+    /// [`View::item_supports`] then speak of that numbering. This is kᵐ-anonymity's
+    /// publication as its adversary reads it: an item known of a person matches every record
+    /// holding the generalized item that covers it, exactly as a view of records expanded to
+    /// every item below their generalized items, without those records' size.
+    /// ([`View::locate`] keeps the view's own numbering, in which the view was built.)
+    ///
+    /// # Errors
+    /// [`ViewError::ItemOutOfRange`] for an item beyond the view's own items.
+    pub fn read_through(mut self, reading: Vec<Option<ItemId>>) -> Result<View, ViewError> {
+        let own = self.index.len();
+        if let Some(item) = reading.iter().flatten().find(|&&i| i as usize >= own) {
+            return Err(ViewError::ItemOutOfRange { item: *item, items: own });
+        }
+        // Items read as nothing are read as one more item, held by no group.
+        let nothing = own as ItemId;
+        self.index.push(Vec::new());
+        self.slots.push(Vec::new());
+        self.supports.push(0.0);
+        self.dense.push(u32::MAX);
+        let categories = self.label_mass.len();
+        if !self.item_label_mass.is_empty() {
+            self.item_label_mass.extend(std::iter::repeat_n(0.0, categories));
+        }
+        let reading: Vec<ItemId> = reading.into_iter().map(|i| i.unwrap_or(nothing)).collect();
+        self.read_supports = reading.iter().map(|&i| self.supports[i as usize]).collect();
+        self.num_items = reading.len();
+        self.reading = Some(reading);
+        Ok(self)
+    }
+
+    /// The view's item that query item `i` is read as.
+    pub(crate) fn read(&self, i: ItemId) -> ItemId {
+        self.reading.as_ref().map_or(i, |r| r[i as usize])
+    }
+
+    /// `items` (sorted) read as the view's items into `out`, sorted and without repeats.
+    pub(crate) fn read_all(&self, items: &[ItemId], out: &mut Vec<ItemId>) {
+        out.clear();
+        out.extend(items.iter().map(|&i| self.read(i)));
+        if self.reading.is_some() {
+            out.sort_unstable();
+            out.dedup();
+        }
     }
 
     /// Where a record holding exactly `items` sits in `group`: per factor, the first value
@@ -443,13 +519,35 @@ impl View {
         if itemset.iter().any(|&i| i as usize >= self.num_items) {
             return 0.0;
         }
-        let Some(rarest) = self.rarest(itemset) else { return self.records as f64 };
-        self.weigh(&self.index[rarest as usize], itemset, w)
+        let mut read = std::mem::take(&mut w.read);
+        self.read_all(itemset, &mut read);
+        let support = match self.rarest(&read) {
+            None => self.records as f64,
+            // Records weigh 1 each when they hold the itemset: the support is how many hold
+            // it, which the frequent items' bitsets count far faster than a walk of the
+            // groups (the yardstick asks this of every candidate itemset).
+            Some(rarest) if self.records_only => {
+                if read.len() == 1 {
+                    self.index[rarest as usize].len() as f64
+                } else {
+                    self.holding_all(&mut read, w);
+                    w.records.len() as f64
+                }
+            }
+            Some(rarest) => self.weigh(&self.index[rarest as usize], &read, w),
+        };
+        w.read = read;
+        support
     }
 
     /// The item of `known` held by the fewest groups; `None` for an empty set.
     pub(crate) fn rarest(&self, known: &[ItemId]) -> Option<ItemId> {
         known.iter().copied().min_by_key(|&i| self.index[i as usize].len())
+    }
+
+    /// The support of the view's own item `item` (whatever the queries' numbering).
+    pub(crate) fn view_support(&self, item: ItemId) -> f64 {
+        self.supports[item as usize]
     }
 
     /// The groups holding `item`.
@@ -481,9 +579,10 @@ impl View {
     }
 
     /// `Σ_{g ∈ groups} w_g(K)`, `w_g(K)` the expected number of group `g`'s records holding
-    /// every item of `known` (non-empty); `groups` ascending. Each known item's list of groups
-    /// is walked once beside `groups` (a cursor that gallops forward), which finds where the
-    /// item sits in each group without a search of the group's items. Only the factors holding
+    /// every item of `known` (non-empty); `groups` ascending. A frequent known item's place in
+    /// its list of groups is counted in its bitset; a rare one's list is walked once beside
+    /// `groups` (a cursor that gallops forward). Either finds where the item sits in each group
+    /// without a search of the group's items. Only the factors holding
     /// a known item are counted: every other factor's `A_f(∅)` is the group's size and
     /// contributes a factor of 1.
     pub(crate) fn weigh(&self, groups: &[u32], known: &[ItemId], w: &mut Weigher) -> f64 {
@@ -493,6 +592,19 @@ impl View {
         'groups: for &g in groups {
             w.found.clear();
             for (&i, cursor) in known.iter().zip(w.cursors.iter_mut()) {
+                let at = self.dense[i as usize];
+                if at != u32::MAX {
+                    // A frequent item: whether it holds g, and g's place in its list, from
+                    // its bitset.
+                    let word = at as usize + g as usize / 64;
+                    let below = self.bits[word] & ((1u64 << (g % 64)) - 1);
+                    if self.bits[word] >> (g % 64) & 1 == 0 {
+                        continue 'groups;
+                    }
+                    let k = self.ranks[word] + below.count_ones();
+                    w.found.push(self.slots[i as usize][k as usize]);
+                    continue;
+                }
                 let holders = &self.index[i as usize];
                 *cursor = seek(holders, *cursor, g);
                 if holders.get(*cursor) != Some(&g) {
@@ -513,9 +625,7 @@ impl View {
                     let factor = &group.factors[run[0].factor as usize];
                     w.ats.clear();
                     w.ats.extend(run.iter().map(|slot| slot.at));
-                    w.part.clear();
-                    w.part.extend(run.iter().map(|slot| factor.items[slot.at as usize]));
-                    factor.amount_at(&w.ats, &w.part)
+                    factor.amount_at(&w.ats)
                 };
                 weight *= f64::from(amount) / s;
             }

@@ -463,17 +463,18 @@ pub(crate) fn km_view(
     hierarchy: &txanon_km::Hierarchy,
     p: &TransactionDb,
 ) -> Result<(View, Vec<Option<Own>>), EvaluateError> {
-    let (below, published_of) = km_below(db, hierarchy, p);
-    let mut view = ViewBuilder::new(db.num_items());
+    let (_, published_of) = km_below(db, hierarchy, p);
+    // The published records as they are, each original item read as the generalized item
+    // covering it: the same posteriors as records expanded to every item below their
+    // generalized items, at the publication's size (the expansion held thousands of items a
+    // record on retail).
+    let mut view = ViewBuilder::new(p.num_items());
     let mut first: HashMap<&[ItemId], u32> = HashMap::new();
-    let mut expanded = Vec::new();
     for t in p.iter() {
-        expanded.clear();
-        expanded.extend(t.iter().flat_map(|&g| below[g as usize].iter().copied()));
-        expanded.sort_unstable();
-        let g = view.record(&expanded, Vec::new())?;
+        let g = view.record(t, Vec::new())?;
         first.entry(t).or_insert(g);
     }
+    let reading = published_of.iter().map(|&g| (g != ItemId::MAX).then_some(g)).collect();
     let own = db
         .iter()
         .map(|t| {
@@ -483,7 +484,7 @@ pub(crate) fn km_view(
             first.get(row.as_slice()).map(|&g| Own { group: g, values: vec![Some(0)] })
         })
         .collect();
-    Ok((view.finish(), own))
+    Ok((view.finish().read_through(reading)?, own))
 }
 
 /// The fanout of km's hierarchy in the evaluation (the paper's balanced hierarchies).
