@@ -1,7 +1,5 @@
 //! From a database and a categorization to a published, audited database, by any method.
 
-use std::collections::HashMap;
-
 use rand::seq::SliceRandom;
 use serde::Serialize;
 use txanon_data::progress::Unit;
@@ -9,9 +7,9 @@ use txanon_data::{Categorized, ItemId, TransactionDb, TransactionDbBuilder};
 
 use crate::audit::{SwapAuditReport, audit};
 use crate::error::SwapError;
-use crate::pairing::{Records, full_pairs, partial_pairs, random_pairs};
-use crate::params::{Method, Ties, ValidSwapParams};
-use crate::tendency::{Tendency, tendency_of, tied_categories};
+use crate::pairing::{Records, TendencyCategories, full_pairs, partial_pairs, random_pairs};
+use crate::params::{Method, ValidSwapParams};
+use crate::tendency::{Tendency, tendency_of};
 
 /// What a run did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -112,21 +110,12 @@ pub fn anonymize(
         single_category: tendency.iter().filter(|t| matches!(t, Tendency::Single(_))).count(),
         ..SwapStats::default()
     };
-    let tied: HashMap<u32, Vec<u32>> = match params.ties() {
-        Ties::First => HashMap::new(),
-        Ties::All => (0..n)
-            .filter(|&r| matches!(tendency[r], Tendency::Category(_)))
-            .filter_map(|r| {
-                let tied = tied_categories(db.transaction(r), category_of, &mut scratch);
-                (!tied.is_empty()).then_some((r as u32, tied))
-            })
-            .collect(),
-    };
+    let categories = TendencyCategories::new(db, category_of, &tendency, params.ties());
     let records = Records {
         db,
         category_of,
         tendency: &tendency,
-        tied: &tied,
+        categories: &categories,
         rank: &rank,
         order: &order,
         progress: &progress,

@@ -7,7 +7,7 @@
 //! yet paired; among equally dissimilar destinations, the first in the same order.
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
@@ -15,8 +15,8 @@ use txanon_data::progress::Progress;
 use txanon_data::sets::intersection_len as shared_count;
 use txanon_data::{ItemId, TransactionDb};
 
-use crate::params::Search;
-use crate::tendency::Tendency;
+use crate::params::{Search, Ties};
+use crate::tendency::{Tendency, tied_categories};
 
 /// The items of `t` in the categories `gs` (a few: a record's tendency).
 pub(crate) fn items_in(t: &[ItemId], category_of: &[u32], gs: &[u32]) -> Vec<ItemId> {
@@ -40,7 +40,8 @@ impl Jaccard {
     }
 }
 
-/// Records of the unpaired set examined for a Jaccard-0 destination before the index is asked.
+/// Records of the unpaired set examined at least for a Jaccard-0 destination before the index
+/// is asked.
 const QUICK_LOOK: usize = 64;
 
 /// A candidate destination ordered by similarity, then by its place in the seeded order.
@@ -112,14 +113,56 @@ impl Pool {
     }
 }
 
+/// Every record's tendency as categories, flat: the searches ask for them once per candidate
+/// they consider, hundreds of millions of times on skewed data, so a slice read.
+pub(crate) struct TendencyCategories {
+    /// Record `r`'s categories are `categories[starts[r]..starts[r + 1]]`.
+    starts: Vec<u32>,
+    categories: Vec<u32>,
+}
+
+impl TendencyCategories {
+    /// Each record's heaviest category (the first of equally heavy ones), or under
+    /// [`Ties::All`] every category tied for the heaviest; none without a tendency.
+    pub(crate) fn new(
+        db: &TransactionDb,
+        category_of: &[u32],
+        tendency: &[Tendency],
+        ties: Ties,
+    ) -> Self {
+        let mut starts = Vec::with_capacity(db.len() + 1);
+        let mut categories = Vec::new();
+        let mut scratch = Vec::new();
+        starts.push(0);
+        for (r, t) in tendency.iter().enumerate() {
+            if let Tendency::Category(g) = *t {
+                let tied = match ties {
+                    Ties::First => Vec::new(),
+                    Ties::All => tied_categories(db.transaction(r), category_of, &mut scratch),
+                };
+                if tied.is_empty() {
+                    categories.push(g);
+                } else {
+                    categories.extend_from_slice(&tied);
+                }
+            }
+            starts.push(categories.len() as u32);
+        }
+        Self { starts, categories }
+    }
+
+    fn of(&self, r: usize) -> &[u32] {
+        &self.categories[self.starts[r] as usize..self.starts[r + 1] as usize]
+    }
+}
+
 /// What partial swapping knows of every record.
 pub(crate) struct Records<'a> {
     pub db: &'a TransactionDb,
     pub category_of: &'a [u32],
     pub tendency: &'a [Tendency],
-    /// Under [`crate::Ties::All`], the records whose heaviest categories tie, with those
-    /// categories: their tendency is all of them. Empty under [`crate::Ties::First`].
-    pub tied: &'a HashMap<u32, Vec<u32>>,
+    /// The categories of each record's tendency.
+    pub categories: &'a TendencyCategories,
     /// Position of each record in the seeded order.
     pub rank: &'a [u32],
     /// The records in the seeded order.
@@ -139,13 +182,7 @@ impl Records<'_> {
     /// The categories of `r`'s tendency: its heaviest (the first of equally heavy ones), or
     /// under [`crate::Ties::All`] every one tied for the heaviest; none without a tendency.
     pub(crate) fn categories(&self, r: usize) -> &[u32] {
-        if let Some(tied) = self.tied.get(&(r as u32)) {
-            return tied;
-        }
-        match &self.tendency[r] {
-            Tendency::Category(g) => std::slice::from_ref(g),
-            _ => &[],
-        }
+        self.categories.of(r)
     }
 
     /// The items of `t` that its tendency moves.
@@ -242,18 +279,22 @@ impl Overlaps {
 
     /// Counts, for every unpaired record other than `t`, the items it shares with `t`.
     fn count(&mut self, t: usize, items: &[ItemId], paired: &[bool]) {
+        let Self { lists, shared, touched } = self;
         for &i in items {
-            // Paired records leave the lists as they are met, so each is dropped once.
-            let list = &mut self.lists[i as usize];
-            list.retain(|&c| !paired[c as usize]);
-            for &c in list.iter() {
-                if c as usize != t {
-                    if self.shared[c as usize] == 0 {
-                        self.touched.push(c);
-                    }
-                    self.shared[c as usize] += 1;
+            // Paired records leave the lists as they are met, so each is dropped once; the
+            // rest are counted in the same pass.
+            lists[i as usize].retain(|&c| {
+                if paired[c as usize] {
+                    return false;
                 }
-            }
+                if c as usize != t {
+                    if shared[c as usize] == 0 {
+                        touched.push(c);
+                    }
+                    shared[c as usize] += 1;
+                }
+                true
+            });
         }
     }
 
@@ -266,23 +307,30 @@ impl Overlaps {
     }
 }
 
-/// Among the records sharing an item with `t` (counted in `overlaps`) whose tendency is of
-/// other categories, the least similar eligible one (ties by rank): candidates are tried least
-/// similar first, so the collision checks run on few of them.
-fn least_similar_eligible(r: &Records<'_>, t: usize, overlaps: &Overlaps) -> Option<usize> {
+/// Among `apart`, the records sharing an item with `t` (counted in `overlaps`) whose tendency
+/// is of other categories, the least similar eligible one (ties by rank). The least similar is
+/// found by one scan and is most often eligible; only when it is not are the rest ordered and
+/// tried least similar first, so the collision checks run on few of them.
+fn least_similar_eligible(
+    r: &Records<'_>,
+    t: usize,
+    apart: &[u32],
+    overlaps: &Overlaps,
+) -> Option<usize> {
     let tt = r.db.transaction(t);
     let moving = r.moving(t, tt);
-    let mut ranked: std::collections::BinaryHeap<Reverse<Ranked>> = overlaps
-        .touched
-        .iter()
-        .map(|&c| c as usize)
-        .filter(|&c| r.apart(t, c))
-        .map(|c| {
-            let j = Jaccard::of(overlaps.shared[c] as usize, tt.len(), r.db.transaction(c).len());
-            Reverse(Ranked { jaccard: j, rank: r.rank[c], record: c })
-        })
-        .collect();
-    while let Some(Reverse(candidate)) = ranked.pop() {
+    let ranked = |&c: &u32| {
+        let c = c as usize;
+        let j = Jaccard::of(overlaps.shared[c] as usize, tt.len(), r.db.transaction(c).len());
+        Ranked { jaccard: j, rank: r.rank[c], record: c }
+    };
+    let least = apart.iter().map(ranked).min()?;
+    if r.eligible(t, &moving, least.record) {
+        return Some(least.record);
+    }
+    let mut rest: std::collections::BinaryHeap<Reverse<Ranked>> =
+        apart.iter().map(ranked).filter(|c| c.record != least.record).map(Reverse).collect();
+    while let Some(Reverse(candidate)) = rest.pop() {
         if r.eligible(t, &moving, candidate.record) {
             return Some(candidate.record);
         }
@@ -302,6 +350,9 @@ fn partial_indexed(r: &Records<'_>) -> Vec<(u32, u32)> {
     let mut in_t = vec![false; r.db.num_items()];
     let mut paired = vec![false; n];
     let mut pairs = Vec::new();
+    let average_len = (r.db.occurrences() / n.max(1)).max(1);
+    // The records sharing an item with the source whose tendency is of other categories.
+    let mut apart: Vec<u32> = Vec::new();
     for (done, &t) in r.order.iter().enumerate() {
         if done % 65_536 == 65_535 {
             r.progress.advance(65_536);
@@ -323,24 +374,31 @@ fn partial_indexed(r: &Records<'_>) -> Vec<(u32, u32)> {
         }
         // Jaccard 0: the first record in the seeded order of another tendency sharing nothing.
         // It is usually among the first few; a bounded look, then the index says whether one
-        // exists at all before the whole set is walked.
+        // exists at all before the whole set is walked. The look goes as far as it costs less
+        // than the index would: counting the overlaps walks every list of `t`'s items, and
+        // looking at a record reads about an average record's items (on retail, where the
+        // records left late in the order share a popular item with most others, counting was
+        // most of the time).
         let sharing_nothing = |c: usize| r.db.transaction(c).iter().all(|&i| !in_t[i as usize]);
+        let listed: usize = tt.iter().map(|&i| overlaps.lists[i as usize].len()).sum();
+        let look = QUICK_LOOK.max(listed / average_len);
         let mut found =
-            unpaired.records(r).take(QUICK_LOOK).find(|&c| r.apart(t, c) && sharing_nothing(c));
+            unpaired.records(r).take(look).find(|&c| r.apart(t, c) && sharing_nothing(c));
         if found.is_none() {
             overlaps.count(t, tt, &paired);
-            let sharing_others =
-                overlaps.touched.iter().filter(|&&c| r.apart(t, c as usize)).count();
+            apart.clear();
+            apart.extend(overlaps.touched.iter().filter(|&&c| r.apart(t, c as usize)));
+            let sharing_others = apart.len();
             // `others` counts the records of another heaviest category: exactly the records
             // apart from `t` when each tendency is one category, an upper bound when tied
             // categories count; then a record sharing nothing may still not be apart.
             found = if sharing_others < others {
-                unpaired.records(r).find(|&c| r.apart(t, c) && overlaps.shared[c] == 0)
+                unpaired.records(r).find(|&c| overlaps.shared[c] == 0 && r.apart(t, c))
             } else {
                 None
             };
             if found.is_none() {
-                found = least_similar_eligible(r, t, &overlaps);
+                found = least_similar_eligible(r, t, &apart, &overlaps);
             }
             overlaps.clear();
         }
@@ -667,7 +725,7 @@ mod tests {
             let mut scratch = Vec::new();
             let tendency: Vec<Tendency> =
                 db.iter().map(|t| tendency_of(t, &category_of, &mut scratch)).collect();
-            let tied: HashMap<u32, Vec<u32>> = if all_ties {
+            let tied: std::collections::HashMap<u32, Vec<u32>> = if all_ties {
                 (0..n)
                     .filter(|&r| matches!(tendency[r], Tendency::Category(_)))
                     .filter_map(|r| {
@@ -676,7 +734,7 @@ mod tests {
                     })
                     .collect()
             } else {
-                HashMap::new()
+                std::collections::HashMap::new()
             };
             let tendencies: Vec<BTreeSet<u32>> = (0..n)
                 .map(|r| match (&tendency[r], tied.get(&(r as u32))) {
@@ -687,11 +745,13 @@ mod tests {
                 .collect();
             let order32: Vec<u32> = order.iter().map(|&r| r as u32).collect();
             let progress = Progress::default();
+            let ties = if all_ties { Ties::All } else { Ties::First };
+            let categories = TendencyCategories::new(&db, &category_of, &tendency, ties);
             let records = Records {
                 db: &db,
                 category_of: &category_of,
                 tendency: &tendency,
-                tied: &tied,
+                categories: &categories,
                 rank: &rank,
                 order: &order32,
                 progress: &progress,
