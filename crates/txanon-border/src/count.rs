@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use txanon_data::sets::share_an_element;
 use txanon_data::{ItemId, ItemIndex};
 
-use crate::edge::{Edge, Itemset, free_choices, intersection, is_subset, union, union_len};
+use crate::edge::{Edge, Itemset, free_choices, intersection, is_subset, union, union3_len};
 use crate::error::BorderError;
 
 /// What is counted among the itemsets an edge covers.
@@ -137,7 +137,7 @@ impl Accumulator for PerItem<'_> {
 /// others and the new edges before it, recursively.
 fn uncovered(
     edge: &Edge,
-    overlapping: &[Edge],
+    overlapping: &[&Edge],
     x: &[ItemId],
     len: usize,
     measure: &dyn Measure,
@@ -151,14 +151,17 @@ fn uncovered(
             acc.take(measure, &shared, x, len, -1)
         }
         [first, rest @ ..] => {
-            let mut examined: Vec<Edge> = rest.to_vec();
-            for piece in edge.difference(first) {
+            // Edges are compared and passed down by reference: cloning every overlapping edge
+            // (two sets each) was most of Compute-δ's time.
+            let pieces = edge.difference(first);
+            let mut examined: Vec<&Edge> = rest.to_vec();
+            for piece in &pieces {
                 if !piece.is_relevant(x, len) {
                     continue;
                 }
-                let against: Vec<Edge> =
-                    examined.iter().filter(|e| piece.overlaps(e, x, len)).cloned().collect();
-                uncovered(&piece, &against, x, len, measure, acc)?;
+                let against: Vec<&Edge> =
+                    examined.iter().copied().filter(|e| piece.overlaps(e, x, len)).collect();
+                uncovered(piece, &against, x, len, measure, acc)?;
                 examined.push(piece);
             }
             Ok(())
@@ -177,8 +180,8 @@ fn union_of_edges(
         if !edge.is_relevant(x, len) {
             continue;
         }
-        let overlapping: Vec<Edge> =
-            edges[..j].iter().filter(|e| edge.overlaps(e, x, len)).cloned().collect();
+        let overlapping: Vec<&Edge> =
+            edges[..j].iter().filter(|e| edge.overlaps(e, x, len)).collect();
         uncovered(edge, &overlapping, x, len, measure, acc)?;
     }
     Ok(())
@@ -425,7 +428,7 @@ impl LowIndex {
         };
         if candidates > self.by_low.len() as u128 {
             for (low, ids) in &self.by_low {
-                if is_subset(low, edge.high()) && union_len(&union(edge.low(), low), x) <= len {
+                if is_subset(low, edge.high()) && union3_len(edge.low(), low, x) <= len {
                     take(ids);
                 }
             }
@@ -502,11 +505,8 @@ pub fn count_per_item_indexed(
         if !edge.is_relevant(x, len) {
             continue;
         }
-        let overlapping: Vec<Edge> = index
-            .overlapping(edges, edge, x, len)
-            .into_iter()
-            .map(|id| edges[id].clone())
-            .collect();
+        let overlapping: Vec<&Edge> =
+            index.overlapping(edges, edge, x, len).into_iter().map(|id| &edges[id]).collect();
         uncovered(edge, &overlapping, x, len, measure, &mut acc)?;
         index.insert(edge.low(), j);
     }

@@ -67,6 +67,19 @@ pub fn difference(a: &[ItemId], b: &[ItemId]) -> Itemset {
     a.iter().copied().filter(|x| b.binary_search(x).is_err()).collect()
 }
 
+/// `|a ∪ b ∪ c|` for sorted sets, without building the union.
+pub fn union3_len(a: &[ItemId], b: &[ItemId], c: &[ItemId]) -> usize {
+    let (mut i, mut j, mut k, mut n) = (0, 0, 0, 0);
+    loop {
+        let next = [a.get(i), b.get(j), c.get(k)].into_iter().flatten().min();
+        let Some(&m) = next else { return n };
+        n += 1;
+        i += usize::from(a.get(i) == Some(&m));
+        j += usize::from(b.get(j) == Some(&m));
+        k += usize::from(c.get(k) == Some(&m));
+    }
+}
+
 /// `|a ∪ b|` for sorted sets, without building the union.
 pub fn union_len(a: &[ItemId], b: &[ItemId]) -> usize {
     a.len() + b.len() - txanon_data::sets::intersection_len(a, b)
@@ -163,14 +176,15 @@ impl Edge {
         out
     }
 
-    /// True when the edges share a covered itemset holding `x` of length at most `len`.
+    /// True when the edges share a covered itemset holding `x` of length at most `len`: their
+    /// intersection `⟨α₁ ∪ α₂, β₁ ∩ β₂⟩` (Theorem 2) is an edge, holds `x`, and `α₁ ∪ α₂ ∪ x` is
+    /// at most `len` long. Tested set by set, never building the union or the intersection:
+    /// the paper's Compute-δ asks this of every pair of edges it meets.
     pub fn overlaps(&self, other: &Edge, x: &[ItemId], len: usize) -> bool {
-        let low = union(&self.low, &other.low);
-        if union_len(&low, x) > len {
-            return false;
-        }
-        let high = intersection(&self.high, &other.high);
-        is_subset(&low, &high) && is_subset(x, &high)
+        union3_len(&self.low, &other.low, x) <= len
+            && [&self.low[..], &other.low[..], x]
+                .iter()
+                .all(|part| is_subset(part, &self.high) && is_subset(part, &other.high))
     }
 }
 
@@ -212,6 +226,42 @@ mod tests {
             Some(e(&[0, 1], &[0, 1]))
         );
         assert_eq!(e(&[0], &[0, 1]).intersection(&e(&[2], &[0, 2])), None);
+    }
+
+    /// The sorted subset of 0..8 that `bits` names.
+    fn set(bits: u32) -> Vec<u32> {
+        (0..8).filter(|i| bits >> i & 1 == 1).collect()
+    }
+
+    /// `overlaps` is its definition, tried on every itemset of eight items: some itemset
+    /// holding `x`, of at most `len` items, covered by both edges; `union3_len` is the size of
+    /// the union. Counts the cases that overlap and those that do not.
+    #[test]
+    fn overlaps_is_its_definition() {
+        use proptest::strategy::{Strategy, ValueTree};
+        let strategy = (0u32..256, 0u32..256, 0u32..256, 0u32..256, 0u32..256, 0usize..6);
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let mut overlapping = 0;
+        for _ in 0..2000 {
+            let (a, h1, c, h2, x, len) = strategy.new_tree(&mut runner).unwrap().current();
+            // Low sets inside their high sets; x drawn sparser, to meet both often.
+            let (l1, l2, x) = (a & h1 & 0x55, c & h2 & 0xAA, x & h1 & h2);
+            let (e1, e2) = (e(&set(l1), &set(h1)), e(&set(l2), &set(h2)));
+            let covered = |s: u32, lo: u32, hi: u32| s & lo == lo && s & !hi == 0;
+            let shared = (0u32..256).any(|s| {
+                s & x == x
+                    && (s.count_ones() as usize) <= len
+                    && covered(s, l1, h1)
+                    && covered(s, l2, h2)
+            });
+            assert_eq!(e1.overlaps(&e2, &set(x), len), shared, "{e1:?} {e2:?} x {x:b} len {len}");
+            assert_eq!(
+                union3_len(&set(l1), &set(l2), &set(x)),
+                (l1 | l2 | x).count_ones() as usize
+            );
+            overlapping += usize::from(shared);
+        }
+        assert!((200..1800).contains(&overlapping), "{overlapping} of 2000 cases overlap");
     }
 
     #[test]
