@@ -135,7 +135,7 @@ pub struct ReproduceArgs {
     #[arg(long)]
     quick: bool,
     /// Also run the slow references (the coherence enumeration engine at p = 4 and on
-    /// retail); the full run takes about 20 minutes without them (docs/PERFORMANCE.md).
+    /// retail); the full run takes about 10 minutes without them (docs/PERFORMANCE.md).
     #[arg(long)]
     slow_references: bool,
     /// Run only this experiment (repeatable); `scaling` runs only when named here.
