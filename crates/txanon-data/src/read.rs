@@ -349,8 +349,10 @@ fn read_with_hint<R: BufRead>(
             let mut reader = reader;
             // Sized once for a plain file, so the bytes are not copied while they grow.
             let mut bytes = Vec::with_capacity(size_hint.min(1 << 40) as usize);
+            // A truncated or corrupt gzip stream is the input's fault, named as such (the
+            // whole file is one record here: line 1).
             std::io::Read::read_to_end(&mut reader, &mut bytes)
-                .map_err(|e| DataError::io(path, e))?;
+                .map_err(|e| DataError::reading(path, 1, gzip, e))?;
             crate::columnar::read(bytes, path, format, options)?
         }
         Format::Fimi | Format::Spmf => {

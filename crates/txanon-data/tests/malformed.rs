@@ -104,6 +104,22 @@ fn schema_mismatch() {
     );
 }
 
+/// A gzip stream cut short (here its magic bytes alone) is the input's fault in every format,
+/// the columnar ones too (they read the whole stream first, where it was an I/O error of the
+/// machine: exit 1 instead of 2).
+#[test]
+fn a_truncated_gzip_stream_is_the_inputs_fault_in_every_format() {
+    for format in Format::ALL {
+        match read_bytes(&[0x1f, 0x8b], format, true) {
+            Err(e @ (DataError::Gzip { .. } | DataError::Invalid { .. })) => {
+                assert_eq!(txanon_data::Classify::kind(&e), txanon_data::ErrorKind::BadInput);
+                assert!(e.to_string().starts_with("<memory>: "), "{e}");
+            }
+            other => panic!("{format:?}: {other:?}"),
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
