@@ -33,6 +33,22 @@ fn head(db: &TransactionDb, n: usize) -> TransactionDb {
     )
 }
 
+/// Benchmarks anonymizing `db` under `categories` with `params`, audit included.
+fn bench_anonymize(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    id: BenchmarkId,
+    db: &TransactionDb,
+    categories: &txanon_data::ItemCategories,
+    params: &txanon_swap::ValidSwapParams,
+) {
+    group.bench_function(id, |b| {
+        b.iter(|| {
+            anonymize(Categorized::new(black_box(db), categories).expect("covers"), params)
+                .expect("audited")
+        })
+    });
+}
+
 fn swap(c: &mut Criterion) {
     let mut group = c.benchmark_group("swap");
     group.sample_size(10);
@@ -43,30 +59,21 @@ fn swap(c: &mut Criterion) {
         // default allowance (none) refuses.
         let params =
             SwapParams::new(method).seed(Some(1)).max_exposed(usize::MAX).check().expect("valid");
-        group.bench_function(BenchmarkId::new(method.name(), &name), |b| {
-            b.iter(|| {
-                anonymize(Categorized::new(black_box(&db), &categories).expect("covers"), &params)
-                    .expect("audited")
-            })
-        });
+        bench_anonymize(
+            &mut group,
+            BenchmarkId::new(method.name(), &name),
+            &db,
+            &categories,
+            &params,
+        );
     }
     let small = head(&db, 5000);
     let categories = random_categories(&small, 50, 1).expect("enough items");
     for (search, label) in [(Search::Indexed, "indexed"), (Search::Exhaustive, "exhaustive")] {
         let params =
             SwapParams::new(Method::PartSwap).search(search).seed(Some(1)).check().expect("valid");
-        group.bench_function(
-            BenchmarkId::new(format!("partswap-{label}"), format!("{name}/5000")),
-            |b| {
-                b.iter(|| {
-                    anonymize(
-                        Categorized::new(black_box(&small), &categories).expect("covers"),
-                        &params,
-                    )
-                    .expect("audited")
-                })
-            },
-        );
+        let id = BenchmarkId::new(format!("partswap-{label}"), format!("{name}/5000"));
+        bench_anonymize(&mut group, id, &small, &categories, &params);
     }
     match datasets::locate_verified("kosarak-sample") {
         Ok(Some(path)) => {
@@ -79,18 +86,8 @@ fn swap(c: &mut Criterion) {
                     .seed(Some(1))
                     .check()
                     .expect("valid");
-                group.bench_function(
-                    BenchmarkId::new(format!("partswap-{label}"), "kosarak-sample"),
-                    |b| {
-                        b.iter(|| {
-                            anonymize(
-                                Categorized::new(black_box(&skewed), &categories).expect("covers"),
-                                &params,
-                            )
-                            .expect("audited")
-                        })
-                    },
-                );
+                let id = BenchmarkId::new(format!("partswap-{label}"), "kosarak-sample");
+                bench_anonymize(&mut group, id, &skewed, &categories, &params);
             }
         }
         _ => eprintln!("kosarak-sample not found: the window's comparison is not run"),
@@ -102,15 +99,8 @@ fn swap(c: &mut Criterion) {
             let retail = read_path(&path, &ReadOptions::new()).expect("readable").0;
             let categories = random_categories(&retail, 50, 1).expect("enough items");
             let params = SwapParams::new(Method::PartSwap).seed(Some(1)).check().expect("valid");
-            group.bench_function(BenchmarkId::new("partswap-indexed", "retail"), |b| {
-                b.iter(|| {
-                    anonymize(
-                        Categorized::new(black_box(&retail), &categories).expect("covers"),
-                        &params,
-                    )
-                    .expect("audited")
-                })
-            });
+            let id = BenchmarkId::new("partswap-indexed", "retail");
+            bench_anonymize(&mut group, id, &retail, &categories, &params);
         }
         _ => eprintln!("retail not found: its PartSwap is not run"),
     }

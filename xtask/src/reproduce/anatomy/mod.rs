@@ -39,7 +39,8 @@ const QUEST_T40_NAME: &str = "Quest T40I10D100K (generated, 100k)";
 const CONFIDENCES: [f64; 9] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 
 /// Rules of 2 to 4 items at confidence ≥ 0.1. The paper mines with Apriori; FP-Growth finds
-/// the same itemsets (the `mining` experiment checks both against pyfim) several times faster.
+/// the same itemsets (txanon-mining's tests check it against the independent Apriori) several
+/// times faster.
 fn rules_of(db: &TransactionDb, support: f64) -> Result<Vec<Rule>> {
     let params = MiningParams::new(MinSupport::Fraction(support)).max_len(Some(4)).check()?;
     let found = frequent_itemsets(db, Algorithm::FpGrowth, &params)?;
