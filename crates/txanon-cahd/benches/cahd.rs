@@ -15,7 +15,7 @@ use txanon_data::{QuestParams, ReadOptions, TransactionDb, datasets, read_path};
 
 fn inputs() -> Vec<(String, TransactionDb, usize)> {
     let mut inputs = Vec::new();
-    for (name, p) in [("bms1", 4), ("bms2", 10)] {
+    for (name, p) in [("bms1", 4), ("bms2", 10), ("retail", 10)] {
         match datasets::locate_verified(name) {
             Ok(Some(path)) => inputs.push((
                 name.into(),

@@ -38,18 +38,7 @@ pub fn perm_mondrian(
     params: &ValidCahdParams,
 ) -> Result<CahdPublication, CahdError> {
     let is_sensitive = feasible_sensitive(db, sensitive, params.p())?;
-    let mut splitter = Splitter::new(db, &is_sensitive, params.p());
-    let mut groups = Vec::new();
-    let mut pending = vec![(0..db.len() as u32).collect::<Vec<u32>>()];
-    while let Some(part) = pending.pop() {
-        match splitter.split(&part) {
-            Some((with, without)) => {
-                pending.push(without);
-                pending.push(with);
-            }
-            None => groups.push(part),
-        }
-    }
+    let (groups, _) = mondrian_groups(db, &is_sensitive, params.p());
     let stats = GroupingStats {
         sensitive_transactions: db
             .iter()
@@ -61,57 +50,113 @@ pub fn perm_mondrian(
     publish_audited(db, sensitive, &is_sensitive, Grouping::new(groups, stats), None, params)
 }
 
-/// Scratch counters reused across partitions.
-struct Splitter<'a> {
-    db: &'a TransactionDb,
-    is_sensitive: &'a [bool],
-    p: u64,
-    /// Per QID item, its count in the current partition.
-    count: Vec<u64>,
-    /// Per QID item, where its rows start in `rows` (for the partition's items).
-    start: Vec<usize>,
-    /// Per QID item, where its next row goes while the index fills.
-    cursor: Vec<usize>,
-    /// The partition's rows grouped by QID item.
+/// Mondrian's groups, in the order of a depth-first walk of its cuts (the half with the item
+/// first), each group's transactions in increasing order.
+///
+/// Cuts are mostly uneven (the most balanced item is often not admissible, and a sparse
+/// partition's most frequent item is rare), so rescanning each half would cost the partition's
+/// size per cut, quadratic along a run of small cuts. Instead a partition's counts and index
+/// live on one [`Level`] of a stack: the half with the item is counted afresh one level down,
+/// and the partition becomes the half without it by subtracting those counts. The index keeps
+/// the rows that left (skipped as they are grouped by then) until they are half of it. Along
+/// the walk a level is added per "with" cut, so the stack is at most one deeper than the
+/// longest transaction.
+fn mondrian_groups(db: &TransactionDb, is_sensitive: &[bool], p: usize) -> (Vec<Vec<u32>>, Walk) {
+    let items = db.num_items();
+    let mut grouped = vec![false; db.len()];
+    let mut half = vec![0u32; items];
+    let mut levels = vec![Level::new(items)];
+    levels[0].build(db, is_sensitive, (0..db.len() as u32).collect());
+    let mut depth = 0;
+    let mut groups = Vec::new();
+    let mut walk = Walk::default();
+    loop {
+        let level = &mut levels[depth];
+        walk.compactions += usize::from(level.compact(db, is_sensitive, &grouped));
+        match level.split(db, is_sensitive, p as u64, &grouped, &mut half) {
+            Some(with) => {
+                level.remove(db, is_sensitive, &with);
+                depth += 1;
+                if levels.len() == depth {
+                    levels.push(Level::new(items));
+                }
+                levels[depth].build(db, is_sensitive, with);
+                walk.deepest = walk.deepest.max(depth);
+            }
+            None => {
+                let group = level.rows(&grouped);
+                for &r in &group {
+                    grouped[r as usize] = true;
+                }
+                groups.push(group);
+                if depth == 0 {
+                    return (groups, walk);
+                }
+                depth -= 1;
+            }
+        }
+    }
+}
+
+/// What the walk did (for the tests that it took every path).
+#[derive(Debug, Default)]
+struct Walk {
+    /// Levels re-indexed.
+    compactions: usize,
+    /// The deepest level used.
+    deepest: usize,
+}
+
+/// One partition of the walk: its rows, its QID items' counts and rows, its sensitive counts.
+/// Counts are exact; the index may still hold rows that left the partition (all grouped).
+struct Level {
+    /// The rows indexed (ascending), some possibly grouped since.
+    indexed: Vec<u32>,
+    /// The partition's size now.
+    n: u64,
+    /// Per QID item, its count in the partition now.
+    count: Vec<u32>,
+    /// Per QID item, where its indexed rows start in `rows`, and how many were indexed.
+    start: Vec<u32>,
+    len: Vec<u32>,
+    /// The indexed rows grouped by QID item.
     rows: Vec<u32>,
-    /// Per sensitive item, its count in the partition, and in the half being tried.
-    total: Vec<u64>,
-    half: Vec<u64>,
+    /// Per sensitive item, its count in the partition now.
+    total: Vec<u32>,
+    /// The items with a count when indexed (QID, sensitive).
     touched: Vec<ItemId>,
     sensitive_touched: Vec<ItemId>,
 }
 
-impl<'a> Splitter<'a> {
-    fn new(db: &'a TransactionDb, is_sensitive: &'a [bool], p: usize) -> Self {
-        let items = db.num_items();
+impl Level {
+    fn new(items: usize) -> Self {
         Self {
-            db,
-            is_sensitive,
-            p: p as u64,
+            indexed: Vec::new(),
+            n: 0,
             count: vec![0; items],
             start: vec![0; items],
-            cursor: vec![0; items],
+            len: vec![0; items],
             rows: Vec::new(),
             total: vec![0; items],
-            half: vec![0; items],
             touched: Vec::new(),
             sensitive_touched: Vec::new(),
         }
     }
 
-    /// The most balanced admissible split of `part`: (transactions with the item, without).
-    ///
-    /// Each item tried costs its support in the partition: its rows come from an inverted
-    /// index of the partition, and the other half's sensitive counts are the totals minus its.
-    fn split(&mut self, part: &[u32]) -> Option<(Vec<u32>, Vec<u32>)> {
-        let n = part.len() as u64;
-        if n < 2 {
-            return None;
+    /// Counts and indexes the partition of rows `part` (ascending).
+    fn build(&mut self, db: &TransactionDb, is_sensitive: &[bool], part: Vec<u32>) {
+        for &i in &self.touched {
+            self.count[i as usize] = 0;
         }
-        for &r in part {
-            for &i in self.db.transaction(r as usize) {
+        for &s in &self.sensitive_touched {
+            self.total[s as usize] = 0;
+        }
+        self.touched.clear();
+        self.sensitive_touched.clear();
+        for &r in &part {
+            for &i in db.transaction(r as usize) {
                 let i_ = i as usize;
-                if self.is_sensitive[i_] {
+                if is_sensitive[i_] {
                     if self.total[i_] == 0 {
                         self.sensitive_touched.push(i);
                     }
@@ -124,74 +169,112 @@ impl<'a> Splitter<'a> {
                 }
             }
         }
-        // The partition's inverted index over its QID items.
         let mut at = 0;
         for &i in &self.touched {
             self.start[i as usize] = at;
-            at += self.count[i as usize] as usize;
+            self.len[i as usize] = 0;
+            at += self.count[i as usize];
         }
         self.rows.clear();
-        self.rows.resize(at, 0);
-        for &i in &self.touched {
-            self.cursor[i as usize] = self.start[i as usize];
-        }
-        for &r in part {
-            for &i in self.db.transaction(r as usize) {
-                if !self.is_sensitive[i as usize] {
-                    self.rows[self.cursor[i as usize]] = r;
-                    self.cursor[i as usize] += 1;
+        self.rows.resize(at as usize, 0);
+        for &r in &part {
+            for &i in db.transaction(r as usize) {
+                let i_ = i as usize;
+                if !is_sensitive[i_] {
+                    self.rows[(self.start[i_] + self.len[i_]) as usize] = r;
+                    self.len[i_] += 1;
                 }
             }
+        }
+        self.n = part.len() as u64;
+        self.indexed = part;
+    }
+
+    /// Re-indexes the partition once the rows that left it are half of the index; whether it
+    /// did.
+    fn compact(&mut self, db: &TransactionDb, is_sensitive: &[bool], grouped: &[bool]) -> bool {
+        let stale = self.n * 2 < self.indexed.len() as u64;
+        if stale {
+            let part = self.rows(grouped);
+            self.build(db, is_sensitive, part);
+        }
+        stale
+    }
+
+    /// The partition's rows, ascending.
+    fn rows(&self, grouped: &[bool]) -> Vec<u32> {
+        self.indexed.iter().copied().filter(|&r| !grouped[r as usize]).collect()
+    }
+
+    /// The partition's rows holding QID item `item`, ascending.
+    fn holding<'a>(&'a self, item: ItemId, grouped: &'a [bool]) -> impl Iterator<Item = u32> + 'a {
+        let from = self.start[item as usize] as usize;
+        self.rows[from..from + self.len[item as usize] as usize]
+            .iter()
+            .copied()
+            .filter(|&r| !grouped[r as usize])
+    }
+
+    /// The most balanced admissible cut: the rows holding its item.
+    ///
+    /// Each item tried costs its indexed rows; the other half's sensitive counts are the
+    /// totals minus its.
+    fn split(
+        &self,
+        db: &TransactionDb,
+        is_sensitive: &[bool],
+        p: u64,
+        grouped: &[bool],
+        half: &mut [u32],
+    ) -> Option<Vec<u32>> {
+        let n = self.n;
+        if n < 2 {
+            return None;
         }
         // Items that split, most balanced first (distance of 2·count from n), then by id.
         let mut candidates: Vec<(u64, ItemId)> = self
             .touched
             .iter()
-            .map(|&i| (self.count[i as usize], i))
-            .filter(|&(c, _)| c < n)
+            .map(|&i| (u64::from(self.count[i as usize]), i))
+            .filter(|&(c, _)| 0 < c && c < n)
             .map(|(c, i)| ((2 * c).abs_diff(n), i))
             .collect();
         candidates.sort_unstable();
-        let mut chosen = None;
         for &(_, item) in &candidates {
-            let (from, with_n) = (self.start[item as usize], self.count[item as usize]);
-            let with = &self.rows[from..from + with_n as usize];
-            for &r in with {
-                for &i in self.db.transaction(r as usize) {
-                    if self.is_sensitive[i as usize] {
-                        self.half[i as usize] += 1;
+            let with_n = u64::from(self.count[item as usize]);
+            for r in self.holding(item, grouped) {
+                for &i in db.transaction(r as usize) {
+                    if is_sensitive[i as usize] {
+                        half[i as usize] += 1;
                     }
                 }
             }
-            let p = self.p;
             let ok = self.sensitive_touched.iter().all(|&s| {
-                let (h, t) = (self.half[s as usize], self.total[s as usize]);
+                let (h, t) = (u64::from(half[s as usize]), u64::from(self.total[s as usize]));
                 h * p <= with_n && (t - h) * p <= n - with_n
             });
             for &s in &self.sensitive_touched {
-                self.half[s as usize] = 0;
+                half[s as usize] = 0;
             }
             if ok {
-                chosen = Some(item);
-                break;
+                return Some(self.holding(item, grouped).collect());
             }
         }
-        let result = chosen.map(|item| {
-            let (from, len) = (self.start[item as usize], self.count[item as usize] as usize);
-            let mut with = self.rows[from..from + len].to_vec();
-            with.sort_unstable();
-            let without = part.iter().copied().filter(|r| with.binary_search(r).is_err()).collect();
-            (with, without)
-        });
-        for &i in &self.touched {
-            self.count[i as usize] = 0;
+        None
+    }
+
+    /// The partition without `rows` (which are in it).
+    fn remove(&mut self, db: &TransactionDb, is_sensitive: &[bool], rows: &[u32]) {
+        for &r in rows {
+            for &i in db.transaction(r as usize) {
+                if is_sensitive[i as usize] {
+                    self.total[i as usize] -= 1;
+                } else {
+                    self.count[i as usize] -= 1;
+                }
+            }
         }
-        for &s in &self.sensitive_touched {
-            self.total[s as usize] = 0;
-        }
-        self.touched.clear();
-        self.sensitive_touched.clear();
-        result
+        self.n -= rows.len() as u64;
     }
 }
 
@@ -199,6 +282,158 @@ impl<'a> Splitter<'a> {
 mod tests {
     use super::*;
     use crate::CahdParams;
+
+    fn reference_groups(db: &TransactionDb, is_sensitive: &[bool], p: usize) -> Vec<Vec<u32>> {
+        let mut splitter = Splitter::new(db, is_sensitive, p);
+        let mut groups = Vec::new();
+        let mut pending = vec![(0..db.len() as u32).collect::<Vec<u32>>()];
+        while let Some(part) = pending.pop() {
+            match splitter.split(&part) {
+                Some((with, without)) => {
+                    pending.push(without);
+                    pending.push(with);
+                }
+                None => groups.push(part),
+            }
+        }
+        groups
+    }
+
+    /// The straightforward Mondrian (each partition counted and indexed afresh): the
+    /// reference the level stack must agree with, group for group and in order.
+    struct Splitter<'a> {
+        db: &'a TransactionDb,
+        is_sensitive: &'a [bool],
+        p: u64,
+        /// Per QID item, its count in the current partition.
+        count: Vec<u64>,
+        /// Per QID item, where its rows start in `rows` (for the partition's items).
+        start: Vec<usize>,
+        /// Per QID item, where its next row goes while the index fills.
+        cursor: Vec<usize>,
+        /// The partition's rows grouped by QID item.
+        rows: Vec<u32>,
+        /// Per sensitive item, its count in the partition, and in the half being tried.
+        total: Vec<u64>,
+        half: Vec<u64>,
+        touched: Vec<ItemId>,
+        sensitive_touched: Vec<ItemId>,
+    }
+
+    impl<'a> Splitter<'a> {
+        fn new(db: &'a TransactionDb, is_sensitive: &'a [bool], p: usize) -> Self {
+            let items = db.num_items();
+            Self {
+                db,
+                is_sensitive,
+                p: p as u64,
+                count: vec![0; items],
+                start: vec![0; items],
+                cursor: vec![0; items],
+                rows: Vec::new(),
+                total: vec![0; items],
+                half: vec![0; items],
+                touched: Vec::new(),
+                sensitive_touched: Vec::new(),
+            }
+        }
+
+        /// The most balanced admissible split of `part`: (transactions with the item, without).
+        ///
+        /// Each item tried costs its support in the partition: its rows come from an inverted
+        /// index of the partition, and the other half's sensitive counts are the totals minus its.
+        fn split(&mut self, part: &[u32]) -> Option<(Vec<u32>, Vec<u32>)> {
+            let n = part.len() as u64;
+            if n < 2 {
+                return None;
+            }
+            for &r in part {
+                for &i in self.db.transaction(r as usize) {
+                    let i_ = i as usize;
+                    if self.is_sensitive[i_] {
+                        if self.total[i_] == 0 {
+                            self.sensitive_touched.push(i);
+                        }
+                        self.total[i_] += 1;
+                    } else {
+                        if self.count[i_] == 0 {
+                            self.touched.push(i);
+                        }
+                        self.count[i_] += 1;
+                    }
+                }
+            }
+            // The partition's inverted index over its QID items.
+            let mut at = 0;
+            for &i in &self.touched {
+                self.start[i as usize] = at;
+                at += self.count[i as usize] as usize;
+            }
+            self.rows.clear();
+            self.rows.resize(at, 0);
+            for &i in &self.touched {
+                self.cursor[i as usize] = self.start[i as usize];
+            }
+            for &r in part {
+                for &i in self.db.transaction(r as usize) {
+                    if !self.is_sensitive[i as usize] {
+                        self.rows[self.cursor[i as usize]] = r;
+                        self.cursor[i as usize] += 1;
+                    }
+                }
+            }
+            // Items that split, most balanced first (distance of 2·count from n), then by id.
+            let mut candidates: Vec<(u64, ItemId)> = self
+                .touched
+                .iter()
+                .map(|&i| (self.count[i as usize], i))
+                .filter(|&(c, _)| c < n)
+                .map(|(c, i)| ((2 * c).abs_diff(n), i))
+                .collect();
+            candidates.sort_unstable();
+            let mut chosen = None;
+            for &(_, item) in &candidates {
+                let (from, with_n) = (self.start[item as usize], self.count[item as usize]);
+                let with = &self.rows[from..from + with_n as usize];
+                for &r in with {
+                    for &i in self.db.transaction(r as usize) {
+                        if self.is_sensitive[i as usize] {
+                            self.half[i as usize] += 1;
+                        }
+                    }
+                }
+                let p = self.p;
+                let ok = self.sensitive_touched.iter().all(|&s| {
+                    let (h, t) = (self.half[s as usize], self.total[s as usize]);
+                    h * p <= with_n && (t - h) * p <= n - with_n
+                });
+                for &s in &self.sensitive_touched {
+                    self.half[s as usize] = 0;
+                }
+                if ok {
+                    chosen = Some(item);
+                    break;
+                }
+            }
+            let result = chosen.map(|item| {
+                let (from, len) = (self.start[item as usize], self.count[item as usize] as usize);
+                let mut with = self.rows[from..from + len].to_vec();
+                with.sort_unstable();
+                let without =
+                    part.iter().copied().filter(|r| with.binary_search(r).is_err()).collect();
+                (with, without)
+            });
+            for &i in &self.touched {
+                self.count[i as usize] = 0;
+            }
+            for &s in &self.sensitive_touched {
+                self.total[s as usize] = 0;
+            }
+            self.touched.clear();
+            self.sensitive_touched.clear();
+            result
+        }
+    }
 
     #[test]
     fn groups_are_private_cover_every_transaction_and_split_on_the_qid() {
@@ -250,6 +485,12 @@ mod tests {
                 }
                 Err(e) => proptest::prop_assert!(false, "{e}"),
                 Ok(a) => {
+                    let is_sensitive: Vec<bool> =
+                        (0..db.num_items() as ItemId).map(|i| i == s).collect();
+                    proptest::prop_assert_eq!(
+                        a.grouping.groups(),
+                        &reference_groups(&db, &is_sensitive, p)[..]
+                    );
                     let mut seen: Vec<u32> = a.grouping.groups().concat();
                     seen.sort_unstable();
                     proptest::prop_assert_eq!(seen, (0..db.len() as u32).collect::<Vec<_>>());
@@ -271,6 +512,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The level stack against the straightforward walk: the same groups in the same order,
+    /// on Quest data with sensitive items of several supports and privacy degrees; the walks
+    /// went several levels deep and re-indexed partitions.
+    #[test]
+    fn the_level_stack_walks_as_the_rescanning_reference() {
+        let (mut compactions, mut deepest, mut cases) = (0, 0, 0);
+        for (seed, avg, items) in [(1, 3.0, 200), (2, 6.0, 100), (3, 10.0, 400)] {
+            let db = txanon_data::QuestParams::new(3_000, avg, 2.0, items)
+                .seed(seed)
+                .check()
+                .unwrap()
+                .generate();
+            for (k, p) in [(5, 2), (10, 4), (20, 8)] {
+                let sensitive = txanon_data::random_items(&db, k, seed).unwrap();
+                let mut is_sensitive = vec![false; db.num_items()];
+                for &s in &sensitive {
+                    is_sensitive[s as usize] = true;
+                }
+                let (groups, walk) = mondrian_groups(&db, &is_sensitive, p);
+                assert_eq!(groups, reference_groups(&db, &is_sensitive, p), "seed {seed} p {p}");
+                compactions += walk.compactions;
+                deepest = deepest.max(walk.deepest);
+                cases += 1;
+            }
+        }
+        assert_eq!(cases, 9);
+        assert!(compactions >= 100 && deepest >= 5, "{compactions} compactions, {deepest} deep");
     }
 
     #[test]
