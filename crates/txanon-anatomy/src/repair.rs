@@ -483,7 +483,19 @@ mod tests {
     fn every_move_is_a_best_move_by_recounting() {
         let mut total_moves = 0;
         let mut stuck = 0;
-        for (seed, cap) in [(1, 70), (2, 60), (3, 50), (4, 45), (5, 40), (6, 35), (7, 30), (8, 55), (9, 90), (10, 110), (11, 130)] {
+        for (seed, cap) in [
+            (1, 70),
+            (2, 60),
+            (3, 50),
+            (4, 45),
+            (5, 40),
+            (6, 35),
+            (7, 30),
+            (8, 55),
+            (9, 90),
+            (10, 110),
+            (11, 130),
+        ] {
             let db = txanon_data::QuestParams::new(300, 6.0, 3.0, 24)
                 .seed(seed)
                 .check()

@@ -22,9 +22,11 @@ use crate::params::ValidCahdParams;
 /// [`anonymize`](crate::anonymize) does (shuffled, audited). `params`' order and α are not used.
 ///
 /// # Complexity
-/// Per partition, a count of its QID items (`O(Σ|t|)` over its transactions) and, per item
-/// tried, the sensitive counts of its half (`O(support in the partition)`); with balanced
-/// splits, `O(Σ|t| · log n)` overall, and the items tried in the worst case on top.
+/// Per cut, a count of the half with the item (`O(Σ|t|)` over its transactions) and the same
+/// subtracted from the partition; a transaction is in that half once per item on its path of
+/// cuts, so `O(Σ|t| · L)` overall for transactions of at most `L` QID items, plus re-indexing
+/// (at most doubling it), a sort of the partition's items per cut, and per item tried the
+/// sensitive counts of its half (`O(support in the partition)`).
 ///
 /// # Errors
 /// As [`anonymize`](crate::anonymize): no sensitive item, a sensitive item in more than `1/p` of
