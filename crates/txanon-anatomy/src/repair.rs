@@ -257,8 +257,9 @@ pub(crate) fn repair(
         let movable = |i: usize| column_of[i] != worst && !medoids.contains(&i);
         let dominant = counts[worst].sorted[0].2;
         hits.iter_mut().for_each(|h| *h = 0);
+        let worst_values = values.column(worst);
         for (r, t) in db.iter().enumerate() {
-            if values.column(worst)[r] == dominant {
+            if worst_values[r] == dominant {
                 for &i in t {
                     hits[i as usize] += 1;
                 }
