@@ -63,6 +63,13 @@ fn partition_items(
     rng: &mut ChaCha20Rng,
     progress: &Progress,
 ) -> Result<Partitioned, AnatomyError> {
+    if let Some(given) = params.item_columns() {
+        let columns = given_partition(db, given)?;
+        progress.begin("anatomy: the records' column values", Unit::Items, 0);
+        let values = ColumnValues::new(db, &columns);
+        let feasible = check_feasible(db, &columns, &values, params.diversity(), params.l());
+        return Ok(Partitioned { columns, moved: Vec::new(), values, feasible });
+    }
     let m = db.num_items();
     let p = params.columns();
     if p > m {
@@ -131,6 +138,72 @@ fn partition_items(
         }
     }
     Ok(Partitioned { columns, moved, values, feasible })
+}
+
+/// The given partition (by label) over `db`'s item ids, each column sorted; labels `db` does
+/// not hold are passed over.
+fn given_partition(
+    db: &TransactionDb,
+    given: &[Vec<String>],
+) -> Result<ItemPartition, AnatomyError> {
+    let mut placed = vec![false; db.num_items()];
+    let columns: ItemPartition = given
+        .iter()
+        .map(|labels| {
+            let (ids, _absent) = txanon_data::resolve_labels(db, labels);
+            for &i in &ids {
+                placed[i as usize] = true;
+            }
+            ids
+        })
+        .collect();
+    let missing: Vec<ItemId> =
+        (0..db.num_items() as ItemId).filter(|&i| !placed[i as usize]).collect();
+    if let Some(&first) = missing.first() {
+        return Err(AnatomyError::NotInColumns {
+            missing: missing.len(),
+            first: db.label(first).to_string(),
+        });
+    }
+    Ok(columns)
+}
+
+/// Completes a partition built from a sample with the items the sample did not hold, so that
+/// it covers every item of `supports` (each item's support in the whole data): each missing
+/// item, in decreasing support (then label), joins the column with the fewest occurrences so
+/// far (the column's items' supports summed; the lowest index on a tie). A column's most
+/// frequent value is most often the empty set, held by the records that have none of its
+/// items, and adding occurrences to the column with the fewest lowers it where it is highest;
+/// the items a sample misses are rare, so they move no share much either way.
+///
+/// Returns how many items were added. Items of `columns` that `supports` does not name count
+/// as zero occurrences.
+pub fn complete_partition(columns: &mut [Vec<String>], supports: &[(String, u64)]) -> usize {
+    if columns.is_empty() {
+        return 0;
+    }
+    let support: FxHashMap<&str, u64> = supports.iter().map(|(l, s)| (l.as_str(), *s)).collect();
+    let mut occurrences: Vec<u64> = columns
+        .iter()
+        .map(|c| c.iter().map(|l| support.get(l.as_str()).copied().unwrap_or(0)).sum())
+        .collect();
+    let held: std::collections::HashSet<&str> =
+        columns.iter().flatten().map(String::as_str).collect();
+    let mut missing: Vec<(&str, u64)> = supports
+        .iter()
+        .filter(|(l, _)| !held.contains(l.as_str()))
+        .map(|(l, s)| (l.as_str(), *s))
+        .collect();
+    missing.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    missing.dedup_by(|a, b| a.0 == b.0);
+    let missing: Vec<(String, u64)> =
+        missing.into_iter().map(|(l, s)| (l.to_string(), s)).collect();
+    for (label, s) in &missing {
+        let j = (0..occurrences.len()).min_by_key(|&j| (occurrences[j], j)).expect("columns");
+        occurrences[j] += s;
+        columns[j].push(label.clone());
+    }
+    missing.len()
 }
 
 /// At most `size` records of `db` drawn uniformly without replacement (all of them if fewer),

@@ -41,6 +41,16 @@ pub enum AnatomyError {
         /// The largest l any record partition could reach with these columns.
         max_l: usize,
     },
+    /// Given item columns that leave items of the data out.
+    #[error(
+        "--item-columns: {missing} item(s) of the data are in no given column (the first: {first}); every item must be in one"
+    )]
+    NotInColumns {
+        /// Items of the data in no column.
+        missing: usize,
+        /// The first of them, by label.
+        first: String,
+    },
     /// Records with fewer items than columns: each is empty in the columns its items cannot
     /// fill, so whatever the item partition, some column is empty (a value like any other
     /// under Definition 5) in more than `1/l` of the records.
@@ -110,6 +120,7 @@ impl txanon_data::Classify for AnatomyError {
             AnatomyError::Correlate(e) => txanon_data::Classify::kind(e),
             AnatomyError::Params(_)
             | AnatomyError::TooManyColumns { .. }
+            | AnatomyError::NotInColumns { .. }
             | AnatomyError::Json(_) => ErrorKind::BadInput,
         }
     }

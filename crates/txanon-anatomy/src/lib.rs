@@ -61,7 +61,8 @@ mod table;
 mod values;
 
 pub use algorithm::{
-    AnatomyPublication, ItemPartition, anonymize, item_partition, ln_faked_records,
+    AnatomyPublication, ItemPartition, anonymize, complete_partition, item_partition,
+    ln_faked_records,
 };
 pub use audit::{AnatomyAuditReport, AnatomyClaim, AnatomyViolation, AnatomyViolations, audit};
 pub use error::AnatomyError;

@@ -1,5 +1,7 @@
 //! Parameters of multi-dimension anatomy.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use txanon_correlate::MedoidSearch;
 use txanon_data::ParamError;
@@ -60,6 +62,7 @@ pub struct AnatomyParams {
     diversity: Diversity,
     partitioning: ItemPartitioning,
     headroom: f64,
+    item_columns: Option<Arc<[Vec<String>]>>,
     progress: Option<Progress>,
 }
 
@@ -78,6 +81,7 @@ impl AnatomyParams {
             diversity: Diversity::Frequency,
             partitioning: ItemPartitioning::Repaired,
             headroom: 0.25,
+            item_columns: None,
             progress: None,
         }
     }
@@ -131,11 +135,24 @@ impl AnatomyParams {
         self
     }
 
+    /// The item partition to publish under, given by the items' labels, one list per column,
+    /// instead of one built from the data (the partitioning and the headroom then play no
+    /// part). Every item of the data must be in some column; labels the data does not hold are
+    /// passed over, so one partition serves several inputs: the releases of one catalogue, or
+    /// the shards of one Spark publication, which then share their columns (`txanon.spark`
+    /// builds it once from a sample). Whether the data admits l under it is checked as for a
+    /// built partition ([`AnatomyError::Infeasible`](crate::AnatomyError::Infeasible)).
+    pub fn item_columns(mut self, columns: Option<Vec<Vec<String>>>) -> Self {
+        self.item_columns = columns.map(Arc::from);
+        self
+    }
+
     /// Validates the parameters.
     ///
     /// # Errors
-    /// [`ParamError::OutOfRange`] for fewer than 2 columns, `l` below 2, or a headroom that is
-    /// negative or not finite.
+    /// [`ParamError::OutOfRange`] for fewer than 2 columns, `l` below 2, a headroom that is
+    /// negative or not finite, or given item columns that are not `columns` non-empty lists
+    /// with no label twice.
     pub fn check(self) -> Result<ValidAnatomyParams, ParamError> {
         if self.columns < 2 {
             return Err(ParamError::OutOfRange {
@@ -157,6 +174,30 @@ impl AnatomyParams {
                 value: self.headroom.to_string(),
                 reason: "the repair's headroom is a non-negative fraction",
             });
+        }
+        if let Some(given) = &self.item_columns {
+            if given.len() != self.columns {
+                return Err(ParamError::OutOfRange {
+                    name: "item-columns",
+                    value: format!("{} columns, with columns = {}", given.len(), self.columns),
+                    reason: "give one list of items per column",
+                });
+            }
+            if let Some(j) = given.iter().position(Vec::is_empty) {
+                return Err(ParamError::OutOfRange {
+                    name: "item-columns",
+                    value: format!("column {j} empty"),
+                    reason: "every column holds at least one item",
+                });
+            }
+            let mut seen = std::collections::HashSet::new();
+            if let Some(twice) = given.iter().flatten().find(|label| !seen.insert(label.as_str())) {
+                return Err(ParamError::OutOfRange {
+                    name: "item-columns",
+                    value: format!("item {twice} given twice"),
+                    reason: "each item is in one column",
+                });
+            }
         }
         Ok(ValidAnatomyParams(self))
     }
@@ -201,5 +242,10 @@ impl ValidAnatomyParams {
     /// The repair's headroom.
     pub fn headroom(&self) -> f64 {
         self.0.headroom
+    }
+
+    /// The given item partition, by label, if one was given.
+    pub fn item_columns(&self) -> Option<&[Vec<String>]> {
+        self.0.item_columns.as_deref()
     }
 }

@@ -10,8 +10,8 @@ mod tamper;
 
 use txanon_anatomy::{
     AnatomizedTable, AnatomyClaim, AnatomyError, AnatomyParams, AnatomyViolation, Bucket,
-    Diversity, ItemPartitioning, TABLE_FORMAT, ValueCount, anonymize, audit, item_partition,
-    ln_faked_records,
+    Diversity, ItemPartitioning, TABLE_FORMAT, ValueCount, anonymize, audit, complete_partition,
+    item_partition, ln_faked_records,
 };
 
 fn claim(l: u64, diversity: Diversity) -> AnatomyClaim {
@@ -496,6 +496,96 @@ fn repair_moves_nothing_when_the_clustering_admits_l() {
     assert!(!moved.items_moved.is_empty());
     let (item, _, to) = *moved.items_moved.last().unwrap();
     assert!(moved.columns[to].contains(&item));
+}
+
+/// A partition of item ids as labels, each column in the order given.
+fn labels_of(db: &TransactionDb, columns: &[Vec<u32>]) -> Vec<Vec<String>> {
+    columns.iter().map(|c| c.iter().map(|&i| db.label(i).to_string()).collect()).collect()
+}
+
+#[test]
+fn a_given_partition_publishes_what_the_same_partition_built_publishes() {
+    // The clustered partition draws nothing from the run's random source, so a run given that
+    // partition by label must publish the same bytes as the run that built it.
+    let db = QuestParams::new(4000, 10.0, 4.0, 150).seed(4).check().unwrap().generate();
+    let built = AnatomyParams::new(4, 3).partitioning(ItemPartitioning::Clustered).seed(Some(3));
+    let built = anonymize(&db, &built.check().unwrap()).unwrap();
+    let mut given = labels_of(&db, &built.columns);
+    // Order within a column, and labels the data lacks, change nothing.
+    given[0].reverse();
+    given[1].push("not-an-item".to_string());
+    let params = AnatomyParams::new(4, 3).seed(Some(3)).item_columns(Some(given.clone()));
+    let published = anonymize(&db, &params.check().unwrap()).unwrap();
+    assert_eq!(published.columns, built.columns);
+    assert_eq!(published.table, built.table);
+    assert_eq!(published.flattened, built.flattened);
+    assert!(published.items_moved.is_empty());
+    // The partitioning and the headroom play no part once the columns are given.
+    let diverse = AnatomyParams::new(4, 3)
+        .seed(Some(3))
+        .partitioning(ItemPartitioning::Diverse)
+        .headroom(2.0)
+        .item_columns(Some(given));
+    assert_eq!(anonymize(&db, &diverse.check().unwrap()).unwrap().table, built.table);
+}
+
+#[test]
+fn a_given_partition_that_misses_items_or_cannot_admit_l_is_refused() {
+    let db = QuestParams::new(2000, 10.0, 4.0, 60).seed(6).check().unwrap().generate();
+    let built = item_partition(&db, &AnatomyParams::new(3, 2).seed(Some(1)).check().unwrap());
+    let mut given = labels_of(&db, &built.unwrap());
+    let dropped = given[2].pop().unwrap();
+    let params = AnatomyParams::new(3, 2).seed(Some(1)).item_columns(Some(given.clone()));
+    let err = anonymize(&db, &params.check().unwrap()).unwrap_err();
+    assert!(matches!(&err, AnatomyError::NotInColumns { missing: 1, first } if *first == dropped));
+    assert_eq!(txanon_data::Classify::kind(&err), txanon_data::ErrorKind::BadInput);
+    // A column that holds none of the data's items is the empty set in every record.
+    let lonely = vec![
+        given.iter().flatten().cloned().chain([dropped]).collect::<Vec<_>>(),
+        vec!["absent".to_string()],
+        vec!["also-absent".to_string()],
+    ];
+    let params = AnatomyParams::new(3, 2).item_columns(Some(lonely));
+    let err = anonymize(&db, &params.check().unwrap()).unwrap_err();
+    assert!(matches!(err, AnatomyError::Infeasible { column: 1, items: 0, .. }), "{err}");
+    // The shape of the given partition is checked with the parameters.
+    let shape = |columns: Vec<Vec<&str>>| {
+        let columns = columns.into_iter().map(|c| c.into_iter().map(String::from).collect());
+        let err = AnatomyParams::new(2, 2).item_columns(Some(columns.collect())).check();
+        err.unwrap_err().to_string()
+    };
+    assert!(shape(vec![vec!["1"]]).contains("1 columns, with columns = 2"));
+    assert!(shape(vec![vec!["1"], vec![]]).contains("column 1 empty"));
+    assert!(shape(vec![vec!["1", "2"], vec!["3", "2"]]).contains("item 2 given twice"));
+}
+
+#[test]
+fn completing_a_partition_places_each_missing_item_where_the_fewest_occurrences_are() {
+    let supports = |pairs: &[(&str, u64)]| -> Vec<(String, u64)> {
+        pairs.iter().map(|&(l, s)| (l.to_string(), s)).collect()
+    };
+    let mut columns = vec![vec!["a".to_string()], vec!["b".to_string(), "c".to_string()]];
+    // a: 10; b + c: 4 + 3 = 7. Missing, by decreasing support: e 5 → column 1 (7 < 10), now
+    // 12; d 2 → column 0 (10 < 12), now 12; f 2 → column 0 (tie at 12: the lower index); g 0
+    // → column 1 (12 < 14). "zz", in a column but not in the supports, counts as 0.
+    columns[1].push("zz".to_string());
+    let all = supports(&[
+        ("a", 10),
+        ("b", 4),
+        ("c", 3),
+        ("d", 2),
+        ("e", 5),
+        ("f", 2),
+        ("g", 0),
+        ("e", 5),
+    ]);
+    assert_eq!(complete_partition(&mut columns, &all), 4);
+    assert_eq!(columns, vec![vec!["a", "d", "f"], vec!["b", "c", "zz", "e", "g"]]);
+    // Complete already: nothing moves.
+    let before = columns.clone();
+    assert_eq!(complete_partition(&mut columns, &all), 0);
+    assert_eq!(columns, before);
+    assert_eq!(complete_partition(&mut [], &all), 0);
 }
 
 #[test]

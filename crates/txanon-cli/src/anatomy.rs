@@ -33,6 +33,12 @@ pub struct AnatomyArgs {
     /// data) or `diverse` (built for Definition 5's l, no clustering: the highest l).
     #[arg(long, value_enum, default_value_t = PartitioningArg::Repaired)]
     partitioning: PartitioningArg,
+    /// The item partition to publish under instead of building one: a file with one line per
+    /// column, its item labels separated by blanks or commas (`#` lines are comments), as many
+    /// lines as --columns. Every item of the input must be in one; labels it lacks are passed
+    /// over. Keeps the same columns across releases (a table.json's columns, say).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["partitioning", "headroom"])]
+    item_columns: Option<PathBuf>,
     /// With --partitioning repaired: aim every column's most frequent value at 1/(l·(1 + H))
     /// of the records; more headroom gives smaller buckets and less correlated columns.
     #[arg(long, value_name = "H", default_value_t = 0.25, value_parser = crate::numbers::real(0.0, crate::numbers::End::Closed, f64::INFINITY, crate::numbers::End::Open))]
@@ -107,9 +113,11 @@ pub struct AuditAnatomyArgs {
 pub fn run(args: AnatomyArgs) -> Result<()> {
     let inputs = [Some(args.input.input.as_path())];
     let staged = args.output.prepare(&inputs)?;
+    let item_columns = args.item_columns.as_deref().map(read_item_columns).transpose()?;
     let (db, _) = args.input.read()?;
     let progress = txanon_data::progress::Progress::new();
     let params = AnatomyParams::new(args.columns, args.l)
+        .item_columns(item_columns)
         .seed(args.seed)
         .diversity(args.diversity.into())
         .partitioning(match args.partitioning {
@@ -126,6 +134,22 @@ pub fn run(args: AnatomyArgs) -> Result<()> {
     };
     crate::publication::commit(&release, staged, args.format.to, &inputs)?;
     crate::outcome::report(release.outcome(), release.summary(), args.report.json)
+}
+
+/// `--item-columns`: one column per line that is not blank or a `#` comment.
+fn read_item_columns(path: &std::path::Path) -> Result<Vec<Vec<String>>> {
+    let text = txanon_data::read_text(path).context("--item-columns")?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            line.split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .collect())
 }
 
 /// Runs `txanon audit anatomy`.

@@ -358,6 +358,46 @@ fn compare_reports_every_metric() {
 }
 
 #[test]
+fn anatomy_item_columns_are_a_file_that_covers_every_item_or_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(path("q.csv"), "1 2 3\n2 4\n1 4 5\n3 5\n1 2\n4 5\n").unwrap();
+    std::fs::write(path("cols.txt"), "# two columns\n1 3 5\n\n2,4 99\n").unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["anonymize", "anatomy", "--from", "fimi"];
+        let (q, out) = (path("q.csv"), path("out"));
+        args.extend([q.as_str(), "-c", "2", "-l", "2", "--seed", "1", "-o", out.as_str()]);
+        args.extend(extra);
+        txanon(&args)
+    };
+    let o = run(&["--item-columns", &path("cols.txt")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path("out/table.json")).unwrap()).unwrap();
+    assert_eq!(table["columns"], serde_json::json!([["1", "3", "5"], ["2", "4"]]));
+    std::fs::remove_dir_all(path("out")).unwrap();
+    std::fs::write(path("three.txt"), "1 3\n5\n2 4\n").unwrap();
+    std::fs::write(path("short.txt"), "1 3\n2 4\n").unwrap();
+    for (extra, says) in [
+        (vec!["--item-columns", &path("none.txt")], "--item-columns: "),
+        (vec!["--item-columns", &path("three.txt")], "item-columns = 3 columns, with columns = 2"),
+        (
+            vec!["--item-columns", &path("short.txt")],
+            "1 item(s) of the data are in no given column (the first: 5)",
+        ),
+        (
+            vec!["--item-columns", &path("cols.txt"), "--partitioning", "diverse"],
+            "cannot be used with",
+        ),
+    ] {
+        let o = run(&extra);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{says}: {}", stderr(&o));
+        assert!(!dir.path().join("out").exists(), "{extra:?} wrote a publication");
+    }
+}
+
+#[test]
 fn anonymize_anatomy_writes_a_verified_table_or_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let quest = dir.path().join("q.dat");

@@ -71,7 +71,11 @@ pub fn release(input: &str, db: &TransactionDb, params: &ValidAnatomyParams) -> 
             "columns": params.columns(),
             "l": params.l(),
             "diversity": params.diversity(),
-            "partitioning": format!("{:?}", params.partitioning()).to_lowercase(),
+            // A given partition is in table.json, as every partition is.
+            "partitioning": match params.item_columns() {
+                Some(_) => "given".to_string(),
+                None => format!("{:?}", params.partitioning()).to_lowercase(),
+            },
             "headroom": params.headroom(),
         }))
         .with("table.json", Content::json(result.table))
