@@ -17,7 +17,7 @@ use txanon_swap::{Method, Search, SwapParams};
 use crate::convert::{
     Int, Reading, anatomy_diversity, data, sensitive, swap_method, swap_ties, whole, word,
 };
-use crate::errors::{Failure, watched};
+use crate::errors::{Failure, detached, watched};
 use crate::publication::{Owned, Publication};
 
 /// The seed: any 64-bit unsigned integer, or none (the operating system's 256 bits).
@@ -229,9 +229,57 @@ pub(crate) fn anonymize_coherence(
     Ok(Publication::new(release, data, None).attackable(private, None, None))
 }
 
+/// Anatomy's parameters as `txanon.anonymize.anatomy` takes them. The partitioning and the
+/// headroom say how to build the columns, so they are refused beside given columns.
+#[allow(clippy::too_many_arguments)]
+fn anatomy_params(
+    columns: Int,
+    l: Int,
+    diversity: &str,
+    partitioning: Option<&str>,
+    headroom: Option<f64>,
+    item_columns: Option<Vec<Vec<String>>>,
+    seed: Option<u64>,
+) -> PyResult<AnatomyParams> {
+    let columns = whole("columns", columns, 1usize, usize::MAX)?;
+    let l = whole("l", l, 2usize, usize::MAX)?;
+    let diversity = anatomy_diversity(diversity)?;
+    if item_columns.is_some() {
+        let building = [("partitioning", partitioning.is_some()), ("headroom", headroom.is_some())];
+        if let Some((name, _)) = building.iter().find(|(_, given)| *given) {
+            return Err(Failure::bad_input(format!(
+                "item_columns and {name}: give the columns, or say how to build them, not both"
+            ))
+            .into());
+        }
+    }
+    let partitioning = match word(
+        "partitioning",
+        partitioning.unwrap_or("repaired"),
+        &["repaired", "clustered", "diverse"],
+    )? {
+        "repaired" => ItemPartitioning::Repaired,
+        "clustered" => ItemPartitioning::Clustered,
+        _ => ItemPartitioning::Diverse,
+    };
+    let headroom = headroom.unwrap_or(0.25);
+    if !(headroom >= 0.0 && headroom.is_finite()) {
+        return Err(Failure::bad_input(format!(
+            "headroom = {headroom}: out of range, allowed 0 or more (finite)"
+        ))
+        .into());
+    }
+    Ok(AnatomyParams::new(columns, l)
+        .seed(seed)
+        .diversity(diversity)
+        .partitioning(partitioning)
+        .headroom(headroom)
+        .item_columns(item_columns))
+}
+
 /// Multi-dimension anatomy (see `txanon.anonymize.anatomy`).
 #[pyfunction]
-#[pyo3(signature = (data_, *, columns, l, diversity="frequency", partitioning="repaired", headroom=0.25, progress=None, seed_=None, format=None, tid_column=None, item_column=None))]
+#[pyo3(signature = (data_, *, columns, l, diversity="frequency", partitioning=None, headroom=None, item_columns=None, progress=None, seed_=None, format=None, tid_column=None, item_column=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn anonymize_anatomy(
     py: Python<'_>,
@@ -239,8 +287,9 @@ pub(crate) fn anonymize_anatomy(
     columns: Int,
     l: Int,
     diversity: &str,
-    partitioning: &str,
-    headroom: f64,
+    partitioning: Option<&str>,
+    headroom: Option<f64>,
+    item_columns: Option<Vec<Vec<String>>>,
     progress: Option<Bound<'_, PyAny>>,
     seed_: Option<Int>,
     format: Option<String>,
@@ -249,34 +298,43 @@ pub(crate) fn anonymize_anatomy(
 ) -> PyResult<Publication> {
     let seed = seed(seed_)?;
     let watch = Progress::new();
-    let columns = whole("columns", columns, 1usize, usize::MAX)?;
-    let l = whole("l", l, 2usize, usize::MAX)?;
-    let diversity = anatomy_diversity(diversity)?;
-    let partitioning =
-        match word("partitioning", partitioning, &["repaired", "clustered", "diverse"])? {
-            "repaired" => ItemPartitioning::Repaired,
-            "clustered" => ItemPartitioning::Clustered,
-            _ => ItemPartitioning::Diverse,
-        };
-    if !(headroom >= 0.0 && headroom.is_finite()) {
-        return Err(Failure::bad_input(format!(
-            "headroom = {headroom}: out of range, allowed 0 or more (finite)"
-        ))
-        .into());
-    }
+    let params = anatomy_params(columns, l, diversity, partitioning, headroom, item_columns, seed)?;
     let data = data(py, data_, &reading(format, tid_column, item_column))?;
-    let params = AnatomyParams::new(columns, l)
-        .seed(seed)
-        .progress(watch.clone())
-        .diversity(diversity)
-        .partitioning(partitioning)
-        .headroom(headroom)
-        .check()
-        .map_err(Failure::from)?;
+    let params = params.progress(watch.clone()).check().map_err(Failure::from)?;
     let release = watched(py, &watch, progress.as_ref(), || {
         Ok(txanon_publish::anatomy::release(&data.name, &data.db, &params)?)
     })?;
     Ok(Publication::new(release, data, None).attackable(Vec::new(), None, None))
+}
+
+/// Anatomy's item partition built from `data_` (a sample), by label, completed with the items
+/// of `supports` the sample lacks (`txanon_anatomy::complete_partition`): the columns
+/// `txanon.spark` gives every shard.
+#[pyfunction]
+#[pyo3(signature = (data_, *, columns, l, supports, diversity="frequency", partitioning=None, headroom=None, seed_=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn anatomy_item_columns(
+    py: Python<'_>,
+    data_: &Bound<'_, PyAny>,
+    columns: Int,
+    l: Int,
+    supports: Vec<(String, u64)>,
+    diversity: &str,
+    partitioning: Option<&str>,
+    headroom: Option<f64>,
+    seed_: Option<Int>,
+) -> PyResult<Vec<Vec<String>>> {
+    let seed = seed(seed_)?;
+    let params = anatomy_params(columns, l, diversity, partitioning, headroom, None, seed)?;
+    let params = params.check().map_err(Failure::from)?;
+    let data = data(py, data_, &reading(None, None, None))?;
+    let db = &data.db;
+    let partition =
+        detached(py, || txanon_anatomy::item_partition(db, &params).map_err(|e| Failure::of(&e)))?;
+    let mut labelled: Vec<Vec<String>> =
+        partition.iter().map(|c| c.iter().map(|&i| db.label(i).to_string()).collect()).collect();
+    txanon_anatomy::complete_partition(&mut labelled, &supports);
+    Ok(labelled)
 }
 
 /// Tendency hiding (see `txanon.anonymize.swap`).

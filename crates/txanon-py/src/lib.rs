@@ -45,6 +45,7 @@ fn _txanon(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(families::anonymize_anatomy, m)?)?;
+    m.add_function(wrap_pyfunction!(families::anatomy_item_columns, m)?)?;
     m.add_function(wrap_pyfunction!(families::anonymize_cahd, m)?)?;
     m.add_function(wrap_pyfunction!(families::anonymize_coherence, m)?)?;
     m.add_function(wrap_pyfunction!(families::anonymize_km, m)?)?;

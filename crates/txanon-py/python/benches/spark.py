@@ -1,7 +1,7 @@
 """txanon.spark in Spark's local mode against the CLI, on the same Quest file in the same run.
 
     python crates/txanon-py/python/benches/spark.py [--transactions N] [--families F,...]
-        [--shards S] [--memory 6g]
+        [--shards S] [--memory 6g] [--repeat R]
 
 N Quest transactions (10⁷ by default: ``txanon generate quest --avg-len 10 --pattern-len 4
 --items 5000 --seed 1``), as FIMI for the CLI and as Parquet (``txanon convert``) for Spark.
@@ -9,13 +9,16 @@ Per family, at the scaling experiment's settings: the CLI end to end on the file
 anonymize, audit, write the publication), against ``txanon.spark.anonymize`` on
 ``spark.read.parquet`` with ``local[2]`` (the shards' files computed and checkpointed: every
 shard anonymized and audited), then ``SparkPublication.write`` as Parquet. The session's start
-is timed apart. Prints a Markdown table (docs/SPARK.md's "Measured").
+is timed apart. With ``--repeat R`` each family runs R times, the CLI and Spark alternating; the
+table gives each side's median and every run's time (the session's first job is slower: its
+JVM and Python workers are cold). Prints a Markdown table (docs/SPARK.md's "Measured").
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -55,6 +58,7 @@ def main() -> None:
     parser.add_argument("--families", default=",".join(FAMILIES))
     parser.add_argument("--shards", type=int, default=None)
     parser.add_argument("--memory", default="6g")
+    parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
     families = args.families.split(",")
     with tempfile.TemporaryDirectory(prefix="txanon-bench-spark-") as scratch:
@@ -101,26 +105,30 @@ def main() -> None:
         import txanon.spark as ts
 
         print(f"{args.transactions} Quest transactions; Spark session started in {session:.1f} s\n")
-        print("| family | CLI | Spark local[2] | shards | Spark / CLI |")
-        print("|---|---:|---:|---:|---:|")
+        print("| family | CLI | Spark local[2] | shards | Spark / CLI | runs (CLI / Spark) |")
+        print("|---|---:|---:|---:|---:|---|")
         for family in families:
             options, params = FAMILIES[family]
-            out = scratch / f"cli-{family}"
-            t = time.perf_counter()
-            subprocess.run(
-                [str(CLI), "anonymize", family, str(fimi), *options, "--seed", "1", "-o", str(out)],
-                check=True,
-                capture_output=True,
-            )
-            cli = time.perf_counter() - t
-            t = time.perf_counter()
-            frame = spark.read.parquet(str(parquet))
-            publication = ts.anonymize(frame, family, shards=args.shards, seed=1, **params)
-            publication.write(str(scratch / f"spark-{family}"))
-            on_spark = time.perf_counter() - t
+            clis, sparks = [], []
+            for run in range(args.repeat):
+                out = scratch / f"cli-{family}-{run}"
+                t = time.perf_counter()
+                subprocess.run(
+                    [str(CLI), "anonymize", family, str(fimi), *options, "--seed", "1", "-o", str(out)],
+                    check=True,
+                    capture_output=True,
+                )
+                clis.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                frame = spark.read.parquet(str(parquet))
+                publication = ts.anonymize(frame, family, shards=args.shards, seed=1, **params)
+                publication.write(str(scratch / f"spark-{family}-{run}"))
+                sparks.append(time.perf_counter() - t)
+            cli, on_spark = statistics.median(clis), statistics.median(sparks)
+            runs = " ".join(f"{c:.1f}/{s:.1f}" for c, s in zip(clis, sparks))
             print(
                 f"| {family} | {cli:.1f} s | {on_spark:.1f} s | {publication.report['shards']} "
-                f"| {on_spark / cli:.2f}× |",
+                f"| {on_spark / cli:.2f}× | {runs} |",
                 flush=True,
             )
         spark.stop()

@@ -82,6 +82,22 @@ def test_arrow_data_publishes_the_same_files(cli, quest, tmp_path, family):
     }
 
 
+def test_given_item_columns_publish_the_clis_bytes(cli, quest, tmp_path):
+    """One partition for several runs: a published table's columns, given back by file to the
+    CLI and as lists to Python, publish the same bytes, under those very columns."""
+    first = Path(txanon.anonymize.anatomy(quest, columns=3, l=2, seed=4).write(tmp_path / "a"))
+    columns = json.loads((first / "table.json").read_text())["columns"]
+    given = tmp_path / "columns.txt"
+    given.write_text("# one column per line\n" + "".join(" ".join(c) + "\n" for c in columns))
+    out = tmp_path / "cli"
+    cli("anonymize", "anatomy", quest, "-c", "3", "-l", "2", "--item-columns", given, "--seed", "9", "-o", out)
+    expected = files(out)
+    publication = txanon.anonymize.anatomy(str(quest), columns=3, l=2, item_columns=columns, seed=9)
+    assert files(Path(publication.write(tmp_path / "py"))) == expected
+    assert json.loads(expected["table.json"])["columns"] == columns
+    assert publication.parameters["partitioning"] == "given"
+
+
 def test_the_tables_are_the_published_files(quest, tmp_path):
     publication = txanon.anonymize.km(quest, k=5, m=2, seed=3)
     published = publication.tables["published"]

@@ -189,6 +189,86 @@ def test_the_same_seed_publishes_the_same_files_and_no_seed_differs(frame):
             assert b'"seed"' not in content
 
 
+def under(published, columns) -> bool:
+    """Whether a shard's published columns are ``columns`` cut to the items the shard holds:
+    each inside its own given column."""
+    given = [set(c) for c in columns]
+    homes = [[j for j, g in enumerate(given) if set(c) <= g] for c in published]
+    return len(published) == len(columns) and sorted(h[0] for h in homes if len(h) == 1) == list(
+        range(len(columns))
+    )
+
+
+def test_anatomy_shards_share_one_item_partition(frame, publications, tmp_path):
+    """Every shard publishes under the one partition the driver built from a sample and
+    completed with every item: each shard's table has those columns, and each shard is the
+    family given those columns on the shard's transactions."""
+    from pyspark.sql import functions as F
+
+    import txanon.spark as ts
+
+    publication = publications["anatomy"]
+    built = publication.report["item_columns"]
+    # 10⁵ transactions, under the default sample: the whole table is the sample.
+    assert built["from"] == "sample" and built["sample"] == N and built["completed"] == 0
+    columns = built["columns"]
+    assert len(columns) == RUNS["anatomy"][0]["columns"]
+    labels = [label for column in columns for label in column]
+    assert len(labels) == len(set(labels)) == frame.select(F.explode("items")).distinct().count()
+    for shard in range(SHARDS):
+        table = json.loads(shard_files(publication, shard)["table.json"])
+        assert under(table["columns"], columns), shard
+    shard = 1
+    rows = publication.sharded.filter(F.col("shard") == shard).orderBy("tid").select("items")
+    data = pa.Table.from_pylist([r.asDict() for r in rows.collect()])
+    direct = txanon.anonymize.anatomy(
+        data, columns=4, l=2, item_columns=columns, seed=ts._shard_seed(11, shard)
+    )
+    written = Path(direct.write(tmp_path / "direct"))
+    got = shard_files(publication, shard)
+    for name in ("table.json", "anonymized.dat", "summary.json"):
+        if name == "summary.json":
+            assert json.loads(got[name]) | {"input": ""} == json.loads(
+                (written / name).read_bytes()
+            ) | {"input": ""}
+        else:
+            assert got[name] == (written / name).read_bytes(), name
+
+    # A sample smaller than the table: drawn by a keyed hash (the same seed, the same sample
+    # and columns), completed with the items it missed, and every shard still audited.
+    small = frame.limit(20_000)
+    runs = [
+        ts.anonymize(small, "anatomy", shards=2, seed=seed, partition_sample=600, columns=4, l=2)
+        for seed in (5, 5, 6)
+    ]
+    reports = [r.report["item_columns"] for r in runs]
+    assert 450 < reports[0]["sample"] < 750
+    assert reports[0] == reports[1] and reports[0]["columns"] != reports[2]["columns"]
+    assert reports[0]["completed"] > 0
+    assert sum(len(c) for c in reports[0]["columns"]) == small.select(
+        F.explode("items")
+    ).distinct().count()
+    assert ts.audit(runs[0], "anatomy", l=2, original=runs[0].sharded)["passed"]
+
+    # The caller's own columns: every shard publishes under them, checked to cover every item
+    # before any job.
+    given = ts.anonymize(small, "anatomy", shards=2, seed=5, item_columns=columns, columns=4, l=2)
+    assert given.report["item_columns"] == {"from": "given", "columns": columns}
+    table = json.loads(shard_files(given, 0)["table.json"])
+    assert under(table["columns"], columns)
+    assert not under(table["columns"], reports[2]["columns"])
+    cases = [
+        (dict(item_columns=[c[1:] for c in columns]), "item(s) of the data are in no given column"),
+        (dict(item_columns=columns, partition_sample=10), "item_columns and partition_sample"),
+        (dict(item_columns=columns, partitioning="diverse"), "item_columns and partitioning"),
+        (dict(partition_sample=0), "partition_sample = 0: out of range, allowed 1 to"),
+    ]
+    for options, message in cases:
+        with pytest.raises(txanon.BadInput) as raised:
+            ts.anonymize(small, "anatomy", shards=2, columns=4, l=2, **options)
+        assert message in str(raised.value), (message, str(raised.value))
+
+
 def test_a_tampered_shard_fails_its_audit_and_names_the_shard(spark, publications, tmp_path):
     from pyspark.sql import functions as F
 

@@ -1,7 +1,7 @@
 # The native module's signatures, checked against the compiled module by
 # python/tests/test_stubs.py (every public name and every parameter).
 import os
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 __version__: str
 
@@ -115,14 +115,26 @@ def anonymize_anatomy(
     columns: int,
     l: int,
     diversity: str = "frequency",
-    partitioning: str = "repaired",
-    headroom: float = 0.25,
+    partitioning: str | None = None,
+    headroom: float | None = None,
+    item_columns: Sequence[Sequence[str]] | None = None,
     progress: Any = None,
     seed_: int | None = None,
     format: str | None = None,
     tid_column: str | None = None,
     item_column: str | None = None,
 ) -> Publication: ...
+def anatomy_item_columns(
+    data_: Any,
+    *,
+    columns: int,
+    l: int,
+    supports: Sequence[tuple[str, int]],
+    diversity: str = "frequency",
+    partitioning: str | None = None,
+    headroom: float | None = None,
+    seed_: int | None = None,
+) -> list[list[str]]: ...
 def anonymize_swap(
     data_: Any,
     *,

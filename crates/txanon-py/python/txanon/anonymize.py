@@ -22,12 +22,13 @@ its next checkpoint and raises ``KeyboardInterrupt``; so does an exception the c
 from __future__ import annotations
 
 import os
-from typing import Iterable, Literal
+from typing import Iterable, Literal, Sequence
 
 from . import _txanon
 from ._data import Data, arrow_or_path, labels
 from ._progress import Progress, watching
 from ._txanon import Publication
+from .errors import BadInput
 
 __all__ = ["anatomy", "cahd", "coherence", "km", "slicing", "swap"]
 
@@ -168,8 +169,9 @@ def anatomy(
     columns: int,
     l: int,  # noqa: E741 (the paper's and the CLI's name)
     diversity: Literal["frequency", "distinct"] = "frequency",
-    partitioning: Literal["repaired", "clustered", "diverse"] = "repaired",
-    headroom: float = 0.25,
+    partitioning: Literal["repaired", "clustered", "diverse"] | None = None,
+    headroom: float | None = None,
+    item_columns: Sequence[Sequence[str | int]] | None = None,
     progress: Progress = None,
     seed: int | None = None,
     format: str | None = None,
@@ -180,8 +182,12 @@ def anatomy(
     records into l-diverse buckets, columns permuted within buckets.
 
     ``diversity``: ``frequency`` (no value above 1/l of a bucket and column, Definition 5) or
-    ``distinct``. ``partitioning``: ``repaired`` (k-medoids repaired so every column admits l),
-    ``clustered`` (the paper's k-medoids alone) or ``diverse``. Publishes ``table.json`` and the
+    ``distinct``. ``partitioning``: ``repaired`` (the default: k-medoids repaired so every
+    column admits l, aiming ``headroom``, default 0.25, below the bound), ``clustered`` (the
+    paper's k-medoids alone) or ``diverse``. Or ``item_columns``: the partition to publish
+    under, one list of item labels per column (a published ``table.json``'s columns, say);
+    every item of the data must be in one, labels the data lacks are passed over, and
+    ``partitioning`` and ``headroom`` are then refused. Publishes ``table.json`` and the
     flattened records ``anonymized``.
     """
     with watching(progress) as callback:
@@ -192,12 +198,24 @@ def anatomy(
             diversity=diversity,
             partitioning=partitioning,
             headroom=headroom,
+            item_columns=_item_columns(item_columns),
             progress=callback,
             seed_=seed,
             format=format,
             tid_column=tid_column,
             item_column=item_column,
         )
+
+
+def _item_columns(columns: Sequence[Sequence[str | int]] | None) -> list[list[str]] | None:
+    """The given columns as lists of labels (integer items are labelled by their number)."""
+    if columns is None:
+        return None
+    if isinstance(columns, (str, bytes)) or not all(
+        isinstance(c, Sequence) and not isinstance(c, (str, bytes)) for c in columns
+    ):
+        raise BadInput("item_columns: give one list of item labels per column")
+    return [labels(c) or [] for c in columns]
 
 
 def swap(

@@ -15,7 +15,8 @@ supports, each shard's ``summary.json`` and ``manifest.json``, and the violation
 finds. pyspark is an optional dependency, imported when a function here is called.
 
 What holds for the union of the shards' publications, family by family, is in docs/SPARK.md:
-anatomy, CAHD and swap publish groups that are local to a shard; coherence suppresses per shard
+anatomy, CAHD and swap publish groups that are local to a shard (anatomy's shards under one item
+partition, built on the driver from a sample); coherence suppresses per shard
 (each shard's publication meets the guarantee, so their union does), with the utility cost the
 report states; kᵐ-anonymity generalizes every shard by one cut, the one the single machine finds
 over the whole table, searched on the driver by the km crate from the shards' capped counts,
@@ -182,6 +183,12 @@ def anonymize(
     the shard's number, and nothing of it is published; without it, every shard draws from the
     operating system.
 
+    ``anatomy`` publishes every shard under one item partition: ``item_columns`` (one list of
+    labels per column, covering every item), or built on the driver, as
+    ``txanon.anonymize.anatomy`` builds one, from a sample of about ``partition_sample``
+    transactions (default 100,000) drawn by a keyed hash of their ids, then completed with the
+    items the sample missed; ``report["item_columns"]`` says which.
+
     ``km`` generalizes every shard by one cut, the cut ``txanon.anonymize.km`` finds over the
     whole table (AA or DA, searched on the driver from the shards' counts, a job per pass and
     per batch of the fixes' candidate supports), and audits the union before returning;
@@ -208,9 +215,15 @@ def anonymize(
     data, sharding, statistics = _sharded(data, items, shards, salt, max_shard_bytes)
     if km_options is not None:
         return _km(data, km_options, statistics, sharding, seed)
+    sample_size = params.pop("partition_sample", None) if method == "anatomy" else None
     supports = _universe(data, method, params)
     params = _global_params(method, params, supports, seed)
     _dry_run(method, params, supports)
+    columns_built = None
+    if method == "anatomy":
+        params, columns_built = _anatomy_columns(
+            data, params, supports, statistics, sample_size, salt, seed
+        )
     shard_ids = sorted(statistics)
     seeds = None if seed is None else {s: _shard_seed(seed, s) for s in shard_ids}
     run = _anonymizer(method, params, seeds, shard_ids)
@@ -221,6 +234,8 @@ def anonymize(
     except Exception as error:  # a worker's txanon error, wrapped by Spark
         raise _translated(error) from None
     report = _report(method, files, statistics, sharding, seed is not None)
+    if columns_built is not None:
+        report["item_columns"] = columns_built
     return SparkPublication(method, files, report, data, _PUBLISHED[method])
 
 
@@ -503,8 +518,11 @@ def _universe(data: DataFrame, method: str, params: dict[str, Any]) -> dict[str,
     drawn from them, only the named sensitive items otherwise, and a few items of a sample for
     the parameters' check."""
     functions, _ = _spark()
+    # Anatomy's one item partition covers every item of the data.
     drawn = (
-        params.get("sensitive_random") is not None or params.get("random_categories") is not None
+        method == "anatomy"
+        or params.get("sensitive_random") is not None
+        or params.get("random_categories") is not None
     )
     exploded = data.select(functions.explode(functions.array_distinct("items")).alias("item"))
     if drawn:
@@ -582,6 +600,91 @@ def _global_params(
                 "mapping), or draw them with random_categories"
             )
     return params
+
+
+#: The transactions anatomy's item partition is built from on the driver, by default.
+DEFAULT_PARTITION_SAMPLE = 100_000
+
+#: The resolution of the sample's keyed hash: a transaction is drawn when its hash falls below
+#: the sampled share of this range.
+_SAMPLE_RANGE = 1 << 30
+
+
+def _anatomy_columns(
+    data: DataFrame,
+    params: dict[str, Any],
+    supports: dict[str, int],
+    statistics: dict[int, dict[str, int]],
+    sample_size: int | None,
+    salt: int,
+    seed: int | None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Anatomy's one item partition, which every shard publishes under: the caller's
+    ``item_columns``, checked to cover every item, or built on the driver from a sample of
+    about ``sample_size`` transactions (drawn by a keyed hash of their ids, in their order) as
+    a single machine builds it, then completed with the items the sample missed (each to the
+    column with the fewest occurrences: ``txanon_anatomy::complete_partition``). Returns the
+    shards' parameters and what the report says of the partition."""
+    from . import _txanon
+
+    params = dict(params)
+    given = params.get("item_columns")
+    if given is not None:
+        if sample_size is not None:
+            raise BadInput(
+                "item_columns and partition_sample: give the columns, or the sample to build "
+                "them from, not both"
+            )
+        from .anonymize import _item_columns
+
+        columns = _item_columns(given) or []
+        held = {label for column in columns for label in column}
+        missing = sorted(item for item in supports if item not in held)
+        if missing:
+            raise BadInput(
+                f"item_columns: {len(missing)} item(s) of the data are in no given column "
+                f"(the first: {missing[0]}); every item must be in one"
+            )
+        params["item_columns"] = columns
+        return params, {"from": "given", "columns": columns}
+    size = _bounded_int(
+        "partition_sample",
+        DEFAULT_PARTITION_SAMPLE if sample_size is None else sample_size,
+        1,
+        1 << 31,
+    )
+    functions, _ = _spark()
+    records = sum(s["records"] for s in statistics.values())
+    share = min(1.0, size / records)
+    key = _derived(seed, "anatomy-sample") >> 1 if seed is not None else secrets.randbits(62)
+    drawn = functions.pmod(
+        functions.xxhash64(functions.col("tid"), functions.lit(key)),
+        functions.lit(_SAMPLE_RANGE),
+    ) < functions.lit(math.ceil(share * _SAMPLE_RANGE))
+    sample = data.filter(drawn).select("tid", "items").toArrow().sort_by("tid").select(["items"])
+    building = {
+        k: params[k] for k in ("columns", "l", "diversity", "partitioning", "headroom") if k in params
+    }
+    try:
+        columns = _txanon.anatomy_item_columns(
+            sample,
+            supports=sorted(supports.items()),
+            seed_=None if seed is None else _derived(seed, "anatomy-columns"),
+            **building,
+        )
+    except TxanonError as error:
+        raise type(error)(f"anatomy's item partition, on a sample of {sample.num_rows}: {error}")
+    sampled = len(pa.compute.unique(pa.compute.list_flatten(sample.column(0))))
+    # The shards publish under these columns; how they were built is not the shards' to repeat.
+    for k in ("partitioning", "headroom"):
+        params.pop(k, None)
+    params["item_columns"] = columns
+    return params, {
+        "from": "sample",
+        "sample": sample.num_rows,
+        "completed": sum(len(c) for c in columns) - sampled,
+        "columns": columns,
+    }
 
 
 def _dry_run(method: str, params: dict[str, Any], supports: dict[str, int]) -> None:
