@@ -202,6 +202,13 @@ struct Pattern {
     confidence: f64,
 }
 
+/// What every transaction is drawn from: the patterns and their weights (the items' weights
+/// only choose the patterns' items).
+struct Model {
+    patterns: Vec<Pattern>,
+    pattern_cum: Vec<f64>,
+}
+
 impl ValidQuestParams {
     /// Generates the database. Item labels are `0..N` (as in IBM's files); items never drawn are
     /// simply absent from the dictionary.
@@ -209,14 +216,34 @@ impl ValidQuestParams {
     /// # Complexity
     /// `O(|L|·I + |D|·T·log|L|)` time, `O(|L|·I + N)` extra space besides the output.
     pub fn generate(&self) -> TransactionDb {
-        let p = &self.0;
-        let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
-        let mut scratch = Vec::new();
+        let mut rng = ChaCha8Rng::seed_from_u64(self.0.seed);
+        let model = self.model(&mut rng);
+        self.draw(&model, &mut rng)
+    }
 
+    /// Part `part` of a Quest database too large for one process: `|D|` transactions (the
+    /// part's size) drawn from the same items' weights and patterns as [`generate`] draws from
+    /// (the model is the seed's), each part from a ChaCha8 stream of its own (stream `part + 1`
+    /// of the seed's key; [`generate`] draws from stream 0). Parts are independent and can be
+    /// made in any order, anywhere: their union is a Quest database of the same model,
+    /// not the bytes [`generate`] makes for the union's size.
+    ///
+    /// [`generate`]: ValidQuestParams::generate
+    pub fn generate_part(&self, part: u64) -> TransactionDb {
+        let mut rng = ChaCha8Rng::seed_from_u64(self.0.seed);
+        let model = self.model(&mut rng);
+        rng.set_stream(part.wrapping_add(1));
+        rng.set_word_pos(0);
+        self.draw(&model, &mut rng)
+    }
+
+    fn model(&self, rng: &mut ChaCha8Rng) -> Model {
+        let p = &self.0;
+        let mut scratch = Vec::new();
         let mut item_cum: Vec<f64> = Vec::with_capacity(p.items as usize);
         let mut acc = 0.0;
         for _ in 0..p.items {
-            let w: f64 = Exp1.sample(&mut rng);
+            let w: f64 = Exp1.sample(rng);
             acc += w;
             item_cum.push(acc);
         }
@@ -226,36 +253,42 @@ impl ValidQuestParams {
         let mut pattern_cum: Vec<f64> = Vec::with_capacity(p.patterns);
         acc = 0.0;
         for i in 0..p.patterns {
-            let size = 1 + poisson(p.pattern_len - 1.0, &mut rng);
+            let size = 1 + poisson(p.pattern_len - 1.0, rng);
             let mut items = Vec::with_capacity(size);
             if i > 0 && p.correlation > 0.0 {
                 let prev = &patterns[i - 1].items;
-                let e: f64 = Exp1.sample(&mut rng);
+                let e: f64 = Exp1.sample(rng);
                 let same =
                     ((size as f64 * p.correlation * e + 0.5) as usize).min(prev.len()).min(size);
-                for &pos in choose(prev.len(), same, &mut scratch, &mut rng) {
+                for &pos in choose(prev.len(), same, &mut scratch, rng) {
                     items.push(prev[pos]);
                 }
             }
             while items.len() < size {
-                items.push(weighted(&item_cum, &mut rng) as u32);
+                items.push(weighted(&item_cum, rng) as u32);
             }
-            let w: f64 = Exp1.sample(&mut rng);
+            let w: f64 = Exp1.sample(rng);
             acc += w;
             pattern_cum.push(acc);
-            patterns.push(Pattern { items, confidence: confidence.sample(&mut rng) });
+            patterns.push(Pattern { items, confidence: confidence.sample(rng) });
         }
+        Model { patterns, pattern_cum }
+    }
 
+    fn draw(&self, model: &Model, rng: &mut ChaCha8Rng) -> TransactionDb {
+        let p = &self.0;
+        let Model { patterns, pattern_cum } = model;
+        let mut scratch = Vec::new();
         let mut raw = RawDb::default();
         let mut in_transaction = vec![false; p.items as usize];
         let mut held_back: Option<usize> = None;
         while raw.len() < p.transactions {
-            let target = 1 + poisson(p.avg_len - 1.0, &mut rng);
+            let target = 1 + poisson(p.avg_len - 1.0, rng);
             let start = raw.items.len();
             let mut drawn = 0;
             while raw.items.len() - start < target && drawn < p.patterns {
                 drawn += 1;
-                let k = held_back.take().unwrap_or_else(|| weighted(&pattern_cum, &mut rng));
+                let k = held_back.take().unwrap_or_else(|| weighted(pattern_cum, rng));
                 let pat = &patterns[k];
                 let mut keep = pat.items.len();
                 while keep > 0 && rng.random::<f64>() > pat.confidence {
@@ -265,7 +298,7 @@ impl ValidQuestParams {
                     held_back = Some(k);
                     break;
                 }
-                for &pos in choose(pat.items.len(), keep, &mut scratch, &mut rng) {
+                for &pos in choose(pat.items.len(), keep, &mut scratch, rng) {
                     let item = pat.items[pos];
                     if !in_transaction[item as usize] {
                         in_transaction[item as usize] = true;
@@ -295,6 +328,35 @@ mod tests {
         assert_eq!(p.generate(), p.generate());
         let q = QuestParams::new(500, 10.0, 4.0, 200).seed(8).check().unwrap();
         assert_ne!(p.generate(), q.generate());
+    }
+
+    /// The items of `db` by decreasing support, as labels: the model's shape.
+    fn top_items(db: &TransactionDb, count: usize) -> std::collections::HashSet<String> {
+        let mut items: Vec<crate::ItemId> = (0..db.num_items() as crate::ItemId).collect();
+        items.sort_by_key(|&i| std::cmp::Reverse(db.supports()[i as usize]));
+        items.iter().take(count).map(|&i| db.label(i).to_string()).collect()
+    }
+
+    #[test]
+    fn parts_are_their_own_streams_of_one_model() {
+        let p = QuestParams::new(20_000, 8.0, 4.0, 1000).seed(5).check().unwrap();
+        let (a, b) = (p.generate_part(0), p.generate_part(1));
+        assert_eq!(a, p.generate_part(0), "a part repeats");
+        assert_ne!(a, b);
+        assert_ne!(a, p.generate(), "a part is not the whole's stream");
+        assert!(a.len() == 20_000 && b.len() == 20_000);
+        assert!(a.iter().chain(b.iter()).all(|t| !t.is_empty()));
+        // One model: the parts' most frequent items are the whole's; another seed's model puts
+        // its weight on other items.
+        let (top_a, top_b, top_whole) =
+            (top_items(&a, 30), top_items(&b, 30), top_items(&p.generate(), 30));
+        let other = QuestParams::new(20_000, 8.0, 4.0, 1000).seed(6).check().unwrap();
+        let top_other = top_items(&other.generate_part(0), 30);
+        assert!(top_a.intersection(&top_b).count() >= 24, "{top_a:?} {top_b:?}");
+        assert!(top_a.intersection(&top_whole).count() >= 24);
+        assert!(top_a.intersection(&top_other).count() <= 10, "{top_other:?}");
+        // Streams are by part number: the last part is valid too.
+        assert!(!p.generate_part(u64::MAX - 1).is_empty());
     }
 
     #[test]
