@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use txanon_data::TransactionDb;
 
 use crate::convert::{Int, whole};
-use crate::errors::Failure;
+use crate::errors::{Failure, detached};
 
 /// The items as a database of one transaction holding each once (labels ranked as a read
 /// ranks them: numerically when every label is an integer).
@@ -66,4 +66,43 @@ pub(crate) fn draw_categories(
         })
         .collect();
     Ok(labels.iter().map(|l| category_of[l.as_str()].to_string()).collect())
+}
+
+/// Quest transactions (see `txanon.generate.quest`): the whole database, or with `part` one
+/// part of a database too large for one process.
+#[pyfunction]
+#[pyo3(signature = (*, transactions, avg_len=40.0, pattern_len=10.0, items=None, patterns=None, correlation=0.25, confidence=0.75, confidence_var=0.1, seed_=None, part=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn generate_quest<'py>(
+    py: Python<'py>,
+    transactions: Int,
+    avg_len: f64,
+    pattern_len: f64,
+    items: Option<Int>,
+    patterns: Option<Int>,
+    correlation: f64,
+    confidence: f64,
+    confidence_var: f64,
+    seed_: Option<Int>,
+    part: Option<Int>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let transactions = whole("transactions", transactions, 1usize, usize::MAX)?;
+    let items = whole("items", items.unwrap_or(Int::from(1000)), 1u32, u32::MAX)?;
+    let patterns = whole("patterns", patterns.unwrap_or(Int::from(2000)), 1usize, usize::MAX)?;
+    let seed = seed(seed_)?.unwrap_or(0);
+    let part = part.map(|p| whole("part", p, 0u64, u64::MAX - 1)).transpose()?;
+    let params = txanon_data::QuestParams::new(transactions, avg_len, pattern_len, items)
+        .patterns(patterns)
+        .correlation(correlation)
+        .confidence(confidence, confidence_var)
+        .seed(seed)
+        .check()
+        .map_err(Failure::from)?;
+    let db = detached(py, || {
+        Ok(match part {
+            Some(part) => params.generate_part(part),
+            None => params.generate(),
+        })
+    })?;
+    crate::convert::table(py, &db)
 }

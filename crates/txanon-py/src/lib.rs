@@ -46,6 +46,7 @@ fn _txanon(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(families::anonymize_anatomy, m)?)?;
     m.add_function(wrap_pyfunction!(families::anatomy_item_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(draws::generate_quest, m)?)?;
     m.add_function(wrap_pyfunction!(families::anonymize_cahd, m)?)?;
     m.add_function(wrap_pyfunction!(families::anonymize_coherence, m)?)?;
     m.add_function(wrap_pyfunction!(families::anonymize_km, m)?)?;

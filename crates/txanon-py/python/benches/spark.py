@@ -1,7 +1,7 @@
 """txanon.spark in Spark's local mode against the CLI, on the same Quest file in the same run.
 
     python crates/txanon-py/python/benches/spark.py [--transactions N] [--families F,...]
-        [--shards S] [--memory 6g] [--repeat R]
+        [--shards S] [--memory 6g] [--repeat R] [--inside]
 
 N Quest transactions (10⁷ by default: ``txanon generate quest --avg-len 10 --pattern-len 4
 --items 5000 --seed 1``), as FIMI for the CLI and as Parquet (``txanon convert``) for Spark.
@@ -12,6 +12,11 @@ shard anonymized and audited), then ``SparkPublication.write`` as Parquet. The s
 is timed apart. With ``--repeat R`` each family runs R times, the CLI and Spark alternating; the
 table gives each side's median and every run's time (the session's first job is slower: its
 JVM and Python workers are cold). Prints a Markdown table (docs/SPARK.md's "Measured").
+
+With ``--inside`` the data never exists outside Spark: ``txanon.spark.generate_quest`` makes
+the N transactions (one part per partition, the same model) and writes them as Parquet, timed;
+then each family runs on Spark alone (no CLI run: the point is data no single process reads),
+and the table gives its time, shard count and pooled utility figure.
 """
 
 from __future__ import annotations
@@ -59,11 +64,15 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=None)
     parser.add_argument("--memory", default="6g")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--inside", action="store_true")
     args = parser.parse_args()
     families = args.families.split(",")
     with tempfile.TemporaryDirectory(prefix="txanon-bench-spark-") as scratch:
         scratch = Path(scratch)
         fimi, parquet = scratch / "quest.dat", scratch / "quest.parquet"
+        if args.inside:
+            inside(args, families, parquet, scratch)
+            return
         subprocess.run(
             [
                 str(CLI),
@@ -132,6 +141,55 @@ def main() -> None:
                 flush=True,
             )
         spark.stop()
+
+
+def session(memory: str) -> tuple[object, float]:
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    started = time.perf_counter()
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", memory)
+        .config("spark.sql.shuffle.partitions", "8")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark, time.perf_counter() - started
+
+
+def inside(args: argparse.Namespace, families: list[str], parquet: Path, scratch: Path) -> None:
+    spark, started = session(args.memory)
+    import txanon.spark as ts
+
+    t = time.perf_counter()
+    frame = ts.generate_quest(
+        spark, args.transactions, avg_len=10, pattern_len=4, items=5000, seed=1
+    )
+    frame.write.parquet(str(parquet))
+    made = time.perf_counter() - t
+    print(
+        f"{args.transactions} Quest transactions generated inside Spark and written as Parquet "
+        f"in {made:.1f} s; session started in {started:.1f} s\n"
+    )
+    print("| family | Spark local[2] | shards | utility (pooled) |")
+    print("|---|---:|---:|---|")
+    for family in families:
+        _, params = FAMILIES[family]
+        t = time.perf_counter()
+        publication = ts.anonymize(
+            spark.read.parquet(str(parquet)), family, shards=args.shards, seed=1, **params
+        )
+        publication.write(str(scratch / f"spark-{family}"))
+        took = time.perf_counter() - t
+        utility = publication.report["utility"]
+        print(
+            f"| {family} | {took:.1f} s | {publication.report['shards']} "
+            f"| {utility['figure']} {utility['pooled']} |",
+            flush=True,
+        )
+    spark.stop()
 
 
 if __name__ == "__main__":

@@ -269,6 +269,35 @@ def test_anatomy_shards_share_one_item_partition(frame, publications, tmp_path):
         assert message in str(raised.value), (message, str(raised.value))
 
 
+def test_quest_generated_inside_spark_is_the_parts(spark):
+    """Each partition makes its part: the rows are the parts' in partition order, the same
+    arguments give the same rows, and bad options are refused before any job."""
+    import txanon.spark as ts
+
+    options = dict(avg_len=6, pattern_len=3, items=200, seed=4)
+    frame = ts.generate_quest(spark, 10_001, partitions=4, **options)
+    assert frame.schema.simpleString() == "struct<items:array<bigint>>"
+    rows = [r["items"] for r in frame.collect()]
+    parts = [
+        txanon.generate.quest(transactions=2501 if j == 0 else 2500, part=j, **options)
+        for j in range(4)
+    ]
+    assert rows == [t for p in parts for t in p.column("items").to_pylist()]
+    assert rows == [r["items"] for r in ts.generate_quest(spark, 10_001, partitions=4, **options).collect()]
+    # It is data like any other: anonymized and audited on Spark.
+    publication = ts.anonymize(frame, "swap", shards=2, seed=1, random_categories=5)
+    assert publication.report["records"] == 10_001
+    for options, message in [
+        (dict(partitions=0), "partitions = 0: out of range, allowed 1 to 10"),
+        (dict(partitions=11), "partitions = 11: out of range, allowed 1 to 10"),
+        (dict(items=0), "items = 0: out of range"),
+        (dict(part=2), "part: not an option"),
+    ]:
+        with pytest.raises(txanon.BadInput) as raised:
+            ts.generate_quest(spark, 10, **options)
+        assert message in str(raised.value), (message, str(raised.value))
+
+
 def test_a_tampered_shard_fails_its_audit_and_names_the_shard(spark, publications, tmp_path):
     from pyspark.sql import functions as F
 

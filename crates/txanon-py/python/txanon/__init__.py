@@ -22,7 +22,7 @@ from typing import Any
 
 from typing import Iterable, Sequence
 
-from . import _txanon, anonymize, audit
+from . import _txanon, anonymize, audit, generate
 from ._data import Data, arrow_or_path, labels
 from ._progress import Progress, watching
 from ._txanon import Evaluation, Publication, __version__
@@ -44,6 +44,7 @@ __all__ = [
     "attack",
     "audit",
     "evaluate",
+    "generate",
     "read",
 ]
 

@@ -135,6 +135,19 @@ def anatomy_item_columns(
     headroom: float | None = None,
     seed_: int | None = None,
 ) -> list[list[str]]: ...
+def generate_quest(
+    *,
+    transactions: int,
+    avg_len: float = 40.0,
+    pattern_len: float = 10.0,
+    items: int | None = None,
+    patterns: int | None = None,
+    correlation: float = 0.25,
+    confidence: float = 0.75,
+    confidence_var: float = 0.1,
+    seed_: int | None = None,
+    part: int | None = None,
+) -> Any: ...
 def anonymize_swap(
     data_: Any,
     *,

@@ -43,7 +43,14 @@ from .errors import AuditFailed, BadInput, Infeasible, InternalError, TxanonErro
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-__all__ = ["FAMILIES", "MAX_SHARD_BYTES", "SparkPublication", "anonymize", "audit"]
+__all__ = [
+    "FAMILIES",
+    "MAX_SHARD_BYTES",
+    "SparkPublication",
+    "anonymize",
+    "audit",
+    "generate_quest",
+]
 
 #: The families ``txanon.spark`` runs (slicing publishes relational microdata, not transactions).
 FAMILIES = ("anatomy", "cahd", "coherence", "km", "swap")
@@ -304,6 +311,55 @@ def audit(
 
 
 # --- the driver's steps ------------------------------------------------------------------------
+
+
+def generate_quest(
+    spark: Any,
+    transactions: int,
+    *,
+    partitions: int | None = None,
+    **options: Any,
+) -> DataFrame:
+    """``transactions`` Quest transactions made inside Spark, one part per partition, as a
+    DataFrame ``(items: array<bigint>)``: for data larger than the driver (10⁸ baskets) that
+    never passes through it. Partition ``j`` of ``P`` is
+    ``txanon.generate.quest(part=j, transactions=⌊N/P⌋ or one more)``: the same model (the
+    seed's item weights and patterns) in every part, a random stream of each part's own; the
+    same arguments give the same rows. ``options`` are ``txanon.generate.quest``'s (``avg_len``,
+    ``items``, ``seed``, ...); ``partitions`` defaults to one per 1,000,000 transactions and at
+    least the cluster's parallelism."""
+    _spark()
+    _bounded_int("transactions", transactions, 1, 1 << 40)
+    for reserved in ("part",):
+        if reserved in options:
+            raise BadInput(f"{reserved}: not an option of txanon.spark.generate_quest")
+    if partitions is None:
+        try:
+            parallel = max(1, int(spark.sparkContext.defaultParallelism))
+        except Exception:
+            parallel = 1
+        partitions = min(transactions, max(parallel, math.ceil(transactions / 1_000_000)))
+    _bounded_int("partitions", partitions, 1, min(transactions, 1 << 20))
+    import txanon
+
+    # The options' own checks, on the driver, before any job.
+    txanon.generate.quest(transactions=1, **options, part=0)
+    size, extra = divmod(transactions, partitions)
+
+    def parts(batches: Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
+        import txanon
+
+        _limit_threads()
+        for batch in batches:
+            for part in batch.column("id").to_pylist():
+                count = size + (1 if part < extra else 0)
+                table = txanon.generate.quest(transactions=count, part=part, **options)
+                items = table.column("items").cast(pa.list_(pa.int64()))
+                yield from pa.table({"items": items}).to_batches()
+
+    return spark.range(partitions, numPartitions=partitions).mapInArrow(
+        parts, "items array<bigint>"
+    )
 
 
 def _bounded_int(name: str, value: Any, low: int, high: int) -> int:
