@@ -35,10 +35,13 @@ struct Partitioned {
 /// eq. 4), BUILD initialization, then, with [`ItemPartitioning::Repaired`] and
 /// [`Diversity::Frequency`], moves items until every column admits l (see
 /// [`ItemPartitioning::Repaired`]). Columns are ordered by their medoid's item id (the repair
-/// never moves a medoid). This is the partition [`anonymize`] uses with the same seed.
+/// never moves a medoid). This is the partition [`anonymize`] uses with the same seed; with
+/// given columns ([`AnatomyParams::item_columns`](crate::AnatomyParams::item_columns)), those
+/// columns over `db`'s item ids.
 ///
 /// # Errors
-/// [`AnatomyError::TooManyColumns`] when there are fewer items than columns.
+/// [`AnatomyError::TooManyColumns`] when there are fewer items than columns;
+/// [`AnatomyError::NotInColumns`] when given columns leave an item of `db` out.
 pub fn item_partition(
     db: &TransactionDb,
     params: &ValidAnatomyParams,
@@ -632,7 +635,8 @@ pub struct AnatomyPublication {
 /// and each bucket's column values are shuffled before publication.
 ///
 /// # Errors
-/// [`AnatomyError::TooManyColumns`], clustering errors, [`AnatomyError::TooShort`] when records
+/// [`AnatomyError::TooManyColumns`], clustering errors, [`AnatomyError::NotInColumns`] when
+/// given columns leave an item of `db` out, [`AnatomyError::TooShort`] when records
 /// with fewer items than columns leave some column empty too often under any item partition,
 /// [`AnatomyError::Infeasible`] when a
 /// column's most frequent value exceeds `1/l` of all records even after the repair (no

@@ -234,10 +234,10 @@ def anonymize(
     shard_ids = sorted(statistics)
     seeds = None if seed is None else {s: _shard_seed(seed, s) for s in shard_ids}
     run = _anonymizer(method, params, seeds, shard_ids)
-    files = data.groupBy("shard").applyInArrow(run, FILES_SCHEMA)
+    files = _by_shard(data, len(shard_ids)).applyInArrow(run, FILES_SCHEMA)
     try:
         # Computed once: without a seed a rerun would publish differently.
-        files = files.localCheckpoint(eager=True)
+        files = _computed_once(files)
     except Exception as error:  # a worker's txanon error, wrapped by Spark
         raise _translated(error) from None
     report = _report(method, files, statistics, sharding, seed is not None)
@@ -360,6 +360,24 @@ def generate_quest(
     return spark.range(partitions, numPartitions=partitions).mapInArrow(
         parts, "items array<bigint>"
     )
+
+
+def _by_shard(data: DataFrame, shards: int) -> Any:
+    """``data`` grouped by shard over one partition per shard: a task then anonymizes one shard
+    (two when their hashes meet) and holds one shard's files, where Spark's default of
+    ``spark.sql.shuffle.partitions`` tasks would give each task several, in turn, and their
+    files together (Java's heap ran out writing them at 10⁸ transactions in 50 shards over
+    8 partitions)."""
+    return data.repartition(shards, "shard").groupBy("shard")
+
+
+def _computed_once(files: DataFrame) -> DataFrame:
+    """``files`` computed now and kept on the workers' local disks, not in their memory:
+    reading them again never reruns the anonymization, and a publication's files are the size
+    of its data."""
+    from pyspark import StorageLevel
+
+    return files.localCheckpoint(eager=True, storageLevel=StorageLevel.DISK_ONLY)
 
 
 def _bounded_int(name: str, value: Any, low: int, high: int) -> int:
@@ -718,6 +736,10 @@ def _anatomy_columns(
         functions.lit(_SAMPLE_RANGE),
     ) < functions.lit(math.ceil(share * _SAMPLE_RANGE))
     sample = data.filter(drawn).select("tid", "items").toArrow().sort_by("tid").select(["items"])
+    if sample.num_rows == 0:
+        raise BadInput(
+            f"partition_sample = {size}: drew no transaction of {records}; raise it"
+        )
     building = {
         k: params[k] for k in ("columns", "l", "diversity", "partitioning", "headroom") if k in params
     }
@@ -1158,9 +1180,9 @@ def _km(
         )
 
     run = _anonymizer("km", {}, seeds, shard_ids, release=release)
-    files = data.groupBy("shard").applyInArrow(run, FILES_SCHEMA)
+    files = _by_shard(data, len(shard_ids)).applyInArrow(run, FILES_SCHEMA)
     try:
-        files = files.localCheckpoint(eager=True)
+        files = _computed_once(files)
     except Exception as error:
         raise _translated(error) from None
     audited = _km_audit(files, {"k": k, "m": options["m"]}, data.select("shard", "items"))
