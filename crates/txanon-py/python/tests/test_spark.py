@@ -407,6 +407,12 @@ def test_bad_input_is_refused_before_the_work(spark, frame):
             "seed = 18446744073709551616: out of range",
         ),
         (lambda: ts.anonymize(frame, "km", k=2, m=2, progress=True), "progress: not an option"),
+        (
+            lambda: ts.anonymize(frame, "cahd", p=4, sensitive=SENSITIVE, partition_sample=10),
+            "partition_sample: not an option of cahd (its options: alpha, band, p, sensitive, "
+            "sensitive_random)",
+        ),
+        (lambda: ts.anonymize(frame, "swap", random_categorie=5), "random_categorie: not an option of swap"),
         (lambda: ts.anonymize(frame, "km", k=2, m=5), "m = 5: out of range, allowed 1 to 4"),
         (lambda: ts.anonymize(frame, "km", k=1, m=2), "k = 1: out of range, allowed 2 to"),
         (lambda: ts.anonymize(frame, "km", m=2), "k: km needs k and m"),

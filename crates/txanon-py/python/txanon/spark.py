@@ -212,6 +212,8 @@ def anonymize(
     for reserved in ("progress", "format", "tid_column", "item_column", "key_out"):
         if reserved in params:
             raise BadInput(f"{reserved}: not an option of txanon.spark.anonymize")
+    if method != "km":  # km's options are checked by name below
+        _known_options(method, params)
     if seed is not None:
         _bounded_int("seed", seed, 0, (1 << 64) - 1)
     # km's options are checked here, on the driver alone; the other families' by a dry run
@@ -369,6 +371,28 @@ def _by_shard(data: DataFrame, shards: int) -> Any:
     files together (Java's heap ran out writing them at 10⁸ transactions in 50 shards over
     8 partitions)."""
     return data.repartition(shards, "shard").groupBy("shard")
+
+
+#: Options of ``txanon.spark.anonymize`` beyond the family's own, by method.
+_SPARK_OPTIONS = {"anatomy": {"partition_sample"}}
+
+
+def _known_options(method: str, params: Mapping[str, Any]) -> None:
+    """Every option in ``params`` is the family's (as ``txanon.anonymize.<method>`` names it)
+    or Spark's own: a misspelt one is refused by name, before any job."""
+    import inspect
+
+    import txanon
+
+    own = set(inspect.signature(getattr(txanon.anonymize, method)).parameters)
+    # The reading options and the progress are refused above: Spark reads, Spark shows.
+    reading = {"data", "seed", "progress", "format", "tid_column", "item_column", "key_out"}
+    allowed = (own - reading) | _SPARK_OPTIONS.get(method, set())
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise BadInput(
+            f"{unknown[0]}: not an option of {method} (its options: {', '.join(sorted(allowed))})"
+        )
 
 
 def _computed_once(files: DataFrame) -> DataFrame:
