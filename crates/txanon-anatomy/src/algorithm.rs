@@ -190,15 +190,15 @@ pub fn complete_partition(columns: &mut [Vec<String>], supports: &[(String, u64)
         .iter()
         .map(|c| c.iter().map(|l| support.get(l.as_str()).copied().unwrap_or(0)).sum())
         .collect();
-    let held: std::collections::HashSet<&str> =
+    // Held items are passed over, and an item named twice in `supports` is placed once.
+    let mut held: std::collections::HashSet<&str> =
         columns.iter().flatten().map(String::as_str).collect();
     let mut missing: Vec<(&str, u64)> = supports
         .iter()
-        .filter(|(l, _)| !held.contains(l.as_str()))
+        .filter(|(l, _)| held.insert(l.as_str()))
         .map(|(l, s)| (l.as_str(), *s))
         .collect();
     missing.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    missing.dedup_by(|a, b| a.0 == b.0);
     let missing: Vec<(String, u64)> =
         missing.into_iter().map(|(l, s)| (l.to_string(), s)).collect();
     for (label, s) in &missing {

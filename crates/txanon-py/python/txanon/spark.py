@@ -231,7 +231,7 @@ def anonymize(
     columns_built = None
     if method == "anatomy":
         params, columns_built = _anatomy_columns(
-            data, params, supports, statistics, sample_size, salt, seed
+            data, params, supports, statistics, sample_size, seed
         )
     shard_ids = sorted(statistics)
     seeds = None if seed is None else {s: _shard_seed(seed, s) for s in shard_ids}
@@ -714,7 +714,6 @@ def _anatomy_columns(
     supports: dict[str, int],
     statistics: dict[int, dict[str, int]],
     sample_size: int | None,
-    salt: int,
     seed: int | None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Anatomy's one item partition, which every shard publishes under: the caller's
