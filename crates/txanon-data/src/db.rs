@@ -324,17 +324,7 @@ impl TransactionDb {
     /// comparison (22% of swapping at 10⁶ records), and a key of the first two items alone
     /// tied on most pairs of a generalized publication of a hundred items.
     pub fn lexicographic_order(&self) -> Vec<u32> {
-        use rayon::prelude::*;
-        let bits = prefix_key_bits(self.num_items());
-        let mut keyed: Vec<(u128, u32)> = (0..self.len())
-            .into_par_iter()
-            .map(|r| (prefix_key(self.transaction(r), bits), r as u32))
-            .collect();
-        keyed.par_sort_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| self.transaction(a.1 as usize).cmp(self.transaction(b.1 as usize)))
-        });
-        keyed.into_par_iter().map(|(_, r)| r).collect()
+        lexicographic_order_by(self.len(), self.num_items(), |r| self.transaction(r))
     }
 
     /// The records `records` (indices, in that order, repeats allowed) over the same dictionary:
@@ -668,6 +658,22 @@ impl Interner {
     pub(crate) fn into_strings(self) -> Vec<String> {
         self.strings
     }
+}
+
+/// [`TransactionDb::lexicographic_order`] of the rows `row(0..len)` (ascending ids below
+/// `num_items`), wherever they are stored: rows a method rewrote in place of some of a
+/// database's are ordered without copying every row into a database first.
+pub fn lexicographic_order_by<'a>(
+    len: usize,
+    num_items: usize,
+    row: impl Fn(usize) -> &'a [ItemId] + Sync,
+) -> Vec<u32> {
+    use rayon::prelude::*;
+    let bits = prefix_key_bits(num_items);
+    let mut keyed: Vec<(u128, u32)> =
+        (0..len).into_par_iter().map(|r| (prefix_key(row(r), bits), r as u32)).collect();
+    keyed.par_sort_by(|a, b| a.0.cmp(&b.0).then_with(|| row(a.1 as usize).cmp(row(b.1 as usize))));
+    keyed.into_par_iter().map(|(_, r)| r).collect()
 }
 
 /// The bits [`prefix_key`] gives each item of ids below `num_items` (each stored plus one).

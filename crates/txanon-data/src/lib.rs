@@ -57,7 +57,7 @@ pub use annotations::{
 };
 pub use db::{
     CategoriesMismatch, Categorized, DbStats, ItemCategories, TransactionDb, TransactionDbBuilder,
-    Transactions, prefix_key, prefix_key_bits,
+    Transactions, lexicographic_order_by, prefix_key, prefix_key_bits,
 };
 pub use error::{Classify, DataError, ErrorKind, Location, ParamError, Result, io_is_users};
 pub use family::{Family, FamilyName, MarkedDb, reaudit};
