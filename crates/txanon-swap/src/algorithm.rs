@@ -1,9 +1,12 @@
 //! From a database and a categorization to a published, audited database, by any method.
 
 use rand::seq::SliceRandom;
+use rayon::prelude::*;
 use serde::Serialize;
 use txanon_data::progress::Unit;
-use txanon_data::{Categorized, ItemId, TransactionDb, TransactionDbBuilder};
+use txanon_data::{
+    Categorized, ItemId, TransactionDb, TransactionDbBuilder, lexicographic_order_by,
+};
 
 use crate::audit::{SwapAuditReport, audit};
 use crate::error::SwapError;
@@ -101,9 +104,10 @@ pub fn anonymize(
     for (p, &r) in order.iter().enumerate() {
         rank[r as usize] = p as u32;
     }
-    let mut scratch = Vec::new();
-    let tendency: Vec<Tendency> =
-        db.iter().map(|t| tendency_of(t, category_of, &mut scratch)).collect();
+    let tendency: Vec<Tendency> = (0..n)
+        .into_par_iter()
+        .map_init(Vec::new, |scratch, r| tendency_of(db.transaction(r), category_of, scratch))
+        .collect();
     let mut stats = SwapStats {
         records: n,
         with_tendency: tendency.iter().filter(|t| matches!(t, Tendency::Category(_))).count(),
@@ -123,8 +127,9 @@ pub fn anonymize(
     progress.begin(format!("swap: pairing ({})", params.method().name()), Unit::Items, n as u64);
     let method = params.method();
     let mut pairs: Vec<(u32, u32, Exchange)> = Vec::new();
-    // Each published record with the input record it comes from.
-    let mut rows: Vec<(Vec<ItemId>, u32)> = match method {
+    // The published records before their order is fixed, with the input records they come
+    // from.
+    let staged = match method {
         Method::PartSwap | Method::FullSwap | Method::PartAndFullSwap | Method::RandSwap => {
             let with =
                 |found: Vec<(u32, u32)>, how| found.into_iter().map(move |(t, c)| (t, c, how));
@@ -139,24 +144,25 @@ pub fn anonymize(
             }
             stats.pairs = pairs.len();
             stats.unmatched = unmatched(method, &tendency, &pairs);
-            exchanged(&records, &pairs, &mut stats).into_iter().zip(0u32..).collect()
+            exchanged(&records, &pairs, &mut stats)
         }
         Method::PartSupp => tendencies_suppressed(&records, &mut stats),
         Method::SplitPerson => split_by_category(db, category_of),
     };
     progress.begin("swap: publishing", Unit::Items, 0);
-    // Publication: canonical order (content), then shuffled, so that neither the input's
-    // order nor the processing order shows.
-    rows.sort_unstable();
-    rows.shuffle(&mut rng);
-    // Rows are consumed as they are copied: their memory is returned before the audit runs.
-    let mut key = Vec::with_capacity(rows.len());
-    let mut builder = TransactionDbBuilder::with_capacity(rows.len(), db.occurrences());
-    for (t, origin) in rows {
-        builder.extend_row(&t);
+    // Publication: canonical order (content, then origin: the staged records are in the
+    // order of their origins), then shuffled, so that neither the input's order nor the
+    // processing order shows.
+    let mut order = lexicographic_order_by(staged.len(), db.num_items(), |r| staged.row(r));
+    order.shuffle(&mut rng);
+    let mut key = Vec::with_capacity(order.len());
+    let mut builder = TransactionDbBuilder::with_capacity(order.len(), db.occurrences());
+    for &r in &order {
+        builder.extend_row(staged.row(r as usize));
         builder.end_row();
-        key.push(origin);
+        key.push(staged.origin(r as usize));
     }
+    drop(staged);
     let published = builder.finish(db.labels().clone());
     stats.published_records = published.len();
     progress.begin("swap: auditing the publication", Unit::Items, 0);
@@ -180,80 +186,154 @@ fn unmatched(method: Method, tendency: &[Tendency], pairs: &[(u32, u32, Exchange
     (0..tendency.len()).filter(|&r| eligible(tendency[r]) && !paired[r]).count()
 }
 
+/// The published records before their order is fixed: what the publication sorts, shuffles
+/// and copies.
+enum Staged<'a> {
+    /// The input's records in its order, those a pair rewrote read from `arena`: record `r`
+    /// is `arena[start..start + len]` when `rewritten[r]` is `(start, len)`. Copying every
+    /// record into a database of its own cost 1.3 s and 400 MB at 10⁷ records; a vector per
+    /// record, a quarter of the run in allocation and freeing.
+    Exchanged { db: &'a TransactionDb, rewritten: Vec<Option<(usize, usize)>>, arena: Vec<ItemId> },
+    /// Records of their own, with the input record each comes from, ascending.
+    Rows { rows: TransactionDb, origin: Vec<u32> },
+}
+
+impl Staged<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Staged::Exchanged { rewritten, .. } => rewritten.len(),
+            Staged::Rows { origin, .. } => origin.len(),
+        }
+    }
+
+    fn row(&self, r: usize) -> &[ItemId] {
+        match self {
+            Staged::Exchanged { db, rewritten, arena } => match rewritten[r] {
+                None => db.transaction(r),
+                Some((start, len)) => &arena[start..start + len],
+            },
+            Staged::Rows { rows, .. } => rows.transaction(r),
+        }
+    }
+
+    /// The input record record `r` comes from.
+    fn origin(&self, r: usize) -> u32 {
+        match self {
+            Staged::Exchanged { .. } => r as u32,
+            Staged::Rows { origin, .. } => origin[r],
+        }
+    }
+}
+
+/// Pairs exchanged per block of the parallel pass.
+const PAIRS_PER_BLOCK: usize = 8_192;
+
 /// Every record after the pairs' exchanges, in input order.
 ///
-/// Missed optimization: every record is copied up front, though only paired records change;
-/// the unpaired ones could be published from `db` directly.
-fn exchanged(
-    records: &Records<'_>,
+/// Each record is in at most one pair (every pairing takes a record once, and partial and
+/// full swapping pair records of disjoint kinds), so a pair's new records depend on the
+/// input's alone and the pairs are exchanged in blocks on rayon: one at a time they waited on
+/// a cache miss per record read (4.4 s for 2.9 million pairs at 10⁷ records).
+fn exchanged<'a>(
+    records: &Records<'a>,
     pairs: &[(u32, u32, Exchange)],
     stats: &mut SwapStats,
-) -> Vec<Vec<ItemId>> {
-    let mut current: Vec<Vec<ItemId>> = records.db.iter().map(<[ItemId]>::to_vec).collect();
-    for &(t, c, how) in pairs {
-        let (t, c) = (t as usize, c as usize);
-        let moving = |rec: usize| -> Vec<ItemId> {
-            match how {
-                Exchange::Whole => current[rec].clone(),
-                Exchange::Tendency => records.moving(rec, &current[rec]),
-            }
-        };
-        let (from_t, from_c) = (moving(t), moving(c));
-        stats.items_moved += from_t.len() + from_c.len();
-        let (new_t, lost_t) = exchange(&current[t], &from_t, &from_c);
-        let (new_c, lost_c) = exchange(&current[c], &from_c, &from_t);
-        stats.collisions += lost_t + lost_c;
-        current[t] = new_t;
-        current[c] = new_c;
+) -> Staged<'a> {
+    /// One block's new records, flat, as (record, start, length), and its counts.
+    #[derive(Default)]
+    struct Block {
+        items: Vec<ItemId>,
+        spans: Vec<(u32, usize, usize)>,
+        moved: usize,
+        lost: usize,
     }
-    current
+    let db = records.db;
+    let blocks: Vec<Block> = pairs
+        .par_chunks(PAIRS_PER_BLOCK)
+        .map_init(
+            || (Vec::new(), Vec::new(), Vec::new()),
+            |(from_t, from_c, next), chunk| {
+                let mut block = Block::default();
+                for &(t, c, how) in chunk {
+                    for (rec, moving) in [(t, &mut *from_t), (c, &mut *from_c)] {
+                        let items = db.transaction(rec as usize);
+                        moving.clear();
+                        match how {
+                            Exchange::Whole => moving.extend_from_slice(items),
+                            Exchange::Tendency => records.moving_into(rec as usize, items, moving),
+                        }
+                    }
+                    block.moved += from_t.len() + from_c.len();
+                    for (rec, out, incoming) in [(t, &*from_t, &*from_c), (c, &*from_c, &*from_t)] {
+                        block.lost += exchange(db.transaction(rec as usize), out, incoming, next);
+                        block.spans.push((rec, block.items.len(), next.len()));
+                        block.items.extend_from_slice(next);
+                    }
+                }
+                block
+            },
+        )
+        .collect();
+    let mut rewritten: Vec<Option<(usize, usize)>> = vec![None; db.len()];
+    let mut arena = Vec::with_capacity(blocks.iter().map(|b| b.items.len()).sum());
+    for block in blocks {
+        for (rec, start, len) in block.spans {
+            let version = &mut rewritten[rec as usize];
+            assert!(version.is_none(), "record {rec} is in two pairs");
+            *version = Some((arena.len() + start, len));
+        }
+        arena.extend_from_slice(&block.items);
+        stats.items_moved += block.moved;
+        stats.collisions += block.lost;
+    }
+    Staged::Exchanged { db, rewritten, arena }
 }
 
 /// PartSupp: each record less the items of its tendency categories.
-fn tendencies_suppressed(records: &Records<'_>, stats: &mut SwapStats) -> Vec<(Vec<ItemId>, u32)> {
-    records
-        .db
-        .iter()
-        .enumerate()
-        .map(|(r, t)| {
-            let gone = records.categories(r);
-            let kept: Vec<ItemId> = t
-                .iter()
-                .copied()
-                .filter(|&i| !gone.contains(&records.category_of[i as usize]))
-                .collect();
-            stats.suppressed += t.len() - kept.len();
-            (kept, r as u32)
-        })
-        .collect()
+fn tendencies_suppressed<'a>(records: &Records<'a>, stats: &mut SwapStats) -> Staged<'a> {
+    let db = records.db;
+    let mut builder = TransactionDbBuilder::with_capacity(db.len(), db.occurrences());
+    for (r, t) in db.iter().enumerate() {
+        let gone = records.categories(r);
+        let kept = |i: &ItemId| !gone.contains(&records.category_of[*i as usize]);
+        stats.suppressed += t.iter().filter(|i| !kept(i)).count();
+        builder.push_row(t.iter().copied().filter(kept));
+    }
+    Staged::Rows {
+        rows: builder.finish(db.labels().clone()),
+        origin: (0..db.len() as u32).collect(),
+    }
 }
 
 /// SplitPerson: one published record per category of each record (an empty record stays one).
-fn split_by_category(db: &TransactionDb, category_of: &[u32]) -> Vec<(Vec<ItemId>, u32)> {
-    let mut rows = Vec::with_capacity(db.len());
+fn split_by_category<'a>(db: &TransactionDb, category_of: &[u32]) -> Staged<'a> {
+    let mut builder = TransactionDbBuilder::with_capacity(db.len(), db.occurrences());
+    let mut origin = Vec::with_capacity(db.len());
+    let mut by_category: Vec<(u32, ItemId)> = Vec::new();
     for (r, t) in db.iter().enumerate() {
-        let mut by_category: Vec<(u32, ItemId)> =
-            t.iter().map(|&i| (category_of[i as usize], i)).collect();
+        by_category.clear();
+        by_category.extend(t.iter().map(|&i| (category_of[i as usize], i)));
         by_category.sort_unstable();
         if by_category.is_empty() {
-            rows.push((Vec::new(), r as u32));
+            builder.end_row();
+            origin.push(r as u32);
         }
         for part in by_category.chunk_by(|a, b| a.0 == b.0) {
-            rows.push((part.iter().map(|&(_, i)| i).collect(), r as u32));
+            builder.push_row(part.iter().map(|&(_, i)| i));
+            origin.push(r as u32);
         }
     }
-    rows
+    Staged::Rows { rows: builder.finish(db.labels().clone()), origin }
 }
 
-/// `t` less `out`, plus `incoming`: the new record (ascending) and the incoming items it
+/// `t` less `out`, plus `incoming`, into `next` (ascending); returns the incoming items `t`
 /// already held (lost: a record is a set).
-fn exchange(t: &[ItemId], out: &[ItemId], incoming: &[ItemId]) -> (Vec<ItemId>, usize) {
-    let mut next: Vec<ItemId> =
-        t.iter().copied().filter(|i| out.binary_search(i).is_err()).collect();
+fn exchange(t: &[ItemId], out: &[ItemId], incoming: &[ItemId], next: &mut Vec<ItemId>) -> usize {
+    next.clear();
+    next.extend(t.iter().copied().filter(|i| out.binary_search(i).is_err()));
     let before = next.len() + incoming.len();
     next.extend_from_slice(incoming);
     next.sort_unstable();
     next.dedup();
-    let lost = before - next.len();
-    (next, lost)
+    before - next.len()
 }
