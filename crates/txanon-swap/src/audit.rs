@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use rayon::prelude::*;
 use serde::Serialize;
 use txanon_data::audit::{ViolationLog, Violations};
 use txanon_data::{Categorized, ItemId, TransactionDb};
@@ -262,6 +263,18 @@ pub struct SwapAuditReport {
     pub max_exposed: usize,
 }
 
+impl SwapAuditReport {
+    /// Adds the per-record counts of `block` (a block of records checked on its own).
+    fn add_counts(&mut self, block: &SwapAuditReport) {
+        self.with_tendency += block.with_tendency;
+        self.single_category += block.single_category;
+        self.changed += block.changed;
+        self.exposed += block.exposed;
+        self.exposed_by_design += block.exposed_by_design;
+        self.false_swaps += block.false_swaps;
+    }
+}
+
 /// What a record shows of its owner's tendency, by the paper's definition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shown {
@@ -380,10 +393,23 @@ pub fn audit(
         &mut log,
     );
     let records = Records { original, published, to_original: &to_original, category_of, claim };
+    // The records' checks in blocks on rayon, joined in the records' order: the counts add
+    // up, and the violations and first exposed records are those one pass in order finds.
+    let blocks: Vec<Checked> = (0..original.len().div_ceil(BLOCK))
+        .into_par_iter()
+        .map_init(Scratch::default, |scratch, b| {
+            let mut checked = Checked::default();
+            for o in b * BLOCK..((b + 1) * BLOCK).min(original.len()) {
+                records.check(o, rows_of.of(o), &mut checked, scratch);
+            }
+            checked
+        })
+        .collect();
     let mut exposure = Exposure::default();
-    let mut scratch = Scratch::default();
-    for (o, rows) in rows_of.iter().enumerate() {
-        records.check(o, rows, &mut report, &mut exposure, &mut scratch, &mut log);
+    for block in blocks {
+        report.add_counts(&block.report);
+        exposure.append(block.exposure);
+        log.append(block.log);
     }
     exposure.within_the_allowance(original, category_of, claim, &mut report, &mut log);
     log.finish(report).map_err(SwapError::Audit)
@@ -407,6 +433,19 @@ fn items_are_original_items(
         .collect()
 }
 
+/// Each original record's published records (ascending), flat.
+struct RowsOf {
+    /// Record `o`'s are `rows[starts[o]..starts[o + 1]]`.
+    starts: Vec<usize>,
+    rows: Vec<usize>,
+}
+
+impl RowsOf {
+    fn of(&self, o: usize) -> &[usize] {
+        &self.rows[self.starts[o]..self.starts[o + 1]]
+    }
+}
+
 /// Check: the key names an original record for every published record, and every original
 /// record is published, once (several times only under SplitPerson). Returns each original
 /// record's published records.
@@ -415,28 +454,37 @@ fn every_record_published(
     records: usize,
     method: Method,
     log: &mut ViolationLog<SwapViolation>,
-) -> Vec<Vec<usize>> {
-    let mut rows_of: Vec<Vec<usize>> = vec![Vec::new(); records];
+) -> RowsOf {
+    let mut starts = vec![0usize; records + 1];
     for (p, &o) in key.iter().enumerate() {
-        match rows_of.get_mut(o as usize) {
-            Some(rows) => rows.push(p),
-            None => {
-                log.push(SwapViolation::KeyOutOfRange {
-                    published_record: p + 1,
-                    names: u64::from(o) + 1,
-                    records,
-                });
-            }
+        if (o as usize) < records {
+            starts[o as usize + 1] += 1;
+        } else {
+            log.push(SwapViolation::KeyOutOfRange {
+                published_record: p + 1,
+                names: u64::from(o) + 1,
+                records,
+            });
         }
     }
-    for (o, rows) in rows_of.iter().enumerate() {
-        if rows.is_empty() {
+    for o in 0..records {
+        let times = starts[o + 1];
+        if times == 0 {
             log.push(SwapViolation::NotPublished { record: o + 1 });
-        } else if rows.len() > 1 && method != Method::SplitPerson {
-            log.push(SwapViolation::PublishedTwice { record: o + 1, times: rows.len() });
+        } else if times > 1 && method != Method::SplitPerson {
+            log.push(SwapViolation::PublishedTwice { record: o + 1, times });
+        }
+        starts[o + 1] += starts[o];
+    }
+    let mut next = starts.clone();
+    let mut rows = vec![0usize; starts[records]];
+    for (p, &o) in key.iter().enumerate() {
+        if (o as usize) < records {
+            rows[next[o as usize]] = p;
+            next[o as usize] += 1;
         }
     }
-    rows_of
+    RowsOf { starts, rows }
 }
 
 /// Check: no item occurs more often than in the original, and under the methods that move or
@@ -484,12 +532,25 @@ fn occurrences_as_the_method_keeps_them(
     }
 }
 
+/// Records checked per block of the parallel pass.
+const BLOCK: usize = 16_384;
+
+/// What the checks of one block of records found.
+#[derive(Default)]
+struct Checked {
+    /// Its counts (the per-record ones only).
+    report: SwapAuditReport,
+    exposure: Exposure,
+    log: ViolationLog<SwapViolation>,
+}
+
 /// Buffers reused from record to record.
 #[derive(Default)]
 struct Scratch {
     row: Vec<ItemId>,
     together: Vec<ItemId>,
     categories: Vec<u32>,
+    received: Vec<u32>,
 }
 
 /// What the per-record checks read.
@@ -511,29 +572,29 @@ impl Records<'_> {
 
     /// The checks of original record `o`, published as `rows`: what the method may change,
     /// PartSupp's and SplitPerson's forms, and whether the record's tendency is still shown.
-    fn check(
-        &self,
-        o: usize,
-        rows: &[usize],
-        report: &mut SwapAuditReport,
-        exposure: &mut Exposure,
-        scratch: &mut Scratch,
-        log: &mut ViolationLog<SwapViolation>,
-    ) {
+    fn check(&self, o: usize, rows: &[usize], checked: &mut Checked, scratch: &mut Scratch) {
+        let Checked { report, exposure, log } = checked;
         let method = self.claim.method;
         let swapping =
             matches!(method, Method::PartSwap | Method::FullSwap | Method::PartAndFullSwap);
         let t = self.original.transaction(o);
         let category_of = self.category_of;
         let tendency = shown(t.iter().map(|&i| category_of[i as usize]), &mut scratch.categories);
-        // Changed: the published records, together, are not the original record.
-        scratch.together.clear();
-        for &p in rows {
-            self.published_row(p, &mut scratch.row);
-            scratch.together.extend_from_slice(&scratch.row);
-        }
-        scratch.together.sort_unstable();
-        let changed = scratch.together.as_slice() != t;
+        // Changed: the published records, together, are not the original record. One
+        // published record (every method but SplitPerson) stays in `scratch.row` for the
+        // checks below.
+        let changed = if let [p] = rows {
+            self.published_row(*p, &mut scratch.row);
+            scratch.row.as_slice() != t
+        } else {
+            scratch.together.clear();
+            for &p in rows {
+                self.published_row(p, &mut scratch.row);
+                scratch.together.extend_from_slice(&scratch.row);
+            }
+            scratch.together.sort_unstable();
+            scratch.together.as_slice() != t
+        };
         report.changed += usize::from(changed);
         match tendency {
             Shown::AboveMean(_) => report.with_tendency += 1,
@@ -544,17 +605,26 @@ impl Records<'_> {
             log.push(SwapViolation::ChangedWithoutTendency { record: o + 1 });
         }
         // The categories the claim wants hidden: the first heaviest, or every tied one.
-        let hidden: Vec<u32> = match (tendency, self.claim.ties) {
+        let (tied, one);
+        let hidden: &[u32] = match (tendency, self.claim.ties) {
             (Shown::AboveMean(_), Ties::All) => {
-                heaviest(t.iter().map(|&i| category_of[i as usize]), &mut scratch.categories)
+                tied =
+                    heaviest(t.iter().map(|&i| category_of[i as usize]), &mut scratch.categories);
+                &tied
             }
-            (shown_category, _) => shown_category.category().into_iter().collect(),
+            (shown_category, _) => {
+                one = shown_category.category();
+                one.as_slice()
+            }
         };
-        if (swapping || method == Method::RandSwap) && rows.len() == 1 {
-            self.changed_only_by_its_swap(o, rows[0], &hidden, scratch, log);
-        }
-        if method == Method::PartSupp {
-            self.suppressed_as_claimed(o, rows[0], tendency, &hidden, scratch, log);
+        if let [_] = rows {
+            let row = scratch.row.as_slice();
+            if swapping || method == Method::RandSwap {
+                self.changed_only_by_its_swap(o, row, hidden, &mut scratch.received, log);
+            }
+            if method == Method::PartSupp {
+                self.suppressed_as_claimed(o, row, tendency, hidden, log);
+            }
         }
         if method == Method::SplitPerson
             && !is_split(t, rows, category_of, |p, r| self.published_row(p, r))
@@ -562,7 +632,7 @@ impl Records<'_> {
             log.push(SwapViolation::NotASplit { record: o + 1 });
         }
         let Some(g) = tendency.category() else { return };
-        if !self.still_shown(rows, &hidden, g, scratch) {
+        if !self.still_shown(rows, hidden, g, scratch) {
             return;
         }
         report.false_swaps += usize::from(changed);
@@ -570,24 +640,21 @@ impl Records<'_> {
     }
 
     /// Check: a swapped record loses only items of the categories it swapped (its own
-    /// tendency's, or one it received).
+    /// tendency's, or one it received). `row` is its published record.
     fn changed_only_by_its_swap(
         &self,
         o: usize,
-        p: usize,
+        row: &[ItemId],
         hidden: &[u32],
-        scratch: &mut Scratch,
+        received: &mut Vec<u32>,
         log: &mut ViolationLog<SwapViolation>,
     ) {
         let t = self.original.transaction(o);
         let category_of = self.category_of;
-        self.published_row(p, &mut scratch.row);
-        let row = &scratch.row;
-        let received: Vec<u32> = row
-            .iter()
-            .filter(|i| t.binary_search(i).is_err())
-            .map(|&i| category_of[i as usize])
-            .collect();
+        received.clear();
+        received.extend(
+            row.iter().filter(|i| t.binary_search(i).is_err()).map(|&i| category_of[i as usize]),
+        );
         let lost = t.iter().find(|&&i| {
             let c = category_of[i as usize];
             !hidden.contains(&c) && !received.contains(&c) && row.binary_search(&i).is_err()
@@ -600,43 +667,42 @@ impl Records<'_> {
         }
     }
 
-    /// Check (PartSupp): the record is published less exactly its tendency's items.
+    /// Check (PartSupp): the record is published (as `row`) less exactly its tendency's items.
     fn suppressed_as_claimed(
         &self,
         o: usize,
-        p: usize,
+        row: &[ItemId],
         tendency: Shown,
         hidden: &[u32],
-        scratch: &mut Scratch,
         log: &mut ViolationLog<SwapViolation>,
     ) {
         let t = self.original.transaction(o);
-        self.published_row(p, &mut scratch.row);
-        let expected: Vec<ItemId> = match tendency {
-            Shown::AboveMean(_) => t
-                .iter()
-                .copied()
-                .filter(|&i| !hidden.contains(&self.category_of[i as usize]))
-                .collect(),
-            _ => t.to_vec(),
+        let kept = |i: &&ItemId| match tendency {
+            Shown::AboveMean(_) => !hidden.contains(&self.category_of[**i as usize]),
+            _ => true,
         };
-        if scratch.row != expected {
+        if !row.iter().eq(t.iter().filter(kept)) {
             log.push(SwapViolation::NotSuppressedAsClaimed { record: o + 1 });
         }
     }
 
     /// Whether some published record of this record still shows its tendency `g` (under
-    /// [`Ties::All`], any of the `hidden` categories among its own heaviest).
+    /// [`Ties::All`], any of the `hidden` categories among its own heaviest). One published
+    /// record is already in `scratch.row`.
     fn still_shown(&self, rows: &[usize], hidden: &[u32], g: u32, scratch: &mut Scratch) -> bool {
+        let shows = |row: &[ItemId], categories: &mut Vec<u32>| {
+            let of = row.iter().map(|&i| self.category_of[i as usize]);
+            match self.claim.ties {
+                Ties::First => shown(of, categories).category() == Some(g),
+                Ties::All => heaviest(of, categories).iter().any(|c| hidden.contains(c)),
+            }
+        };
+        if let [_] = rows {
+            return shows(&scratch.row, &mut scratch.categories);
+        }
         rows.iter().any(|&p| {
             self.published_row(p, &mut scratch.row);
-            let categories = scratch.row.iter().map(|&i| self.category_of[i as usize]);
-            match self.claim.ties {
-                Ties::First => shown(categories, &mut scratch.categories).category() == Some(g),
-                Ties::All => {
-                    heaviest(categories, &mut scratch.categories).iter().any(|c| hidden.contains(c))
-                }
-            }
+            shows(&scratch.row, &mut scratch.categories)
         })
     }
 }
@@ -663,7 +729,7 @@ impl Exposure {
         method: Method,
         tendency: Shown,
         changed: bool,
-        hidden: Vec<u32>,
+        hidden: &[u32],
         g: u32,
         report: &mut SwapAuditReport,
     ) {
@@ -674,7 +740,7 @@ impl Exposure {
             && matches!(method, Method::PartSwap | Method::PartAndFullSwap)
             && !single
         {
-            self.unmatched_partial.push((o, hidden));
+            self.unmatched_partial.push((o, hidden.to_vec()));
         } else if !changed && matches!(method, Method::FullSwap | Method::PartAndFullSwap) && single
         {
             self.unmatched_full.push((o, vec![g]));
@@ -682,6 +748,17 @@ impl Exposure {
             report.exposed += 1;
             self.note(o);
         }
+    }
+
+    /// `later`'s records after this one's, as one pass in order would have found them.
+    fn append(&mut self, later: Exposure) {
+        for o in later.first {
+            if self.first.len() < 10 {
+                self.first.push(o);
+            }
+        }
+        self.unmatched_partial.extend(later.unmatched_partial);
+        self.unmatched_full.extend(later.unmatched_full);
     }
 
     fn note(&mut self, o: usize) {

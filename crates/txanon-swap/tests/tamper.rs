@@ -435,3 +435,71 @@ fn the_first_of_tied_categories_is_not_all_of_them() {
     assert_eq!(supp_all.audit.exposed, 0, "{:?}", supp_all.audit);
     assert!(supp_all.stats.suppressed > supp.stats.suppressed);
 }
+
+/// The audit checks the records in blocks of 16,384 on rayon: over 50,000 records, pairs
+/// undone in the key in the first and last blocks are all counted, and the violation names
+/// the first of them in record order, whichever block finished first.
+#[test]
+fn undone_swaps_across_the_audits_blocks_are_counted_and_named_in_order() {
+    use SwapViolation as V;
+    let db =
+        txanon_data::QuestParams::new(50_000, 6.0, 3.0, 400).seed(9).check().unwrap().generate();
+    let cats = random_categories(&db, 10, 2).unwrap();
+    let s = publish(Method::PartSwap, &db, &cats);
+    let claim = SwapClaim::new(Method::PartSwap).max_exposed(s.audit.exposed);
+    let published = rows(&s.published);
+    run(&db, &published, s.key(), &cats, claim).unwrap();
+    // Three pairs with both records in the last block, then three with both in the first:
+    // the sequential order of the records is the reverse of the order they are undone in.
+    let last: Vec<(u32, u32)> =
+        s.pairs.iter().copied().filter(|&(t, c)| t.min(c) >= 40_000).take(3).collect();
+    let first: Vec<(u32, u32)> =
+        s.pairs.iter().copied().filter(|&(t, c)| t.max(c) < 16_384).take(3).collect();
+    assert_eq!((last.len(), first.len()), (3, 3));
+    let undone: Vec<(u32, u32)> = last.iter().chain(&first).copied().collect();
+    let partner = |k: u32| {
+        undone.iter().find_map(|&(t, c)| {
+            if k == t {
+                Some(c)
+            } else if k == c {
+                Some(t)
+            } else {
+                None
+            }
+        })
+    };
+    let key: Vec<u32> = s.key().iter().map(|&k| partner(k).unwrap_or(k)).collect();
+    // Which undone records now show their tendency, by the definition (`shows`).
+    let cat = |i: u32| cats.category(db.labels().find(&i.to_string()).unwrap());
+    let originals = rows(&db);
+    let categories = |t: &[u32]| t.iter().map(|&i| cat(i)).collect::<Vec<u32>>();
+    let expected: Vec<usize> = (0..published.len())
+        .filter(|&q| partner(key[q]).is_some())
+        .filter(|&q| {
+            let (oc, pc) = (categories(&originals[key[q] as usize]), categories(&published[q]));
+            (0..10).any(|g| shows(&oc, g) && shows(&pc, g))
+        })
+        .map(|q| key[q] as usize + 1)
+        .collect::<std::collections::BTreeSet<usize>>()
+        .into_iter()
+        .collect();
+    assert!(expected.len() > 10 && expected[9] > 40_000, "both blocks expose: {expected:?}");
+    let err = run(&db, &published, &key, &cats, claim).unwrap_err();
+    let SwapError::Audit(violations) = err else { panic!("{err:?}") };
+    let exposed = violations.list().iter().find_map(|v| match v {
+        V::Exposed { exposed, first, .. } => Some((*exposed, first.clone())),
+        _ => None,
+    });
+    // The records' own violations come in record order too, from both ends.
+    let outside: Vec<usize> = violations
+        .list()
+        .iter()
+        .filter_map(|v| match v {
+            V::ChangedOutsideSwap { record, .. } => Some(*record),
+            _ => None,
+        })
+        .collect();
+    assert!(outside.is_sorted() && outside[0] <= 16_384 && outside[outside.len() - 1] > 40_000);
+    let first = expected[..10].to_vec();
+    assert_eq!(exposed, Some((s.audit.exposed + expected.len(), first)), "{violations}");
+}
