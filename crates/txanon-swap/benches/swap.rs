@@ -3,7 +3,7 @@
 //! paper's exhaustive search on the first 5,000 records (the size the paper used). Quest data
 //! stands in when the file is missing. Then the paper's search against `--window 64` on the
 //! kosarak sample, whose heavy items make the paper's search read most candidates per source,
-//! and the paper's search on retail.
+//! the paper's search on retail, and a million Quest baskets, anonymized and audited.
 
 use std::hint::black_box;
 
@@ -11,7 +11,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use txanon_data::{
     Categorized, QuestParams, ReadOptions, TransactionDb, datasets, random_categories, read_path,
 };
-use txanon_swap::{Method, Search, SwapParams, anonymize};
+use txanon_swap::{Method, Search, SwapParams, anonymize, audit};
 
 fn input() -> (String, TransactionDb) {
     match datasets::locate_verified("bms2") {
@@ -92,6 +92,24 @@ fn swap(c: &mut Criterion) {
         }
         _ => eprintln!("kosarak-sample not found: the window's comparison is not run"),
     }
+    // A million Quest baskets (the `scaling` experiment's shape): the records' order, the
+    // pairing, the exchanges and the publication's order, then the audit on its own.
+    let quest =
+        QuestParams::new(1_000_000, 10.0, 4.0, 5000).seed(1).check().expect("valid").generate();
+    let categories = random_categories(&quest, 50, 1).expect("enough items");
+    let params = SwapParams::new(Method::PartSwap).seed(Some(1)).check().expect("valid");
+    bench_anonymize(
+        &mut group,
+        BenchmarkId::new("partswap", "quest-1M"),
+        &quest,
+        &categories,
+        &params,
+    );
+    let data = Categorized::new(&quest, &categories).expect("covers");
+    let published = anonymize(data, &params).expect("audited");
+    group.bench_function(BenchmarkId::new("audit-partswap", "quest-1M"), |b| {
+        b.iter(|| audit(data, black_box(&published.published), published.key(), &params.claim()))
+    });
     // Retail: the records left late in the order share a popular item with most others, so
     // the paper's search counts overlaps through the index for most sources.
     match datasets::locate_verified("retail") {
