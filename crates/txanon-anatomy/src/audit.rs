@@ -540,7 +540,7 @@ fn check_flattened(
                     (0..bucket.columns.len())
                         .filter(|&j| {
                             let expected =
-                                bucket.columns[j].iter().map(|ValueCount(c, v)| (v.as_slice(), *c));
+                                bucket.columns[j].iter().map(|ValueCount(c, v)| (&v[..], *c));
                             !projection.sorted_runs(j).eq(expected)
                         })
                         .map(|column| AnatomyViolation::FlattenedBucket { bucket: b, column })

@@ -52,7 +52,7 @@ fn bucket_of(table: &AnatomizedTable, rows: &[Vec<u32>]) -> Bucket {
                     .collect();
                 *counts.entry(value).or_default() += 1;
             }
-            counts.into_iter().map(|(v, c)| ValueCount(c, v)).collect()
+            counts.into_iter().map(|(v, c)| ValueCount(c, v.into())).collect()
         })
         .collect();
     Bucket { size: rows.len(), columns }
@@ -132,7 +132,7 @@ fn tampered_tables_are_rejected() {
     );
     // 7. A value with count 0.
     rejects!(
-        edit(&|p| p.table.buckets[1].columns[0].insert(0, ValueCount(0, vec![]))),
+        edit(&|p| p.table.buckets[1].columns[0].insert(0, ValueCount(0, vec![].into()))),
         false,
         false,
         V::ZeroCount { bucket: 1, column: 0 }
@@ -141,7 +141,7 @@ fn tampered_tables_are_rejected() {
     rejects!(
         edit(&|p| {
             let width = p.table.columns[0].len() as u32;
-            p.table.buckets[0].columns[0][0].1 = vec![width];
+            p.table.buckets[0].columns[0][0].1 = vec![width].into();
         }),
         false,
         false,
@@ -149,7 +149,7 @@ fn tampered_tables_are_rejected() {
     );
     // 9. Positions in descending order.
     rejects!(
-        edit(&|p| p.table.buckets[0].columns[0][0].1 = vec![1, 0]),
+        edit(&|p| p.table.buckets[0].columns[0][0].1 = vec![1, 0].into()),
         false,
         false,
         V::MalformedValue { bucket: 0, column: 0 }
@@ -209,7 +209,10 @@ fn tampered_tables_are_rejected() {
             let half = 1usize << 63;
             p.table.buckets[0] = Bucket {
                 size: half + 1,
-                columns: vec![vec![ValueCount(half, vec![]), ValueCount(1, vec![0])]; 3],
+                columns: vec![
+                    vec![ValueCount(half, vec![].into()), ValueCount(1, vec![0].into())];
+                    3
+                ],
             };
         }),
         false,
@@ -395,7 +398,7 @@ fn brute_force_valid(table: &AnatomizedTable, l: usize) -> bool {
             && b.columns.iter().enumerate().all(|(j, ms)| {
                 let mut total: u128 = 0;
                 let mut values = std::collections::BTreeSet::new();
-                let mut last: Option<&Vec<u32>> = None;
+                let mut last: Option<&std::sync::Arc<[u32]>> = None;
                 for ValueCount(c, v) in ms {
                     if *c == 0
                         || !v.windows(2).all(|w| w[0] < w[1])

@@ -54,7 +54,7 @@ fn table_of(
                             .collect();
                         *counts.entry(value).or_default() += 1;
                     }
-                    counts.into_iter().map(|(v, c)| ValueCount(c, v)).collect()
+                    counts.into_iter().map(|(v, c)| ValueCount(c, v.into())).collect()
                 })
                 .collect(),
         })
