@@ -155,15 +155,10 @@ pub fn anonymize(
     // processing order shows.
     let mut order = lexicographic_order_by(staged.len(), db.num_items(), |r| staged.row(r));
     order.shuffle(&mut rng);
-    let mut key = Vec::with_capacity(order.len());
-    let mut builder = TransactionDbBuilder::with_capacity(order.len(), db.occurrences());
-    for &r in &order {
-        builder.extend_row(staged.row(r as usize));
-        builder.end_row();
-        key.push(staged.origin(r as usize));
-    }
+    let key: Vec<u32> = order.iter().map(|&r| staged.origin(r as usize)).collect();
+    let published =
+        TransactionDb::gather(order.len(), db.labels().clone(), |k| staged.row(order[k] as usize));
     drop(staged);
-    let published = builder.finish(db.labels().clone());
     stats.published_records = published.len();
     progress.begin("swap: auditing the publication", Unit::Items, 0);
     let report = audit(data, &published, &key, &params.claim())?;
