@@ -339,7 +339,7 @@ impl TransactionDb {
 
     /// The rows `row(0..len)`, each strictly ascending with ids below `labels.len()`, copied
     /// into one database over `labels`, on rayon in blocks: a shuffled selection reads its
-    /// rows at random, and one core waited on a cache miss per row (2 s at 10⁷ rows).
+    /// rows at random, and one core waited on a cache miss per row.
     ///
     /// # Panics
     /// When a row is not strictly ascending or names an id beyond `labels`.

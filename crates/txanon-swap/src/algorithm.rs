@@ -185,9 +185,9 @@ fn unmatched(method: Method, tendency: &[Tendency], pairs: &[(u32, u32, Exchange
 /// and copies.
 enum Staged<'a> {
     /// The input's records in its order, those a pair rewrote read from `arena`: record `r`
-    /// is `arena[start..start + len]` when `rewritten[r]` is `(start, len)`. Copying every
-    /// record into a database of its own cost 1.3 s and 400 MB at 10⁷ records; a vector per
-    /// record, a quarter of the run in allocation and freeing.
+    /// is `arena[start..start + len]` when `rewritten[r]` is `(start, len)`: neither a copy
+    /// of every record into a database of its own nor a vector per record (at 10⁷ records
+    /// the vectors' allocation and freeing were a large share of the profile).
     Exchanged { db: &'a TransactionDb, rewritten: Vec<Option<(usize, usize)>>, arena: Vec<ItemId> },
     /// Records of their own, with the input record each comes from, ascending.
     Rows { rows: TransactionDb, origin: Vec<u32> },
@@ -228,7 +228,7 @@ const PAIRS_PER_BLOCK: usize = 8_192;
 /// Each record is in at most one pair (every pairing takes a record once, and partial and
 /// full swapping pair records of disjoint kinds), so a pair's new records depend on the
 /// input's alone and the pairs are exchanged in blocks on rayon: one at a time they waited on
-/// a cache miss per record read (4.4 s for 2.9 million pairs at 10⁷ records).
+/// a cache miss per record read.
 fn exchanged<'a>(
     records: &Records<'a>,
     pairs: &[(u32, u32, Exchange)],
