@@ -718,7 +718,22 @@ pub fn lexicographic_order_by<'a>(
     let bits = prefix_key_bits(num_items);
     let mut keyed: Vec<(u128, u32)> =
         (0..len).into_par_iter().map(|r| (prefix_key(row(r), bits), r as u32)).collect();
-    keyed.par_sort_by(|a, b| a.0.cmp(&b.0).then_with(|| row(a.1 as usize).cmp(row(b.1 as usize))));
+    // Ending in the index, the comparison is a total order, so an unstable sort gives the
+    // stable order: pattern-defeating quicksort in place rather than a merge sort's buffers
+    // (swap's bench on a million Quest records: 1.45 s against 1.62–1.69 s). A key whose last
+    // place is empty holds its whole row: equal such keys are equal rows, not compared again.
+    let last_place = !0u128 >> (128 - bits) << (128 - bits * (128 / bits));
+    keyed.par_sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| {
+                if a.0 & last_place == 0 {
+                    std::cmp::Ordering::Equal
+                } else {
+                    row(a.1 as usize).cmp(row(b.1 as usize))
+                }
+            })
+            .then(a.1.cmp(&b.1))
+    });
     keyed.into_par_iter().map(|(_, r)| r).collect()
 }
 

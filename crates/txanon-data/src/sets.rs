@@ -162,6 +162,9 @@ pub fn binomial(n: usize, k: usize) -> Option<u128> {
     if k > n {
         return Some(0);
     }
+    if n < PASCAL_ROWS {
+        return Some(u128::from(PASCAL[n][k]));
+    }
     let k = k.min(n - k);
     let mut c: u128 = 1;
     for i in 0..k {
@@ -177,7 +180,34 @@ pub fn next_binomial(c: u128, n: usize, k: usize) -> Option<u128> {
     if k >= n {
         return Some(0);
     }
+    if n < PASCAL_ROWS {
+        debug_assert_eq!(c, u128::from(PASCAL[n][k]), "c is not C(n, k)");
+        return Some(u128::from(PASCAL[n][k + 1]));
+    }
     times_over(c, (n - k) as u128, k as u128 + 1)
+}
+
+/// Rows of [`PASCAL`]: `C(63, 31)` is below 2⁶⁰.
+const PASCAL_ROWS: usize = 64;
+
+/// `PASCAL[n][k] = C(n, k)` for `n < 64`: mining's classes ask for a binomial of a handful of
+/// perfect extensions per class, and the gcd and 128-bit divisions of the exact walk took a
+/// tenth of counting chess's 254,944 itemsets.
+static PASCAL: [[u64; PASCAL_ROWS]; PASCAL_ROWS] = pascal();
+
+const fn pascal() -> [[u64; PASCAL_ROWS]; PASCAL_ROWS] {
+    let mut rows = [[0u64; PASCAL_ROWS]; PASCAL_ROWS];
+    let mut n = 0;
+    while n < PASCAL_ROWS {
+        rows[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            rows[n][k] = rows[n - 1][k - 1] + rows[n - 1][k];
+            k += 1;
+        }
+        n += 1;
+    }
+    rows
 }
 
 /// `c · a / b` for `b` dividing `c · a`, `None` only when the result exceeds 2¹²⁸: the factor

@@ -69,7 +69,7 @@ proptest! {
     #[test]
     fn lexicographic_order_is_the_stable_sort_of_the_rows(
         rows in proptest::collection::vec(
-            proptest::collection::vec(prop_oneof![0u32..4, Just(u32::MAX), Just(u32::MAX - 1)], 0..5),
+            proptest::collection::vec(prop_oneof![0u32..4, Just(u32::MAX), Just(u32::MAX - 1)], 0..8),
             0..60,
         ),
     ) {

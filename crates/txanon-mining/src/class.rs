@@ -505,6 +505,13 @@ mod tests {
             for (k, &c) in row.iter().enumerate() {
                 assert_eq!(binomial(n, k), Some(c), "C({n}, {k})");
             }
+            // The walk along the row, on both sides of the table's last row (63).
+            let mut walked = 1u128;
+            for (k, &c) in row.iter().enumerate() {
+                assert_eq!(walked, c, "walk to C({n}, {k})");
+                walked = next_binomial(walked, n, k).expect("below 2^128");
+            }
+            assert_eq!(walked, 0, "C({n}, {})", n + 1);
         }
         assert_eq!(binomial(3, 5), Some(0));
     }
