@@ -1,7 +1,11 @@
 //! The frequent items of a database, recoded densely by descending support, and the database
 //! reduced to them: what every miner starts from.
 
+use rayon::prelude::*;
 use txanon_data::{ItemId, TransactionDb};
+
+/// Transactions recoded per rayon task: enough to amortize a task, few enough to share out.
+const BLOCK: usize = 16_384;
 
 /// The database restricted to its frequent items, recoded: code 0 is the most frequent item
 /// (ties broken by item id, so the coding is deterministic). Transactions are sorted ascending
@@ -48,18 +52,40 @@ impl RecodedDb {
             code_of[item as usize] = code as u32;
         }
 
-        let mut starts = Vec::with_capacity(db.len());
-        let mut codes = Vec::with_capacity(db.occurrences());
-        for t in db.iter() {
-            let start = codes.len();
-            codes.extend(t.iter().map(|&i| code_of[i as usize]).filter(|&c| c != NONE));
-            if codes.len() == start {
-                continue;
+        // Each transaction's frequent items as ascending codes, in blocks on rayon joined in
+        // order; empty rows are dropped (they hold no itemset beyond the empty one).
+        let blocks: Vec<(Vec<u32>, Vec<usize>)> = (0..db.len().div_ceil(BLOCK))
+            .into_par_iter()
+            .map(|block| {
+                let rows = block * BLOCK..db.len().min((block + 1) * BLOCK);
+                let mut codes = Vec::new();
+                let mut ends = Vec::with_capacity(rows.len());
+                for r in rows {
+                    let start = codes.len();
+                    let t = db.transaction(r);
+                    codes.extend(t.iter().map(|&i| code_of[i as usize]).filter(|&c| c != NONE));
+                    if codes.len() > start {
+                        codes[start..].sort_unstable();
+                        ends.push(codes.len());
+                    }
+                }
+                (codes, ends)
+            })
+            .collect();
+        let mut codes = Vec::with_capacity(blocks.iter().map(|b| b.0.len()).sum());
+        let mut starts = Vec::with_capacity(blocks.iter().map(|b| b.1.len()).sum());
+        for (block_codes, ends) in blocks {
+            let base = codes.len();
+            let mut start = base;
+            for end in ends {
+                starts.push((start, base + end));
+                start = base + end;
             }
-            codes[start..].sort_unstable();
-            starts.push((start, codes.len()));
+            codes.extend_from_slice(&block_codes);
         }
-        starts.sort_unstable_by(|a, b| codes[a.0..a.1].cmp(&codes[b.0..b.1]));
+        // Compared as code slices: prefix keys (`lexicographic_order_by`) tie throughout on
+        // dense data, whose rows share their most frequent items (connect: twice the time).
+        starts.par_sort_unstable_by(|a, b| codes[a.0..a.1].cmp(&codes[b.0..b.1]));
 
         let mut offsets = vec![0];
         let mut merged = Vec::with_capacity(codes.len());
