@@ -71,7 +71,9 @@ pub use read::{
 };
 pub use rng::{DataDigest, DigestBuilder, draw_seed, publication_rng};
 pub use table::{Attribute, AttributeType, Column, MissingPolicy, Role, Schema, Table};
-pub use write::{Destination, write_atomic, write_atomic_with_mode, write_db, write_path};
+pub use write::{
+    Destination, push_decimal, write_atomic, write_atomic_with_mode, write_db, write_path,
+};
 
 #[cfg(test)]
 mod autotraits {

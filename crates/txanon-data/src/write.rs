@@ -128,8 +128,14 @@ fn push_line(text: &mut Vec<u8>, t: &[crate::ItemId], labels: &[u32], spmf: bool
 }
 
 /// Appends the decimal form of `v`; `write!` costs several times more on this hot path.
-fn push_u32(buf: &mut Vec<u8>, mut v: u32) {
-    let mut tmp = [0u8; 10];
+fn push_u32(buf: &mut Vec<u8>, v: u32) {
+    push_decimal(buf, v.into());
+}
+
+/// Appends the decimal form of `v` to `buf`: the number formatting of the writers that format
+/// millions of numbers (this crate's record files, anatomy's table).
+pub fn push_decimal(buf: &mut Vec<u8>, mut v: u64) {
+    let mut tmp = [0u8; 20];
     let mut i = tmp.len();
     loop {
         i -= 1;

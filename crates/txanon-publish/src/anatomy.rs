@@ -78,6 +78,9 @@ pub fn release(input: &str, db: &TransactionDb, params: &ValidAnatomyParams) -> 
             },
             "headroom": params.headroom(),
         }))
-        .with("table.json", Content::json(result.table))
+        .with("table.json", {
+            let table = std::sync::Arc::new(result.table);
+            Content::Json(std::sync::Arc::new(move |w| table.write_json(w)))
+        })
         .with("anonymized", Content::Transactions(result.flattened.into())))
 }
