@@ -419,6 +419,50 @@ fn brute_force_valid(table: &AnatomizedTable, l: usize) -> bool {
     })
 }
 
+/// A table of 40,000 two-record buckets (more than the audit's blocks of buckets) with
+/// buckets broken on both sides of the blocks' edges: the violations come in table order,
+/// each with its bucket, and past the log's room the audit says it stopped.
+#[test]
+fn broken_buckets_across_the_audits_blocks_are_named_in_order() {
+    let value = |count, positions: &[u32]| ValueCount(count, positions.into());
+    let diverse = || Bucket { size: 2, columns: vec![vec![value(1, &[0]), value(1, &[1])]] };
+    let table = |broken: &[usize]| {
+        let mut table = AnatomizedTable {
+            format: txanon_anatomy::TABLE_FORMAT.into(),
+            l: 2,
+            diversity: Diversity::Frequency,
+            columns: vec![vec!["a".into(), "b".into()]],
+            buckets: (0..40_000).map(|_| diverse()).collect(),
+        };
+        for &b in broken {
+            table.buckets[b].columns[0] = vec![value(2, &[0])];
+        }
+        table
+    };
+    let claim = AnatomyClaim::new(2, Diversity::Frequency).unwrap();
+    let named = |broken: &[usize]| match audit(&table(broken), &claim, None, None) {
+        Err(AnatomyError::Audit(v)) => {
+            let buckets: Vec<usize> = v
+                .list()
+                .iter()
+                .map(|x| match x {
+                    AnatomyViolation::ShareAboveBound { bucket, .. } => *bucket,
+                    other => panic!("{other}"),
+                })
+                .collect();
+            (buckets, v.truncated())
+        }
+        other => panic!("expected a failed audit, got {other:?}"),
+    };
+    assert!(audit(&table(&[]), &claim, None, None).is_ok());
+    let edges = [0, 16_383, 16_384, 32_767, 32_768, 39_999];
+    assert_eq!(named(&edges), (edges.to_vec(), false));
+    // Every 1,000th bucket: the first twenty, and no more looked for.
+    let many: Vec<usize> = (0..40).map(|k| k * 1000 + 7).collect();
+    let max = txanon_data::audit::MAX_VIOLATIONS;
+    assert_eq!(named(&many), (many[..max].to_vec(), true));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
