@@ -69,8 +69,8 @@ impl AnatomizedTable {
 
     /// Writes the table as compact JSON, the same bytes as its `Serialize`: the buckets are
     /// formatted in blocks on rayon and written in order, a wave at a time (at 10⁷ records
-    /// the table is about 600 MB, and serde formatting it on one thread took a sixth of
-    /// anatomy's time).
+    /// the table is about 600 MB, and serde formatting it on one thread was about a tenth of
+    /// anatomy's profile).
     ///
     /// # Errors
     /// Writing to `w`.
