@@ -101,22 +101,25 @@ impl Working {
 
     /// The transactions now holding public item `v`, without `v`: public parts only, or with
     /// the private parts (labels as in [`full_db`](Self::full_db)).
+    ///
+    /// The rows go into one array (a vector per row, built for every suppression, was a
+    /// quarter of coherence's time at 10⁷ records with 270 private items); each is ascending,
+    /// the private labels above every public one.
     pub fn conditional(&self, v: u32, with_private: bool) -> TransactionDb {
         let p = self.public_items() as u32;
-        TransactionDb::from_int_transactions(
-            self.tids[v as usize]
-                .iter()
-                .filter(|&&t| self.public[t as usize].binary_search(&v).is_ok())
-                .map(|&t| {
-                    let t = t as usize;
-                    let mut items: Vec<u32> =
-                        self.public[t].iter().copied().filter(|&x| x != v).collect();
-                    if with_private {
-                        items.extend(self.private[t].iter().map(|&s| s + p));
-                    }
-                    items
-                }),
-        )
+        let mut offsets = vec![0];
+        let mut labels = Vec::new();
+        for &t in &self.tids[v as usize] {
+            let public = &self.public[t as usize];
+            let Ok(at) = public.binary_search(&v) else { continue };
+            labels.extend_from_slice(&public[..at]);
+            labels.extend_from_slice(&public[at + 1..]);
+            if with_private {
+                labels.extend(self.private[t as usize].iter().map(|&s| s + p));
+            }
+            offsets.push(labels.len());
+        }
+        TransactionDb::from_int_rows(offsets, labels)
     }
 }
 

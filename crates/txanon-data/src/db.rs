@@ -127,6 +127,25 @@ impl TransactionDb {
         raw.finish_int()
     }
 
+    /// [`from_int_transactions`](Self::from_int_transactions) of rows given as compressed
+    /// sparse rows of integer labels (row `r` is `labels[offsets[r]..offsets[r + 1]]`, each
+    /// row's labels strictly ascending): a caller that builds many databases of rows it
+    /// assembles writes them into one array rather than a vector per row.
+    ///
+    /// # Panics
+    /// When `offsets` does not start at 0, decreases or does not end at `labels.len()`, or a
+    /// row is not strictly ascending.
+    pub fn from_int_rows(offsets: Vec<usize>, labels: Vec<u32>) -> Self {
+        assert_eq!(offsets.first(), Some(&0), "offsets must start at 0");
+        assert_eq!(offsets.last(), Some(&labels.len()), "offsets must end at labels.len()");
+        for w in offsets.windows(2) {
+            assert!(w[0] <= w[1], "offsets must not decrease");
+            let row = &labels[w[0]..w[1]];
+            assert!(row.windows(2).all(|p| p[0] < p[1]), "rows must be strictly ascending");
+        }
+        RawDb { offsets, items: labels, duplicates_dropped: 0 }.finish_int()
+    }
+
     /// Builds a database from transactions of text labels. Labels that are all canonical
     /// integers become integer labels, as when a CSV file is read.
     pub fn from_str_transactions<T, S>(transactions: impl IntoIterator<Item = T>) -> Self
@@ -876,6 +895,33 @@ mod tests {
             joined.append(part);
         }
         assert_eq!(joined.finish(labels.clone()), whole.finish(labels));
+    }
+
+    /// Rows given as one array are the database the same rows give one by one: small labels
+    /// (a direct table), labels far apart (a map) and empty rows.
+    #[test]
+    fn int_rows_are_int_transactions() {
+        for rows in [
+            vec![vec![3u32, 5], vec![], vec![1, 3, 9], vec![5]],
+            vec![vec![7, u32::MAX], vec![0], vec![], vec![7, 1 << 30]],
+            vec![],
+        ] {
+            let mut offsets = vec![0];
+            let mut labels = Vec::new();
+            for row in &rows {
+                labels.extend_from_slice(row);
+                offsets.push(labels.len());
+            }
+            let db = TransactionDb::from_int_rows(offsets, labels);
+            assert_eq!(db, TransactionDb::from_int_transactions(&rows));
+            assert_eq!(db.supports(), TransactionDb::from_int_transactions(&rows).supports());
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "strictly ascending")]
+    fn int_rows_must_ascend() {
+        TransactionDb::from_int_rows(vec![0, 2], vec![4, 4]);
     }
 
     #[test]
