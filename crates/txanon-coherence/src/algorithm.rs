@@ -228,6 +228,21 @@ fn compare_scores((ma, na): (u128, u128), (mb, nb): (u128, u128)) -> Ordering {
     }
 }
 
+/// The item the greedy algorithm suppresses next, given per public index its moles `m`, its
+/// nuggets `nu`, whether it is `alive`, and its item id (`ids`, ascending): the largest score
+/// among the items holding moles, ties to more moles, then to the smaller id; `None` when no
+/// item holds a mole.
+pub(crate) fn next_suppression(
+    m: &[u128],
+    nu: &[u128],
+    alive: &[bool],
+    ids: &[ItemId],
+) -> Option<usize> {
+    (0..ids.len()).filter(|&u| alive[u] && m[u] > 0).max_by(|&a, &b| {
+        compare_scores((m[a], nu[a]), (m[b], nu[b])).then(m[a].cmp(&m[b])).then(ids[b].cmp(&ids[a]))
+    })
+}
+
 /// Makes `db` (h,k,p)-coherent by suppressing public items (Xu, Fung, Wang, Fu, Pei, ICDM 2008):
 /// items of `private` are never suppressed; every other item is public.
 ///
@@ -326,12 +341,7 @@ pub fn anonymize(
     );
     loop {
         let (m, nu) = (moles.counts(), nuggets.counts());
-        let best = (0..w.public_items()).filter(|&u| alive[u] && m[u] > 0).max_by(|&a, &b| {
-            compare_scores((m[a], nu[a]), (m[b], nu[b]))
-                .then(m[a].cmp(&m[b]))
-                .then(w.public_ids[b].cmp(&w.public_ids[a]))
-        });
-        let Some(v) = best else { break };
+        let Some(v) = next_suppression(m, nu, &alive, &w.public_ids) else { break };
         suppressed.push(Suppressed {
             item: w.public_ids[v],
             reason: Reason::Greedy { moles: m[v], nuggets: nu[v] },

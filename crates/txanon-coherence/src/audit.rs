@@ -345,7 +345,7 @@ fn audit_copying(
     let mut suppressed_items = None;
     if let Some(original) = original {
         progress.begin("coherence audit: against the original", Unit::Items, 0);
-        suppressed_items = check_original(published, private, original, &mut log);
+        suppressed_items = check_original(published, private, original, &mut log).map(|s| s.len());
     }
     log.finish(CoherenceAuditReport {
         claim: claim.clone(),
@@ -654,7 +654,7 @@ fn check_original(
     private: &[String],
     original: &TransactionDb,
     log: &mut ViolationLog<CoherenceViolation>,
-) -> Option<usize> {
+) -> Option<Vec<String>> {
     let private: std::collections::HashSet<&str> = private.iter().map(String::as_str).collect();
     if published.len() != original.len() {
         log.push(CoherenceViolation::RecordCount {
@@ -672,7 +672,7 @@ fn check_original(
         published_support.insert(item, u64::from(published.supports()[i as usize]));
     }
     let mut suppressed = vec![false; original.num_items()];
-    let mut count = 0;
+    let mut gone = Vec::new();
     for i in 0..original.num_items() as ItemId {
         let item = original.label(i).to_string();
         let before = u64::from(original.supports()[i as usize]);
@@ -687,7 +687,7 @@ fn check_original(
             }
         } else if after == 0 && before > 0 {
             suppressed[i as usize] = true;
-            count += 1;
+            gone.push(item);
         } else if after != before {
             log.push(CoherenceViolation::PartlySuppressed {
                 item,
@@ -724,7 +724,178 @@ fn check_original(
             break;
         }
     }
-    Some(count)
+    Some(gone)
+}
+
+/// What the audit of one shard of a publication found: everything but (h,k,p)-coherence,
+/// which the shards' publications hold as a union only (see [`audit_shard`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CoherenceShardAuditReport {
+    /// The claim the shard belongs to.
+    pub claim: CoherenceClaim,
+    /// The shard's transactions.
+    pub transactions: usize,
+    /// The public items of the shard's original it suppressed (labels, in the original's
+    /// order), when the original was given: the union keeps every item or suppresses it
+    /// everywhere only when no shard publishes an item another suppressed.
+    pub suppressed: Option<Vec<String>>,
+}
+
+/// The audit of one shard of a publication whose shards share one suppression set: every
+/// check of [`audit`] against the shard's original (as many transactions, private items
+/// untouched, each public item kept or suppressed everywhere in the shard, the transactions
+/// the original's less the suppressed items), not the supports and inferences, which hold
+/// for the union only: the caller sums [`shard_itemsets`] over the shards and decides them
+/// with [`union_violations`].
+///
+/// # Errors
+/// [`CoherenceError::Audit`] with the violations found.
+pub fn audit_shard(
+    published: &TransactionDb,
+    claim: &CoherenceClaim,
+    original: Option<&TransactionDb>,
+) -> Result<CoherenceShardAuditReport, CoherenceError> {
+    let mut log = ViolationLog::new();
+    let suppressed = original.and_then(|o| check_original(published, &claim.private, o, &mut log));
+    log.finish(CoherenceShardAuditReport {
+        claim: claim.clone(),
+        transactions: published.len(),
+        suppressed,
+    })
+    .map_err(CoherenceError::Audit)
+}
+
+/// One shard's counts for the union: `(itemset, private, count)`, the itemset a public
+/// itemset of at most `p` items that occurs (labels; the empty itemset
+/// included), with `None` and its support, and with each private item it occurs with and the
+/// transactions holding both. Labels in the order of their ids, which rank the labels alike in
+/// every shard.
+pub type ShardItemsets = Vec<(Vec<String>, Option<String>, u64)>;
+
+/// Every public itemset of at most `p` items of one shard that occurs, the empty one
+/// included, with its support and its count with each private item (see [`ShardItemsets`]):
+/// summed over the shards, the union's supports and inferences.
+///
+/// # Complexity
+/// `Σ_r Σ_{i ≤ p} C(|r|, i) · (1 + s_r)` over the distinct published transactions `r` with
+/// `s_r` private items.
+pub fn shard_itemsets(published: &TransactionDb, claim: &CoherenceClaim) -> ShardItemsets {
+    let private: std::collections::HashSet<&str> =
+        claim.private.iter().map(String::as_str).collect();
+    let is_private: Vec<bool> = (0..published.num_items() as ItemId)
+        .map(|i| private.contains(published.label(i).to_string().as_str()))
+        .collect();
+    let mut rows: FxHashMap<&[ItemId], u64> = FxHashMap::default();
+    for t in published.iter() {
+        *rows.entry(t).or_insert(0) += 1;
+    }
+    let most = usize::try_from(claim.p).unwrap_or(usize::MAX);
+    // Each itemset met gets an index the first time (one allocation per distinct itemset, not
+    // per occurrence); its support and private counts are kept by index.
+    let mut index: FxHashMap<Vec<ItemId>, usize> = FxHashMap::default();
+    let mut sets: Vec<Vec<ItemId>> = Vec::new();
+    let mut support: Vec<u64> = Vec::new();
+    let mut together: FxHashMap<(usize, ItemId), u64> = FxHashMap::default();
+    let mut chosen = Vec::new();
+    for (row, times) in rows {
+        let public: Vec<ItemId> =
+            row.iter().copied().filter(|&i| !is_private[i as usize]).collect();
+        let secret: Vec<ItemId> = row.iter().copied().filter(|&i| is_private[i as usize]).collect();
+        let mut add = |set: &[ItemId]| {
+            let at = match index.get(set) {
+                Some(&at) => at,
+                None => {
+                    index.insert(set.to_vec(), sets.len());
+                    sets.push(set.to_vec());
+                    support.push(0);
+                    sets.len() - 1
+                }
+            };
+            support[at] += times;
+            for &s in &secret {
+                *together.entry((at, s)).or_insert(0) += times;
+            }
+        };
+        add(&[]);
+        each_public_subset(&public, most, &mut chosen, &mut add);
+    }
+    drop(index);
+    let name = |i: ItemId| published.label(i).to_string();
+    // In id order, which is the labels' order in every shard (ids rank the labels).
+    let labels = |at: usize| -> Vec<String> { sets[at].iter().map(|&i| name(i)).collect() };
+    let mut out: ShardItemsets = (0..sets.len())
+        .map(|at| (labels(at), None, support[at]))
+        .chain(together.into_iter().map(|((at, s), c)| (labels(at), Some(name(s)), c)))
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// Calls `f` with every non-empty subset of at most `most` items of `row`.
+fn each_public_subset(
+    row: &[ItemId],
+    most: usize,
+    chosen: &mut Vec<ItemId>,
+    f: &mut dyn FnMut(&[ItemId]),
+) {
+    for (j, &item) in row.iter().enumerate() {
+        chosen.push(item);
+        f(chosen);
+        if chosen.len() < most {
+            each_public_subset(&row[j + 1..], most, chosen, f);
+        }
+        chosen.pop();
+    }
+}
+
+/// One itemset of the union, its counts summed over the shards: the itemset (labels), its
+/// support, and the private item most often with it and how often (`None` when none is).
+pub type UnionItemset = (Vec<String>, u64, Option<(String, u64)>);
+
+/// The violations of (h,k,p)-coherence among `itemsets`, the union's public itemsets of at
+/// most `p` items with their summed counts (the empty itemset's support is the union's
+/// transactions): an itemset below `k`, and a private item inferred above `h`, decided
+/// exactly as [`audit`] decides them. At most `MAX_VIOLATIONS`, in the order given; the
+/// second value counts them all.
+pub fn union_violations(
+    itemsets: &[UnionItemset],
+    claim: &CoherenceClaim,
+) -> (Vec<CoherenceViolation>, u64) {
+    let mut found = Vec::new();
+    let mut total = 0u64;
+    let mut push = |v: CoherenceViolation| {
+        total += 1;
+        if found.len() < MAX_VIOLATIONS {
+            found.push(v);
+        }
+    };
+    for (itemset, support, worst) in itemsets {
+        if *support < claim.k {
+            if itemset.is_empty() {
+                push(CoherenceViolation::TooFewTransactions {
+                    transactions: usize::try_from(*support).unwrap_or(usize::MAX),
+                    k: claim.k,
+                });
+            } else {
+                push(CoherenceViolation::RareItemset {
+                    itemset: itemset.clone(),
+                    support: *support,
+                    k: claim.k,
+                });
+            }
+        }
+        if let Some((private, count)) = worst
+            && share_exceeds(*count, *support, claim.h)
+        {
+            push(CoherenceViolation::Breach {
+                itemset: itemset.clone(),
+                private: private.clone(),
+                count: *count,
+                support: *support,
+            });
+        }
+    }
+    (found, total)
 }
 
 #[cfg(test)]
@@ -733,7 +904,9 @@ mod tests {
     use txanon_data::TransactionDb;
     use txanon_data::progress::Progress;
 
-    use super::{CoherenceClaim, audit_copying};
+    use super::{CoherenceClaim, UnionItemset, audit, audit_copying, shard_itemsets};
+    use super::{audit_shard, union_violations};
+    use std::collections::BTreeMap;
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
@@ -759,5 +932,83 @@ mod tests {
             };
             prop_assert_eq!(run(0), run(usize::MAX));
         }
+    }
+
+    /// The union's counts (`shard_itemsets` summed over random shards) decided by
+    /// `union_violations` fail exactly the claims `audit` fails on the whole, with the same
+    /// violations when they are few; each shard passes `audit_shard` against itself.
+    /// Counted: the cases that fail over more than one non-empty shard.
+    #[test]
+    fn the_union_of_shards_fails_what_the_whole_fails() {
+        let strategy = (
+            prop::collection::vec(prop::collection::btree_set(0u32..12, 0..6), 2..60),
+            prop::collection::vec(0usize..4, 60),
+            1usize..4,
+            prop::collection::btree_set(0u32..12, 0..3),
+            (prop::sample::select(vec![0.25, 0.5, 0.75]), 2u64..4, 1u64..4),
+        );
+        txanon_testkit::exercised(256, strategy, |(ts, shard_of, shards, private, (h, k, p))| {
+            let rows: Vec<Vec<u32>> = ts.iter().map(|t| t.iter().copied().collect()).collect();
+            let whole = TransactionDb::from_int_transactions(rows.clone());
+            let private: Vec<String> = private.iter().map(u32::to_string).collect();
+            let claim = CoherenceClaim::new(h, k, p).unwrap().private(private);
+            let mut summed: BTreeMap<(Vec<String>, Option<String>), u64> = BTreeMap::new();
+            let mut non_empty = 0;
+            for s in 0..shards {
+                let part = TransactionDb::from_int_transactions(
+                    rows.iter()
+                        .zip(&shard_of)
+                        .filter(|&(_, &of)| of % shards == s)
+                        .map(|(r, _)| r.clone())
+                        .collect::<Vec<_>>(),
+                );
+                non_empty += usize::from(!part.is_empty());
+                prop_assert!(audit_shard(&part, &claim, Some(&part)).is_ok());
+                for (set, s, c) in shard_itemsets(&part, &claim) {
+                    *summed.entry((set, s)).or_insert(0) += c;
+                }
+            }
+            let mut union: BTreeMap<Vec<String>, UnionItemset> = BTreeMap::new();
+            for ((set, s), c) in summed {
+                let e = union.entry(set.clone()).or_insert((set, 0, None));
+                match s {
+                    None => e.1 = c,
+                    Some(s) => {
+                        if e.2.as_ref().is_none_or(|w| c > w.1) {
+                            e.2 = Some((s, c));
+                        }
+                    }
+                }
+            }
+            let union: Vec<UnionItemset> = union.into_values().collect();
+            let (found, total) = union_violations(&union, &claim);
+            match audit(&whole, &claim, None) {
+                Ok(_) => prop_assert_eq!(total, 0, "{:?}", found),
+                Err(crate::CoherenceError::Audit(v)) => {
+                    prop_assert!(total > 0);
+                    // Every violation the whole's audit names is one of the union's.
+                    if !v.truncated() && total as usize == found.len() {
+                        for one in v.list() {
+                            let kind = |x: &crate::CoherenceViolation| match x {
+                                crate::CoherenceViolation::Breach { itemset, support, .. } => {
+                                    format!("breach {itemset:?} {support}")
+                                }
+                                other => format!("{other:?}"),
+                            };
+                            prop_assert!(
+                                found.iter().any(|f| kind(f) == kind(one)),
+                                "{:?} not in {:?}",
+                                one,
+                                found
+                            );
+                        }
+                    }
+                    return Ok(non_empty > 1);
+                }
+                Err(e) => panic!("{e}"),
+            }
+            Ok(false)
+        })
+        .at_least(0.2, "failed over several shards");
     }
 }

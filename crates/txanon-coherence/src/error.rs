@@ -36,6 +36,19 @@ pub enum CoherenceError {
         /// The limit.
         limit: u64,
     },
+    /// One suppression set over shards lists every mole and nugget on the driver, and there
+    /// would be more than the limit ([`crate::CoherenceParams::enumeration_limit`]).
+    #[error(
+        "one suppression set over shards lists the {what} on the driver: about {itemsets}, over the limit of {limit}: suppress per shard, or lower p, or raise k or the nugget support"
+    )]
+    TooManyToList {
+        /// What would be listed.
+        what: &'static str,
+        /// How many.
+        itemsets: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// A count beyond 128 bits.
     #[error(transparent)]
     Border(#[from] BorderError),
@@ -54,7 +67,8 @@ impl txanon_data::Classify for CoherenceError {
             CoherenceError::Params(_) => ErrorKind::BadInput,
             CoherenceError::NoCohesion(_)
             | CoherenceError::TooLarge { .. }
-            | CoherenceError::TooManyItemsets { .. } => ErrorKind::Infeasible,
+            | CoherenceError::TooManyItemsets { .. }
+            | CoherenceError::TooManyToList { .. } => ErrorKind::Infeasible,
             CoherenceError::Border(e) => txanon_data::Classify::kind(e),
             CoherenceError::Mining(e) => txanon_data::Classify::kind(e),
             CoherenceError::Audit(_) => ErrorKind::AuditFailed,

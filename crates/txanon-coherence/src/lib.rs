@@ -37,14 +37,16 @@ mod flatsets;
 mod nonmoles;
 mod params;
 mod projection;
+pub mod sharded;
 mod working;
 
 pub use algorithm::{
     CoherencePublication, MoleBorder, Reason, Suppressed, anonymize, mole_border, nuggets,
 };
 pub use audit::{
-    CoherenceAuditReport, CoherenceClaim, CoherenceViolation, CoherenceViolations, audit,
-    audit_with_progress,
+    CoherenceAuditReport, CoherenceClaim, CoherenceShardAuditReport, CoherenceViolation,
+    CoherenceViolations, ShardItemsets, UnionItemset, audit, audit_shard, audit_with_progress,
+    shard_itemsets, union_violations,
 };
 pub use error::CoherenceError;
 pub use family::Coherence;

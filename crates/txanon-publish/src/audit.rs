@@ -192,6 +192,26 @@ pub fn coherence(
     Ok(Audited { report, manifest })
 }
 
+/// Audits one shard of a coherence publication whose shards share one suppression set (see
+/// [`txanon_coherence::audit_shard`]): the manifest, the published transactions against
+/// `original` when given; with the shard's itemsets counted for the union
+/// ([`txanon_coherence::shard_itemsets`]).
+///
+/// # Errors
+/// As [`cahd`].
+pub fn coherence_shard(
+    dir: &Path,
+    claim: &txanon_coherence::CoherenceClaim,
+    original: Option<&TransactionDb>,
+) -> Result<(Audited<txanon_coherence::CoherenceShardAuditReport>, txanon_coherence::ShardItemsets)>
+{
+    let manifest = check_directory(dir)?;
+    let published = read_transactions(dir, "published")?;
+    let report = txanon_coherence::audit_shard(&published, claim, original)
+        .map_err(failed::<txanon_coherence::Coherence>)?;
+    Ok((Audited { report, manifest }, txanon_coherence::shard_itemsets(&published, claim)))
+}
+
 /// Audits anatomy's publication in `dir` (table.json and the flattened records) under
 /// `claim`, against `original` when given.
 ///

@@ -38,6 +38,21 @@ pub(crate) fn km_claim(
     Ok((claim, hierarchy))
 }
 
+/// (h,k,p)-coherence's claim: the private items named.
+pub(crate) fn coherence_claim(
+    h: f64,
+    k: Int,
+    p: Int,
+    sensitive: Vec<String>,
+) -> Result<CoherenceClaim, Failure> {
+    if sensitive.is_empty() {
+        return Err(Failure::bad_input("sensitive: no sensitive (private) item"));
+    }
+    Ok(CoherenceClaim::new(h, whole("k", k, 2u64, u64::MAX)?, whole("p", p, 1u64, u64::MAX)?)
+        .map_err(Failure::from)?
+        .private(sensitive))
+}
+
 /// The audit's report as a dict.
 fn report<'py, R: serde::Serialize>(
     py: Python<'py>,
@@ -105,13 +120,7 @@ pub(crate) fn audit_coherence<'py>(
     sensitive: Vec<String>,
     original_: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if sensitive.is_empty() {
-        return Err(Failure::bad_input("sensitive: no sensitive (private) item").into());
-    }
-    let claim =
-        CoherenceClaim::new(h, whole("k", k, 2u64, u64::MAX)?, whole("p", p, 1u64, u64::MAX)?)
-            .map_err(Failure::from)?
-            .private(sensitive);
+    let claim = coherence_claim(h, k, p, sensitive)?;
     let original = original(py, original_)?;
     let audited =
         detached(py, || Ok(txanon_publish::audit::coherence(&dir, &claim, original.as_ref())))?;

@@ -1,8 +1,15 @@
-//! kᵐ-anonymity over shards, for `txanon.spark`: the driver's search of one cut over every
-//! shard (`km_sharded_cut`, whose counts come from Python callbacks that run Spark jobs), a
-//! shard's answer to one of its requests (`km_count_shard`), a shard's release under the cut
-//! (`km_release_shard`), and a shard's audit with its itemsets counted for the union
-//! (`audit_km_shard`). The algorithm is `txanon_km::sharded`'s; this holds none.
+//! Families over shards, for `txanon.spark`, where the driver decides one global result from the
+//! shards' counts:
+//!
+//! - kᵐ-anonymity: the driver's search of one cut over every shard (`km_sharded_cut`, whose
+//!   counts come from Python callbacks that run Spark jobs), a shard's answer to one of its
+//!   requests (`km_count_shard`), a shard's release under the cut (`km_release_shard`), and a
+//!   shard's audit with its itemsets counted for the union (`audit_km_shard`);
+//! - (h,k,p)-coherence with one suppression set: `coherence_sharded_suppression`,
+//!   `coherence_count_shard`, `coherence_release_shard`, `audit_coherence_shard` and the
+//!   union's decision `coherence_union_violations`.
+//!
+//! The algorithms are `txanon_km::sharded`'s and `txanon_coherence::sharded`'s; this holds none.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -15,7 +22,7 @@ use txanon_data::ErrorKind;
 use txanon_km::sharded::{ShardCounts, ShardRequest, Shards, count_shard, sharded_cut};
 use txanon_km::{Algorithm, Hierarchy, KmError, KmParams, ValidKmParams};
 
-use crate::audits::{dict, km_claim, original};
+use crate::audits::{coherence_claim, dict, km_claim, original};
 use crate::convert::{Int, Reading, data, whole, word};
 use crate::errors::{Failure, detached};
 use crate::families::{fanout_of, km_numbers, seed as seed_of};
@@ -259,4 +266,333 @@ pub(crate) fn audit_km_shard<'py>(
     ])
     .map_err(|e| internal(e.to_string()))?;
     Ok((report, batch.into_pyarrow(py)?))
+}
+
+/// Coherence's parameters over shards: `nugget_support` (a count, fraction or percentage) of
+/// the union's `transactions`.
+fn coherence_params(
+    (h, k, p): (f64, Int, Int),
+    nugget_support: &Bound<'_, PyAny>,
+    transactions: u64,
+    max_itemsets: Option<Int>,
+    seed: Option<Int>,
+) -> Result<txanon_coherence::ValidCoherenceParams, Failure> {
+    if !(0.0..1.0).contains(&h) {
+        return Err(Failure::bad_input(format!(
+            "h = {h}: out of range, allowed 0 to 1 (1 excluded)"
+        )));
+    }
+    let k = whole("k", k, 2u32, u32::MAX)?;
+    let p = whole("p", p, 1usize, usize::MAX)?;
+    let max_itemsets = whole(
+        "max_itemsets",
+        max_itemsets
+            .unwrap_or_else(|| Int::from(i128::from(txanon_coherence::DEFAULT_MAX_ITEMSETS))),
+        1u64,
+        u64::MAX,
+    )?;
+    let nugget_support: txanon_mining::MinSupport = nugget_support
+        .str()
+        .map_err(|e| Failure::bad_input(format!("nugget_support: {e}")))?
+        .to_string()
+        .parse()
+        .map_err(|why| Failure::bad_input(format!("nugget_support: {why}")))?;
+    let n = usize::try_from(transactions).unwrap_or(usize::MAX);
+    txanon_coherence::CoherenceParams::new(h, k, p, nugget_support.count(n))
+        .max_itemsets(max_itemsets)
+        .seed(seed_of(seed)?)
+        .check()
+        .map_err(Failure::from)
+}
+
+/// The shards as Python reaches them for coherence: `lengths(request)` returns
+/// `(longest, histogram)`, `itemsets(request)` an Arrow record batch `(hi, lo, private,
+/// count)` summed over the shards by itemset and private item (−1: the itemset's support), `candidates(request)` the distinct candidates (lists of
+/// ranks), `supports(request)` the summed supports; a Python exception is kept and raised
+/// when the search returns.
+struct PyCoherenceShards<'py> {
+    callbacks: [Bound<'py, PyAny>; 4],
+    raised: Option<PyErr>,
+}
+
+impl<'py> PyCoherenceShards<'py> {
+    fn call(
+        &mut self,
+        which: usize,
+        request: &txanon_coherence::sharded::ShardRequest,
+    ) -> Result<Bound<'py, PyAny>, txanon_coherence::CoherenceError> {
+        let text = serde_json::to_string(request).expect("a request serializes");
+        self.callbacks[which].call1((text,)).map_err(|error| self.kept(error))
+    }
+
+    /// Keeps the Python error, which the caller raises in place of the one returned here (it
+    /// only stops the search).
+    fn kept(&mut self, error: PyErr) -> txanon_coherence::CoherenceError {
+        self.raised = Some(error);
+        txanon_coherence::CoherenceError::NoCohesion("a count over the shards failed".into())
+    }
+
+    fn extract<T>(
+        &mut self,
+        which: usize,
+        request: &txanon_coherence::sharded::ShardRequest,
+    ) -> Result<T, txanon_coherence::CoherenceError>
+    where
+        T: for<'a> FromPyObject<'a, 'py>,
+    {
+        let answer = self.call(which, request)?;
+        answer.extract::<T>().map_err(|e| {
+            let e: PyErr = e.into();
+            self.kept(e)
+        })
+    }
+}
+
+impl txanon_coherence::sharded::Shards for PyCoherenceShards<'_> {
+    fn lengths(
+        &mut self,
+        request: &txanon_coherence::sharded::ShardRequest,
+    ) -> Result<(u64, Vec<u64>), txanon_coherence::CoherenceError> {
+        self.extract(0, request)
+    }
+
+    fn itemsets(
+        &mut self,
+        request: &txanon_coherence::sharded::ShardRequest,
+    ) -> Result<Vec<(u128, u32, u64)>, txanon_coherence::CoherenceError> {
+        use arrow_array::Array;
+        use arrow_pyarrow::FromPyArrow;
+        use txanon_coherence::sharded::NO_PRIVATE;
+        let answer = self.call(1, request)?;
+        let batch = RecordBatch::from_pyarrow_bound(&answer).map_err(|e| self.kept(e))?;
+        let column = |name: &str| -> Result<Int64Array, String> {
+            let c = batch.column_by_name(name).ok_or_else(|| format!("no column {name}"))?;
+            let c = c.as_any().downcast_ref::<Int64Array>().ok_or("not int64")?;
+            if c.null_count() > 0 {
+                return Err(format!("nulls in {name}"));
+            }
+            Ok(c.clone())
+        };
+        let columns = ["hi", "lo", "private", "count"].map(column);
+        let [hi, lo, private, count] = match columns {
+            [Ok(a), Ok(b), Ok(c), Ok(d)] => [a, b, c, d],
+            other => {
+                let why = other.into_iter().find_map(Result::err).unwrap_or_default();
+                return Err(self.kept(internal(format!("the shards' itemsets: {why}")).into()));
+            }
+        };
+        Ok((0..batch.num_rows())
+            .map(|r| {
+                let key = (u128::from(hi.value(r) as u64) << 64) | u128::from(lo.value(r) as u64);
+                let s = private.value(r);
+                let s = if s < 0 { NO_PRIVATE } else { s as u32 };
+                (key, s, count.value(r) as u64)
+            })
+            .collect())
+    }
+
+    fn candidates(
+        &mut self,
+        request: &txanon_coherence::sharded::ShardRequest,
+    ) -> Result<Vec<Vec<u32>>, txanon_coherence::CoherenceError> {
+        self.extract(2, request)
+    }
+
+    fn supports(
+        &mut self,
+        request: &txanon_coherence::sharded::ShardRequest,
+    ) -> Result<Vec<u64>, txanon_coherence::CoherenceError> {
+        self.extract(3, request)
+    }
+}
+
+/// The suppressions (h,k,p)-coherence makes over every shard (see
+/// `txanon_coherence::sharded::sharded_suppression`), as JSON for the shards' releases.
+#[pyfunction]
+#[pyo3(signature = (*, supports, transactions, private, h, k, p, nugget_support, lengths, itemsets, candidates, supports_of, max_itemsets=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn coherence_sharded_suppression<'py>(
+    supports: Vec<(String, u64)>,
+    transactions: Int,
+    private: Vec<String>,
+    h: f64,
+    k: Int,
+    p: Int,
+    nugget_support: &Bound<'py, PyAny>,
+    lengths: Bound<'py, PyAny>,
+    itemsets: Bound<'py, PyAny>,
+    candidates: Bound<'py, PyAny>,
+    supports_of: Bound<'py, PyAny>,
+    max_itemsets: Option<Int>,
+) -> PyResult<String> {
+    let transactions = whole("transactions", transactions, 0u64, u64::MAX)?;
+    let params = coherence_params((h, k, p), nugget_support, transactions, max_itemsets, None)?;
+    let mut shards =
+        PyCoherenceShards { callbacks: [lengths, itemsets, candidates, supports_of], raised: None };
+    let found = txanon_coherence::sharded::sharded_suppression(
+        &supports,
+        transactions,
+        &private,
+        &params,
+        &mut shards,
+    );
+    if let Some(error) = shards.raised {
+        return Err(error);
+    }
+    let found = found.map_err(|e| Failure::of(&e))?;
+    Ok(serde_json::to_string(&found).map_err(|e| internal(e.to_string()))?)
+}
+
+/// One shard's answer to a coherence `request` (JSON, as `coherence_sharded_suppression`
+/// hands it to its callbacks), as an Arrow record batch: `(longest, length, count)`,
+/// `(hi, lo, private, count)` (private −1 for the support), `(itemset)` or `(support)`.
+#[pyfunction]
+#[pyo3(signature = (data_, *, request))]
+pub(crate) fn coherence_count_shard<'py>(
+    py: Python<'py>,
+    data_: &Bound<'py, PyAny>,
+    request: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    use arrow_array::builder::{Int32Builder, ListBuilder};
+    use txanon_coherence::sharded::{NO_PRIVATE, ShardCounts, ShardRequest, count_shard};
+    let request: ShardRequest = serde_json::from_str(request)
+        .map_err(|e| Failure::bad_input(format!("request: not a shard request: {e}")))?;
+    let data = data(py, data_, &Reading::default())?;
+    let counts = detached(py, || count_shard(&data.db, &request).map_err(|e| Failure::of(&e)))?;
+    let long = |v: Vec<i64>| -> ArrayRef { Arc::new(Int64Array::from(v)) };
+    let columns: Vec<(&str, ArrayRef)> = match counts {
+        ShardCounts::Lengths { longest, histogram } => vec![
+            ("longest", long(vec![longest as i64; histogram.len()])),
+            ("length", long((0..histogram.len() as i64).collect())),
+            ("count", long(histogram.into_iter().map(|c| c as i64).collect())),
+        ],
+        ShardCounts::Itemsets(rows) => vec![
+            ("hi", long(rows.iter().map(|r| (r.0 >> 64) as u64 as i64).collect())),
+            ("lo", long(rows.iter().map(|r| r.0 as u64 as i64).collect())),
+            (
+                "private",
+                long(
+                    rows.iter()
+                        .map(|r| if r.1 == NO_PRIVATE { -1 } else { i64::from(r.1) })
+                        .collect(),
+                ),
+            ),
+            ("count", long(rows.iter().map(|r| r.2 as i64).collect())),
+        ],
+        ShardCounts::Candidates(sets) => {
+            // Ranks as Spark's ints (ranks count items, far below 2³¹).
+            let mut lists = ListBuilder::new(Int32Builder::new());
+            for set in sets {
+                lists.values().extend(set.iter().map(|&r| Some(r as i32)));
+                lists.append(true);
+            }
+            vec![("itemset", Arc::new(lists.finish()) as ArrayRef)]
+        }
+        ShardCounts::Supports(counts) => {
+            vec![("support", long(counts.into_iter().map(|c| c as i64).collect()))]
+        }
+    };
+    let batch = RecordBatch::try_from_iter(columns).map_err(|e| internal(e.to_string()))?;
+    batch.into_pyarrow(py)
+}
+
+/// One shard's release under the suppressions `suppression` (JSON, from
+/// `coherence_sharded_suppression`) decided over `shards` shards (see
+/// `txanon_publish::coherence::release_shard`).
+#[pyfunction]
+#[pyo3(signature = (data_, *, suppression, private, shards, h, k, p, nugget_support, seed_=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn coherence_release_shard(
+    py: Python<'_>,
+    data_: &Bound<'_, PyAny>,
+    suppression: &str,
+    private: Vec<String>,
+    shards: Int,
+    h: f64,
+    k: Int,
+    p: Int,
+    nugget_support: &Bound<'_, PyAny>,
+    seed_: Option<Int>,
+) -> PyResult<Publication> {
+    let suppression: txanon_coherence::sharded::ShardedSuppression =
+        serde_json::from_str(suppression)
+            .map_err(|e| Failure::bad_input(format!("suppression: not a suppression set: {e}")))?;
+    let shards = whole("shards", shards, 1usize, usize::MAX)?;
+    let params =
+        coherence_params((h, k, p), nugget_support, suppression.transactions, None, seed_)?;
+    let data = data(py, data_, &Reading::default())?;
+    let release = detached(py, || {
+        Ok(txanon_publish::coherence::release_shard(
+            &data.name,
+            &data.db,
+            &private,
+            &suppression,
+            shards,
+            &params,
+        )?)
+    })?;
+    Ok(Publication::new(release, data, None))
+}
+
+/// One shard of a coherence publication with one suppression set audited (see
+/// `txanon_publish::audit::coherence_shard`): the report as a dict, and a table
+/// `(itemset, private, support)` of its public itemsets of at most `p` items (the empty one
+/// included) with their supports and private counts.
+#[pyfunction]
+#[pyo3(signature = (dir, *, h, k, p, sensitive, original_=None))]
+pub(crate) fn audit_coherence_shard<'py>(
+    py: Python<'py>,
+    dir: PathBuf,
+    h: f64,
+    k: Int,
+    p: Int,
+    sensitive: Vec<String>,
+    original_: Option<&Bound<'py, PyAny>>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let claim = coherence_claim(h, k, p, sensitive)?;
+    let original = original(py, original_)?;
+    let (audited, itemsets) = detached(py, || {
+        Ok(txanon_publish::audit::coherence_shard(&dir, &claim, original.as_ref())?)
+    })?;
+    let report = dict(py, &audited)?;
+    let mut sets = ListBuilder::new(StringBuilder::new());
+    let mut private = StringBuilder::new();
+    for (labels, s, _) in &itemsets {
+        for label in labels {
+            sets.values().append_value(label);
+        }
+        sets.append(true);
+        private.append_option(s.as_deref());
+    }
+    let supports: Int64Array = itemsets.iter().map(|&(_, _, c)| c as i64).collect();
+    let batch = RecordBatch::try_from_iter([
+        ("itemset", Arc::new(sets.finish()) as ArrayRef),
+        ("private", Arc::new(private.finish()) as ArrayRef),
+        ("support", Arc::new(supports) as ArrayRef),
+    ])
+    .map_err(|e| internal(e.to_string()))?;
+    Ok((report, batch.into_pyarrow(py)?))
+}
+
+/// The union's (h,k,p)-coherence decided from its summed counts (see
+/// `txanon_coherence::union_violations`): `itemsets` as `(itemset, support, private, count)`
+/// rows (`private` `None` when no private item occurs with it). Returns the violations (at
+/// most the audit's limit, as dicts) and how many there are.
+#[pyfunction]
+#[pyo3(signature = (itemsets, *, h, k, p, sensitive))]
+pub(crate) fn coherence_union_violations<'py>(
+    py: Python<'py>,
+    itemsets: Vec<(Vec<String>, u64, Option<String>, u64)>,
+    h: f64,
+    k: Int,
+    p: Int,
+    sensitive: Vec<String>,
+) -> PyResult<(Bound<'py, PyAny>, u64)> {
+    let claim = coherence_claim(h, k, p, sensitive)?;
+    let rows: Vec<txanon_coherence::UnionItemset> = itemsets
+        .into_iter()
+        .map(|(set, support, private, count)| (set, support, private.map(|s| (s, count))))
+        .collect();
+    let (found, total) = txanon_coherence::union_violations(&rows, &claim);
+    Ok((dict(py, &found)?, total))
 }

@@ -42,15 +42,16 @@ fn subsets(items: &[u32], p: usize, f: &mut impl FnMut(&[u32])) {
 /// Every listed itemset with its items, whether it is still alive, and per item the ids of
 /// those holding it.
 #[derive(Debug, Default)]
-struct Listing {
+pub(crate) struct Listing {
     sets: Vec<Vec<u32>>,
     alive: Vec<bool>,
     by_item: Vec<Vec<u32>>,
-    counts: Vec<u128>,
+    /// Per item, the listed itemsets alive holding it.
+    pub counts: Vec<u128>,
 }
 
 impl Listing {
-    fn new(sets: Vec<Vec<u32>>, items: usize) -> Self {
+    pub(crate) fn new(sets: Vec<Vec<u32>>, items: usize) -> Self {
         let mut by_item = vec![Vec::new(); items];
         let mut counts = vec![0u128; items];
         for (id, s) in sets.iter().enumerate() {
@@ -64,7 +65,7 @@ impl Listing {
     }
 
     /// Deletes the listed itemsets holding `v`.
-    fn remove(&mut self, v: u32) {
+    pub(crate) fn remove(&mut self, v: u32) {
         for &id in &self.by_item[v as usize] {
             if std::mem::replace(&mut self.alive[id as usize], false) {
                 for &u in &self.sets[id as usize] {

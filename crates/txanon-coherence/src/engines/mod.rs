@@ -7,7 +7,7 @@ mod enumerate;
 
 pub(crate) use counting::{CountedMoles, MinedNuggets, occurring};
 pub(crate) use edges::EdgeMoles;
-pub(crate) use enumerate::{ListedMoles, ListedNuggets};
+pub(crate) use enumerate::{ListedMoles, ListedNuggets, Listing};
 
 use crate::error::CoherenceError;
 use crate::working::Working;

@@ -575,6 +575,119 @@ def test_km_is_audited_over_the_union_and_a_tampered_union_fails(frame, publicat
     assert "manifest" in failed.value.kinds
 
 
+@pytest.fixture(scope="session")
+def coherence_global(frame):
+    import txanon.spark as ts
+
+    params = RUNS["coherence"][0]
+    return ts.anonymize(frame, "coherence", shards=SHARDS, seed=11, suppression="global", **params)
+
+
+def test_coherence_with_one_suppression_set_is_the_single_machine_publication(
+    coherence_global, baskets, tmp_path
+):
+    """One suppression set over every shard: the suppressions (in order, with their mole and
+    nugget counts) and the summary's figures are the single-machine run's on the whole table,
+    and the shards' published transactions are its published transactions as a multiset."""
+    publication = coherence_global
+    params = RUNS["coherence"][0]
+    whole = pq.read_table(baskets)
+    one = txanon.anonymize.coherence(whole, seed=11, **params)
+    written = Path(one.write(tmp_path / "one"))
+    expected_steps = (written / "suppressed.json").read_bytes()
+    for shard in range(SHARDS):
+        files = shard_files(publication, shard)
+        assert files["suppressed.json"] == expected_steps
+        summary = json.loads(files["summary.json"])
+        for figure in ("moles", "minimal_moles", "nuggets_before", "nuggets_after"):
+            assert summary[figure] == one.summary[figure], figure
+        assert summary["shards"] == SHARDS
+    steps = json.loads(expected_steps)
+    greedy = [s for s in steps if s["step"] == "greedy"]
+    assert greedy, "the greedy algorithm suppressed something"
+    assert publication.report["suppression"]["suppressed_greedy"] == len(greedy)
+    published = [r["items"] for r in publication.transactions().collect()]
+    expected = one.tables["published"].column("items").to_pylist()
+    assert published_multiset(published) == published_multiset(expected)
+    assert publication.report["utility"]["pooled"] == pytest.approx(
+        one.summary["occurrences_suppressed_percent"]
+    )
+
+
+def test_coherence_with_one_suppression_set_is_audited_over_the_union(
+    coherence_global, publications
+):
+    from pyspark.sql import functions as F
+
+    import txanon.spark as ts
+
+    publication = coherence_global
+    claim = dict(RUNS["coherence"][1], suppression="global")
+    audited = ts.audit(publication, "coherence", original=publication.sharded, **claim)
+    assert audited["passed"] and audited["itemsets"] > 500
+    assert audited["worst_breach"] <= claim["h"]
+    assert publication.report["audit"]["itemsets"] == audited["itemsets"]
+
+    # A stronger claim fails on the summed counts: an h below the worst inference met.
+    stronger = dict(claim, h=audited["worst_breach"] / 2)
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts.audit(publication, "coherence", **stronger)
+    assert set(failed.value.kinds) == {"breach"}
+    # And a k above the table: every itemset is rare, the empty one too.
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts.audit(publication, "coherence", **dict(claim, k=N + 1))
+    assert {"too-few-transactions", "rare-itemset"} <= set(failed.value.kinds)
+
+    # The per-shard publication: each shard its own suppressions, so the union is not one set.
+    per_shard = publications["coherence"]
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts.audit(per_shard, "coherence", original=per_shard.sharded, **claim)
+    assert {"documents-differ", "partly-suppressed"} <= set(failed.value.kinds)
+
+    # One shard's files from the per-shard run: another suppression set.
+    swapped = publication.files.filter(F.col("shard") != 1).unionByName(
+        per_shard.files.filter(F.col("shard") == 1)
+    )
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts.audit(swapped, "coherence", **claim)
+    assert "documents-differ" in failed.value.kinds
+
+    # A shard's published transaction changed: its manifest no longer verifies.
+    def tamper(content):
+        lines = bytes(content).split(b"\n")
+        if len(lines) > 1:
+            lines[0] = lines[1]
+        return bytearray(b"\n".join(lines))
+
+    tampered = publication.files.withColumn(
+        "content",
+        F.when(
+            (F.col("shard") == 2) & F.col("name").startswith("published"),
+            F.udf(tamper, "binary")("content"),
+        ).otherwise(F.col("content")),
+    )
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts.audit(tampered, "coherence", **claim)
+    assert {v["shard"] for v in failed.value.violations} == {2}
+
+    # A shard dropped.
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts.audit(publication.files.filter(F.col("shard") != 0), "coherence", **claim)
+    assert "shard-missing" in failed.value.kinds
+
+
+def test_coherence_options_of_one_suppression_set_are_checked(frame):
+    import txanon.spark as ts
+
+    params = RUNS["coherence"][0]
+    with pytest.raises(txanon.BadInput, match="suppression"):
+        ts.anonymize(frame, "coherence", suppression="both", **params)
+    with pytest.raises(txanon.BadInput, match="engine"):
+        ts.anonymize(frame, "coherence", suppression="global", engine="enumerate", **params)
+    with pytest.raises(txanon.BadInput, match="suppression"):
+        ts.audit(frame, "coherence", suppression="union", **RUNS["coherence"][1])
+
+
 def test_a_worker_runs_txanon_on_the_task_cores(spark):
     """Rayon on a worker gets spark.task.cpus threads (1 here), set before txanon's pool starts."""
     import txanon.spark as ts

@@ -61,6 +61,51 @@ def audit_km_shard(
     hierarchy: str | os.PathLike[str] | None = None,
     original_: Any = None,
 ) -> tuple[dict[str, Any], Any]: ...
+def coherence_sharded_suppression(
+    *,
+    supports: list[tuple[str, int]],
+    transactions: int,
+    private: list[str],
+    h: float,
+    k: int,
+    p: int,
+    nugget_support: int | float | str,
+    lengths: Callable[[str], tuple[int, list[int]]],
+    itemsets: Callable[[str], Any],
+    candidates: Callable[[str], list[list[int]]],
+    supports_of: Callable[[str], list[int]],
+    max_itemsets: int | None = None,
+) -> str: ...
+def coherence_count_shard(data_: Any, *, request: str) -> Any: ...
+def coherence_release_shard(
+    data_: Any,
+    *,
+    suppression: str,
+    private: list[str],
+    shards: int,
+    h: float,
+    k: int,
+    p: int,
+    nugget_support: int | float | str,
+    seed_: int | None = None,
+) -> Publication: ...
+def audit_coherence_shard(
+    dir: str | os.PathLike[str],
+    *,
+    h: float,
+    k: int,
+    p: int,
+    sensitive: list[str],
+    original_: Any = None,
+) -> tuple[dict[str, Any], Any]: ...
+def coherence_union_violations(
+    itemsets: list[tuple[list[str], int, str | None, int]],
+    *,
+    h: float,
+    k: int,
+    p: int,
+    sensitive: list[str],
+) -> tuple[list[dict[str, Any]], int]: ...
 def anonymize_cahd(
     data_: Any,
     *,
