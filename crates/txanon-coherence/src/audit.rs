@@ -21,6 +21,7 @@ use txanon_data::audit::{
     MAX_VIOLATIONS, RowMultiset, ViolationLog, Violations, share_exceeds, unmatched_rows,
 };
 use txanon_data::progress::{Progress, Unit};
+use txanon_data::sets::each_subset_up_to;
 use txanon_data::{ItemId, ParamError, TransactionDb};
 
 use crate::error::CoherenceError;
@@ -796,7 +797,6 @@ pub fn shard_itemsets(published: &TransactionDb, claim: &CoherenceClaim) -> Shar
     let mut sets: Vec<Vec<ItemId>> = Vec::new();
     let mut support: Vec<u64> = Vec::new();
     let mut together: FxHashMap<(usize, ItemId), u64> = FxHashMap::default();
-    let mut chosen = Vec::new();
     for (row, times) in rows {
         let public: Vec<ItemId> =
             row.iter().copied().filter(|&i| !is_private[i as usize]).collect();
@@ -817,7 +817,7 @@ pub fn shard_itemsets(published: &TransactionDb, claim: &CoherenceClaim) -> Shar
             }
         };
         add(&[]);
-        each_public_subset(&public, most, &mut chosen, &mut add);
+        each_subset_up_to(&public, most, &mut add);
     }
     drop(index);
     let name = |i: ItemId| published.label(i).to_string();
@@ -829,23 +829,6 @@ pub fn shard_itemsets(published: &TransactionDb, claim: &CoherenceClaim) -> Shar
         .collect();
     out.sort_unstable();
     out
-}
-
-/// Calls `f` with every non-empty subset of at most `most` items of `row`.
-fn each_public_subset(
-    row: &[ItemId],
-    most: usize,
-    chosen: &mut Vec<ItemId>,
-    f: &mut dyn FnMut(&[ItemId]),
-) {
-    for (j, &item) in row.iter().enumerate() {
-        chosen.push(item);
-        f(chosen);
-        if chosen.len() < most {
-            each_public_subset(&row[j + 1..], most, chosen, f);
-        }
-        chosen.pop();
-    }
 }
 
 /// One itemset of the union, its counts summed over the shards: the itemset (labels), its

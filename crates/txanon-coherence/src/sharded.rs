@@ -296,7 +296,11 @@ fn supports_of(db: &TransactionDb, items: &[String], itemsets: &[Vec<u32>]) -> V
             let own = &tids[r as usize];
             let next = match lists.last() {
                 None => own.clone(),
-                Some(prefix) => intersect(prefix, own),
+                Some(prefix) => {
+                    let mut both = Vec::new();
+                    txanon_data::sets::intersection(prefix, own, &mut both);
+                    both
+                }
             };
             path.push(r);
             lists.push(next);
@@ -304,11 +308,6 @@ fn supports_of(db: &TransactionDb, items: &[String], itemsets: &[Vec<u32>]) -> V
         out[at] = lists.last().map_or(db.len(), Vec::len) as u64;
     }
     out
-}
-
-fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
-    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    small.iter().copied().filter(|t| large.binary_search(t).is_ok()).collect()
 }
 
 /// One itemset's counts summed over the shards.

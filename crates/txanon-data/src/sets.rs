@@ -224,6 +224,29 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
     a
 }
 
+/// Calls `f` with every non-empty subset of at most `most` elements of `row`, each in `row`'s
+/// order, depth first (`{a}`, `{a, b}`, `{a, b, c}`, …, `{b}`, …): the itemsets an audit counts
+/// in a transaction.
+///
+/// ```
+/// let mut seen = Vec::new();
+/// txanon_data::sets::each_subset_up_to(&[1, 2, 3], 2, &mut |s| seen.push(s.to_vec()));
+/// assert_eq!(seen, [vec![1], vec![1, 2], vec![1, 3], vec![2], vec![2, 3], vec![3]]);
+/// ```
+pub fn each_subset_up_to<T: Copy>(row: &[T], most: usize, f: &mut dyn FnMut(&[T])) {
+    fn go<T: Copy>(row: &[T], most: usize, chosen: &mut Vec<T>, f: &mut dyn FnMut(&[T])) {
+        for (j, &item) in row.iter().enumerate() {
+            chosen.push(item);
+            f(chosen);
+            if chosen.len() < most {
+                go(&row[j + 1..], most, chosen, f);
+            }
+            chosen.pop();
+        }
+    }
+    go(row, most, &mut Vec::with_capacity(most.min(row.len())), f);
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;

@@ -110,19 +110,36 @@ pub fn release(
             "(h, k, p)-coherence with h = {h}, k = {k}, p = {p} for {} private items",
             private.len()
         ));
-    let suppressed = serde_json::to_string_pretty(&steps)
+    finish(&summary, &steps, &result.audit, params.seed().is_some(), outcome, result.published)
+}
+
+/// The release of `summary`'s publication: its parameters, `published`, and the suppressions
+/// `steps` as suppressed.json.
+fn finish(
+    summary: &Summary,
+    steps: &[Step],
+    audit: &impl Serialize,
+    seeded: bool,
+    outcome: Outcome,
+    published: TransactionDb,
+) -> Result<Release> {
+    let suppressed = serde_json::to_string_pretty(steps)
         .map_err(|e| PublishError::json("suppressed.json", e))?
         + "\n";
-    Ok(Release::new("coherence", &summary, &result.audit, params.seed().is_some(), outcome)?
-        .parameters(serde_json::json!({
-            "h": h,
-            "k": k,
-            "p": p,
-            "nugget_support": summary.nugget_support,
-            "engine": summary.engine,
-            "private": summary.private_items,
-        }))
-        .with("published", Content::Transactions(result.published.into()))
+    let mut parameters = serde_json::json!({
+        "h": summary.h,
+        "k": summary.k,
+        "p": summary.p,
+        "nugget_support": summary.nugget_support,
+        "engine": summary.engine,
+        "private": summary.private_items,
+    });
+    if let Some(shards) = summary.shards {
+        parameters["shards"] = shards.into();
+    }
+    Ok(Release::new("coherence", summary, audit, seeded, outcome)?
+        .parameters(parameters)
+        .with("published", Content::Transactions(published.into()))
         .with("suppressed.json", Content::Text(suppressed)))
 }
 
@@ -190,19 +207,5 @@ pub fn release_shard(
         .audited(format!(
             "this shard against its original; (h, k, p)-coherence with h = {h}, k = {k}, p = {p} holds for the union of the {shards} shards, audited there"
         ));
-    let suppressed = serde_json::to_string_pretty(&steps)
-        .map_err(|e| PublishError::json("suppressed.json", e))?
-        + "\n";
-    Ok(Release::new("coherence", &summary, &report, params.seed().is_some(), outcome)?
-        .parameters(serde_json::json!({
-            "h": h,
-            "k": k,
-            "p": p,
-            "nugget_support": summary.nugget_support,
-            "engine": summary.engine,
-            "private": summary.private_items,
-            "shards": shards,
-        }))
-        .with("published", Content::Transactions(published.into()))
-        .with("suppressed.json", Content::Text(suppressed)))
+    finish(&summary, &steps, &report, params.seed().is_some(), outcome, published)
 }

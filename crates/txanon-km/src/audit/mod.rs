@@ -20,6 +20,7 @@ use std::fmt;
 use serde::Serialize;
 use txanon_data::audit::{MAX_VIOLATIONS, RowMultiset, ViolationLog, Violations, unmatched_rows};
 use txanon_data::progress::{Progress, Unit};
+use txanon_data::sets::each_subset_up_to;
 use txanon_data::{ItemId, ParamError, TransactionDb};
 
 use crate::error::KmError;
@@ -362,12 +363,11 @@ pub fn shard_itemsets(published: &TransactionDb, claim: &KmClaim) -> ItemsetSupp
         *rows.entry(published.transaction(r)).or_insert(0) += 1;
     }
     let mut counts: HashMap<Vec<ItemId>, u64> = HashMap::new();
-    let mut chosen: Vec<ItemId> = Vec::with_capacity(claim.m as usize);
     for (row, times) in rows {
         let mut row = row.to_vec();
         row.sort_unstable();
         row.dedup();
-        each_subset(&row, claim.m as usize, &mut chosen, &mut |set| {
+        each_subset_up_to(&row, claim.m as usize, &mut |set| {
             let c = counts.entry(set.to_vec()).or_insert(0);
             *c = (*c + times).min(claim.k);
         });
@@ -383,23 +383,6 @@ pub fn shard_itemsets(published: &TransactionDb, claim: &KmClaim) -> ItemsetSupp
         .collect();
     itemsets.sort_unstable();
     itemsets
-}
-
-/// Calls `f` with every non-empty subset of at most `most` items of `row` (ascending).
-fn each_subset(
-    row: &[ItemId],
-    most: usize,
-    chosen: &mut Vec<ItemId>,
-    f: &mut dyn FnMut(&[ItemId]),
-) {
-    for (j, &item) in row.iter().enumerate() {
-        chosen.push(item);
-        f(chosen);
-        if chosen.len() < most {
-            each_subset(&row[j + 1..], most, chosen, f);
-        }
-        chosen.pop();
-    }
 }
 
 /// The published items as nodes of `hierarchy`: each must be one, and none above another.

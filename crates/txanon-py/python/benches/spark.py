@@ -9,7 +9,9 @@ Per family, at the scaling experiment's settings: the CLI end to end on the file
 anonymize, audit, write the publication), against ``txanon.spark.anonymize`` on
 ``spark.read.parquet`` with ``local[2]`` (the shards' files computed and checkpointed: every
 shard anonymized and audited), then ``SparkPublication.write`` as Parquet. The session's start
-is timed apart. With ``--repeat R`` each family runs R times, the CLI and Spark alternating; the
+is timed apart. ``coherence-global`` is coherence with ``suppression="global"``, given the
+CLI run's private items: the bench says whether every shard's ``suppressed.json`` is the
+CLI's, byte for byte. With ``--repeat R`` each family runs R times, the CLI and Spark alternating; the
 table gives each side's median and every run's time (the session's first job is slower: its
 JVM and Python workers are cold). Prints a Markdown table (docs/SPARK.md's "Measured").
 
@@ -22,6 +24,7 @@ and the table gives its time, shard count and pooled utility figure.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -33,45 +36,21 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[4]
 CLI = Path(os.environ.get("TXANON_BIN", REPO / "target" / "release" / "txanon"))
 
+#: Coherence's settings, as CLI options and as keyword arguments.
+COHERENCE = (
+    ["--h", "0.4", "--k", "10", "--p", "2", "--nugget-support", "0.1%", "--sensitive-random", "10"],
+    dict(h=0.4, k=10, p=2, nugget_support="0.1%", sensitive_random=10),
+)
+
 #: The scaling experiment's settings (docs/SCALE.md), as CLI options and as keyword arguments.
 FAMILIES = {
     "anatomy": (["-c", "5", "-l", "4"], dict(columns=5, l=4)),
     "cahd": (["-p", "10", "--sensitive-random", "10"], dict(p=10, sensitive_random=10)),
-    "coherence": (
-        [
-            "--h",
-            "0.4",
-            "--k",
-            "10",
-            "--p",
-            "2",
-            "--nugget-support",
-            "0.1%",
-            "--sensitive-random",
-            "10",
-        ],
-        dict(h=0.4, k=10, p=2, nugget_support="0.1%", sensitive_random=10),
-    ),
+    "coherence": COHERENCE,
     "km": (["--k", "100", "--m", "3"], dict(k=100, m=3)),
-    # Coherence with one suppression set over every shard: the CLI's publication, on Spark.
-    "coherence-global": (
-        [
-            "--h",
-            "0.4",
-            "--k",
-            "10",
-            "--p",
-            "2",
-            "--nugget-support",
-            "0.1%",
-            "--sensitive-random",
-            "10",
-        ],
-        dict(
-            h=0.4, k=10, p=2, nugget_support="0.1%", sensitive_random=10, suppression="global"
-        ),
-    ),
     "swap": (["--random-categories", "50"], dict(random_categories=50)),
+    # Coherence with one suppression set over every shard: the CLI's publication, on Spark.
+    "coherence-global": (COHERENCE[0], dict(COHERENCE[1], suppression="global")),
 }
 
 
@@ -134,9 +113,11 @@ def main() -> None:
         print(f"{args.transactions} Quest transactions; Spark session started in {session:.1f} s\n")
         print("| family | CLI | Spark local[2] | shards | Spark / CLI | runs (CLI / Spark) |")
         print("|---|---:|---:|---:|---:|---|")
+        notes: list[str] = []
         for family in families:
             options, params = FAMILIES[family]
             clis, sparks = [], []
+            same: list[bool] = []
             for run in range(args.repeat):
                 out = scratch / f"cli-{family}-{run}"
                 t = time.perf_counter()
@@ -156,13 +137,25 @@ def main() -> None:
                     capture_output=True,
                 )
                 clis.append(time.perf_counter() - t)
+                given = params
+                if family == "coherence-global":
+                    # The CLI's private items, so that both publish the same suppressions.
+                    private = json.loads((out / "summary.json").read_text())["private_items"]
+                    given = {k: v for k, v in params.items() if k != "sensitive_random"}
+                    given["sensitive"] = private
                 t = time.perf_counter()
                 frame = spark.read.parquet(str(parquet))
                 publication = ts.anonymize(
-                    frame, family.removesuffix("-global"), shards=args.shards, seed=1, **params
+                    frame, family.removesuffix("-global"), shards=args.shards, seed=1, **given
                 )
                 publication.write(str(scratch / f"spark-{family}-{run}"))
                 sparks.append(time.perf_counter() - t)
+                if family == "coherence-global":
+                    steps = {
+                        bytes(r["content"])
+                        for r in publication.files.filter("name = 'suppressed.json'").collect()
+                    }
+                    same.append(steps == {(out / "suppressed.json").read_bytes()})
             cli, on_spark = statistics.median(clis), statistics.median(sparks)
             runs = " ".join(f"{c:.1f}/{s:.1f}" for c, s in zip(clis, sparks))
             print(
@@ -170,6 +163,10 @@ def main() -> None:
                 f"| {on_spark / cli:.2f}× | {runs} |",
                 flush=True,
             )
+            if same:
+                verdict = "byte-equal" if all(same) else "DIFFERENT"
+                notes.append(f"{family}: every shard's suppressed.json and the CLI's: {verdict}")
+        print("\n".join(["", *notes]) if notes else "", flush=True)
         spark.stop()
 
 
