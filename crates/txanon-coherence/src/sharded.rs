@@ -447,7 +447,8 @@ mod wire {
 /// transactions; [`CoherenceError::TooManyToList`] when the moles or the nuggets' candidates
 /// to list exceed the parameters' enumeration limit; whatever `shards` returns.
 ///
-/// Long as one function: the steps of [`anonymize`] in order, each with its request.
+/// Long as one function: the steps of [`anonymize`](crate::anonymize) in order, each with its
+/// request.
 pub fn sharded_suppression(
     supports: &[(String, u64)],
     transactions: u64,
