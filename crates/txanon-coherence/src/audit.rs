@@ -967,13 +967,13 @@ mod tests {
             let (found, total) = union_violations(&union, &claim);
             match audit(&whole, &claim, None) {
                 Ok(_) => prop_assert_eq!(total, 0, "{:?}", found),
-                Err(crate::CoherenceError::Audit(v)) => {
+                Err(crate::error::CoherenceError::Audit(v)) => {
                     prop_assert!(total > 0);
                     // Every violation the whole's audit names is one of the union's.
                     if !v.truncated() && total as usize == found.len() {
                         for one in v.list() {
-                            let kind = |x: &crate::CoherenceViolation| match x {
-                                crate::CoherenceViolation::Breach { itemset, support, .. } => {
+                            let kind = |x: &super::CoherenceViolation| match x {
+                                super::CoherenceViolation::Breach { itemset, support, .. } => {
                                     format!("breach {itemset:?} {support}")
                                 }
                                 other => format!("{other:?}"),
