@@ -1,17 +1,20 @@
 //! kᵐ-anonymization in memory on BMS-WebView-1 and -2 (the paper's data) over the balanced
 //! hierarchy of fanout 5: AA at k = 100 and m = 4 (issue 20's target on BMS-WebView-2: under
 //! 5 s end to end), DA beside it at m = 2 (at m = 4 it is refused), the audit of AA's
-//! publication, the two hierarchy builders, and a shard's answers to the requests of the
-//! search over shards (`txanon.spark`'s): the pairs under the leaves' cut, and the capped
-//! supports of 100,000 itemsets of a leaf and another item's ancestor. Quest data stands in
-//! when the files are missing.
+//! publication, a shard's itemsets for the union's audit, the two hierarchy builders, and a
+//! shard's answers to the requests of the search over shards (`txanon.spark`'s): the pairs
+//! under the leaves' cut, and the capped supports of 100,000 itemsets of a leaf and another
+//! item's ancestor; the same two on a shard of 5·10⁵ Quest baskets. Quest data stands in when
+//! the files are missing.
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use txanon_data::{QuestParams, TransactionDb, datasets};
 use txanon_km::sharded::{ShardRequest, count_shard};
-use txanon_km::{Algorithm, Hierarchy, KmClaim, KmParams, NodeId, anonymize, audit};
+use txanon_km::{
+    Algorithm, Hierarchy, KmClaim, KmParams, NodeId, anonymize, audit, shard_itemsets,
+};
 
 fn inputs() -> Vec<(String, TransactionDb)> {
     datasets::for_bench(&["bms1", "bms2"], || {
@@ -57,6 +60,16 @@ fn km(c: &mut Criterion) {
                 .expect("anonymous")
             })
         });
+        // A shard's itemsets for the union's audit (`txanon.spark`'s km audit), on AA's
+        // publication at m = 3, as each shard counts them.
+        let claim3 = KmClaim::new(100, 3).expect("valid");
+        let published3 = anonymize(&db, &hierarchy, &params(3, Algorithm::Apriori))
+            .expect("anonymous")
+            .published;
+        group.bench_function(
+            BenchmarkId::new("audit-shard-itemsets", format!("{name}/k=100/m=3")),
+            |b| b.iter(|| shard_itemsets(black_box(&published3), &claim3)),
+        );
         group.bench_function(BenchmarkId::new("hierarchy-balanced", format!("{name}/f=5")), |b| {
             b.iter(|| Hierarchy::balanced(black_box(&db), 5).expect("items"))
         });
@@ -98,5 +111,43 @@ fn km(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, km);
+/// A shard of the Spark bench's size class: 5·10⁵ Quest baskets at the scaling experiment's
+/// settings (a fifth of the ten-million run's shards), where a candidate's transaction lists
+/// are long: the supports of 20,000 three-node candidates (a leaf and two other leaves'
+/// ancestors, one or two levels up) and the union audit's itemsets of AA's publication.
+fn km_shard(c: &mut Criterion) {
+    let mut group = c.benchmark_group("km");
+    group.sample_size(10);
+    let db = QuestParams::new(500_000, 10.0, 4.0, 5000).seed(1).check().expect("valid").generate();
+    let name = "quest-500K";
+    let hierarchy = Hierarchy::balanced(&db, 5).expect("items");
+    let leaves = hierarchy.leaves();
+    let pick = |j: u64| leaves[(txanon_data::mix64(j) % leaves.len() as u64) as usize];
+    let itemsets: Vec<Vec<NodeId>> = (0..20_000u64)
+        .map(|j| {
+            let up = |v: NodeId, salt: u64| {
+                let levels = 1 + (txanon_data::mix64(j ^ salt) % 2) as usize;
+                hierarchy.ancestors_or_self(v).nth(levels).unwrap_or(v)
+            };
+            let mut set = vec![pick(j), up(pick(j ^ 0x5555), 1), up(pick(j ^ 0xaaaa), 2)];
+            set.sort_unstable();
+            set.dedup();
+            set
+        })
+        .collect();
+    let supports = ShardRequest::Supports { itemsets, k: 100 };
+    group.bench_function(BenchmarkId::new("shard-supports", format!("{name}/k=100/20000")), |b| {
+        b.iter(|| count_shard(black_box(&db), &hierarchy, &supports).expect("counted"))
+    });
+    let params = KmParams::new(100, 3).seed(Some(1)).check().expect("valid");
+    let published = anonymize(&db, &hierarchy, &params).expect("anonymous").published;
+    let claim = KmClaim::new(100, 3).expect("valid");
+    group.bench_function(
+        BenchmarkId::new("audit-shard-itemsets", format!("{name}/k=100/m=3")),
+        |b| b.iter(|| shard_itemsets(black_box(&published), &claim)),
+    );
+    group.finish();
+}
+
+criterion_group!(benches, km, km_shard);
 criterion_main!(benches);

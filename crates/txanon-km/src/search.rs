@@ -2,6 +2,7 @@
 //! violations a pass finds and the cheapest raise that fixes each.
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use txanon_data::TransactionDb;
 use txanon_data::progress::Progress;
 
@@ -20,6 +21,12 @@ pub(crate) const MAX_CANDIDATES: u64 = 1 << 16;
 /// Answers whether at least `k` transactions hold a leaf below each of the nodes, for
 /// [`Search::fix_by`].
 pub(crate) type Supported<'f, 'a> = dyn FnMut(&Search<'a>, &[NodeId]) -> Result<bool, KmError> + 'f;
+
+/// Some nodes' transactions as bitsets, a bit per transaction ([`Search::bitsets_of`]).
+#[derive(Debug, Default)]
+pub(crate) struct NodeBitsets {
+    of: FxHashMap<NodeId, Vec<u64>>,
+}
 
 /// The state of AA's and DA's search.
 pub(crate) struct Search<'a> {
@@ -85,6 +92,20 @@ impl<'a> Search<'a> {
     ) -> Self {
         let transactions = vec![Vec::new(); hierarchy.len()];
         Self::of_lists(empty, hierarchy, &[], k, transactions, occurrences)
+    }
+
+    /// The search of a shard that only counts the itemsets of its data generalized by a cut
+    /// ([`crate::sharded::count_shard`]): no node's transaction list, which only
+    /// [`Search::support_up_to`] and the fixes read.
+    pub(crate) fn counting(
+        db: &'a TransactionDb,
+        hierarchy: &'a Hierarchy,
+        leaf_of_item: &'a [NodeId],
+        k: u32,
+    ) -> Self {
+        let transactions = vec![Vec::new(); hierarchy.len()];
+        let occurrences = vec![0; hierarchy.len()];
+        Self::of_lists(db, hierarchy, leaf_of_item, k, transactions, occurrences)
     }
 
     fn of_lists(
@@ -439,20 +460,52 @@ impl<'a> Search<'a> {
         self.cut.raise(self.hierarchy, a);
     }
 
+    /// Bitsets of the transactions of those of `nodes` whose lists are long enough that a
+    /// bitset is no larger (a list of at least `n / 32` of the `n` transactions), for
+    /// [`Search::support_up_to`] to probe instead of galloping through.
+    pub(crate) fn bitsets_of(&self, nodes: impl IntoIterator<Item = NodeId>) -> NodeBitsets {
+        let n = self.db.len();
+        let words = n.div_ceil(64);
+        let mut bitsets = NodeBitsets::default();
+        for v in nodes {
+            let list = &self.transactions[v as usize];
+            if list.len() * 32 < n || bitsets.of.contains_key(&v) {
+                continue;
+            }
+            let mut bits = vec![0u64; words];
+            for &t in list {
+                bits[t as usize / 64] |= 1 << (t % 64);
+            }
+            bitsets.of.insert(v, bits);
+        }
+        bitsets
+    }
+
     /// The transactions that hold a leaf below each of `nodes`, counted up to `cap`: the
-    /// shortest list walked, each of its transactions looked up in the others by galloping
-    /// from where the last lookup ended, until `cap` are found. So an itemset of large nodes
-    /// that reaches the cap early costs a short prefix, where a full intersection read every
-    /// list to its end.
-    pub(crate) fn support_up_to(&self, nodes: &[NodeId], cap: u32) -> u32 {
-        let mut lists: Vec<&[u32]> =
-            nodes.iter().map(|&v| self.transactions[v as usize].as_slice()).collect();
-        lists.sort_by_key(|l| l.len());
-        let Some((first, rest)) = lists.split_first().filter(|_| cap > 0) else { return 0 };
-        let mut from = vec![0usize; rest.len()];
+    /// shortest list walked, each of its transactions looked up in the others, by a bit of
+    /// their bitset in `bitsets` where they have one, else by galloping from where the last
+    /// lookup ended, until `cap` are found. So an itemset of large nodes that reaches the cap
+    /// early costs a short prefix, where a full intersection read every list to its end; one
+    /// that does not reach it costs a lookup per transaction of its shortest list, where
+    /// galloping through a long list of a large node cost a search each.
+    pub(crate) fn support_up_to(&self, nodes: &[NodeId], cap: u32, bitsets: &NodeBitsets) -> u32 {
+        let mut lists: Vec<(NodeId, &[u32])> =
+            nodes.iter().map(|&v| (v, self.transactions[v as usize].as_slice())).collect();
+        lists.sort_by_key(|(_, l)| l.len());
+        let Some(((_, first), rest)) = lists.split_first().filter(|_| cap > 0) else { return 0 };
+        // The probed lists first: a bit is one load, a gallop several.
+        let probed: Vec<&[u64]> =
+            rest.iter().filter_map(|(v, _)| bitsets.of.get(v)).map(Vec::as_slice).collect();
+        let galloped: Vec<&[u32]> =
+            rest.iter().filter(|(v, _)| !bitsets.of.contains_key(v)).map(|&(_, l)| l).collect();
+        let mut from = vec![0usize; galloped.len()];
         let mut found = 0u32;
         'walk: for &t in *first {
-            for (list, at) in rest.iter().zip(from.iter_mut()) {
+            let (word, bit) = (t as usize / 64, 1u64 << (t % 64));
+            if probed.iter().any(|bits| bits[word] & bit == 0) {
+                continue;
+            }
+            for (list, at) in galloped.iter().zip(from.iter_mut()) {
                 // Gallop: double the step until past `t`, then bisect the last step.
                 let mut step = 1;
                 let mut hi = *at;

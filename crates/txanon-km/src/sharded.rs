@@ -2,16 +2,20 @@
 //! global cut): the driver keeps the cut and fixes the violations exactly as [`anonymize`]
 //! does; the shards count.
 //!
-//! Each pass asks every shard for the supports of the itemsets of its data generalized by the
-//! cut, each support capped at `k`: a sum of capped supports reaches `k` exactly when the sum
-//! of the supports does (one shard at `k` or more reaches it alone), so the itemsets whose
-//! summed count stays below `k` are the union's violations. The driver sorts them into the
-//! count tree's preorder and fixes them one by one; the supports a fix compares (its
-//! candidates' generalized itemsets, which depend on the hierarchy and not on the cut) are
-//! asked for in batches ahead of the fixes, summed the same way. So the driver meets the same
-//! violations in the same order and reads the same supports as one process over the union,
-//! and finds the same cut with the same raises: a property test checks it against
-//! [`anonymize`]'s search on random data cut into random shards.
+//! The first request asks every shard for the support of every node of the hierarchy, capped
+//! at `k`: AA's first level (single nodes, each fixed by raising it to one ancestor) is
+//! searched from those alone. Each later pass asks every shard for the supports of the
+//! itemsets of its data generalized by the cut, each support capped at `k`, which an engine
+//! sums part by part of the key space ([`part_of`], [`rare_in_union`]): a sum of capped
+//! supports reaches `k` exactly when the sum of the supports does (one shard at `k` or more
+//! reaches it alone), so the itemsets whose summed count stays below `k` are the union's
+//! violations. The driver sorts them into the count tree's preorder and fixes them one by
+//! one; the supports a fix compares (its candidates' generalized itemsets, which depend on the
+//! hierarchy and not on the cut) are asked for in batches ahead of the fixes, summed the same
+//! way, and kept for the whole search. So the driver meets the same violations in the same
+//! order and reads the same supports as one process over the union, and finds the same cut
+//! with the same raises: a property test checks it against [`anonymize`]'s search on random
+//! data cut into random shards.
 //!
 //! [`anonymize`]: crate::anonymize
 
@@ -26,6 +30,8 @@ use crate::cut::{Cut, InformationLoss, information_loss};
 use crate::error::KmError;
 use crate::hierarchy::{Hierarchy, NodeId};
 use crate::params::{Algorithm, ValidKmParams};
+#[cfg(test)]
+use crate::search::NodeBitsets;
 use crate::search::{Search, combination_bound, too_many_combinations};
 
 /// The most candidate itemsets one [`ShardRequest::Supports`] asks about: a pass's first
@@ -108,7 +114,7 @@ pub fn count_shard(
                     reason: "1 to 4 items, the fewest first",
                 }));
             }
-            let mut search = Search::new(db, hierarchy, &leaf_of_item, *k);
+            let mut search = Search::counting(db, hierarchy, &leaf_of_item, *k);
             search.cut = Cut::from_nodes(hierarchy, cut).map_err(KmError::Hierarchy)?;
             let ranks = hierarchy.len();
             let fresh_ranks: Option<Vec<bool>> = fresh.as_ref().map(|listed| {
@@ -154,11 +160,47 @@ pub fn count_shard(
                 ));
             }
             let search = Search::new(db, hierarchy, &leaf_of_item, *k);
+            let bitsets = search.bitsets_of(itemsets.iter().flatten().copied());
             Ok(ShardCounts::Supports(
-                itemsets.iter().map(|nodes| search.support_up_to(nodes, *k)).collect(),
+                itemsets.iter().map(|nodes| search.support_up_to(nodes, *k, &bitsets)).collect(),
             ))
         }
     }
+}
+
+/// The part of the key space, among `parts`, that an itemset's count-tree key falls in: an
+/// engine sums a [`ShardCounts::Itemsets`] answer part by part (each part's keys from every
+/// shard together, [`rare_in_union`]), so that no one task holds every key.
+///
+/// # Panics
+/// With no part.
+pub fn part_of(key: u128, parts: u32) -> u32 {
+    assert!(parts > 0, "at least one part");
+    let mixed = txanon_data::mix64((key >> 64) as u64 ^ txanon_data::mix64(key as u64));
+    (mixed % u64::from(parts)) as u32
+}
+
+/// The keys of one part whose capped supports, summed over the shards' `pieces` (each a
+/// shard's `(key, capped support)` of that part, in any order), stay below `k`: the union's
+/// violations in that part, ascending. A sum of capped supports reaches `k` exactly when the
+/// sum of the supports does.
+pub fn rare_in_union(pieces: &[&[(u128, u32)]], k: u32) -> Vec<u128> {
+    let mut all: Vec<(u128, u32)> = pieces.iter().flat_map(|p| p.iter().copied()).collect();
+    all.sort_unstable_by_key(|&(key, _)| key);
+    let mut rare = Vec::new();
+    let mut at = 0;
+    while at < all.len() {
+        let key = all[at].0;
+        let mut sum = 0u64;
+        while at < all.len() && all[at].0 == key {
+            sum += u64::from(all[at].1);
+            at += 1;
+        }
+        if sum < u64::from(k) {
+            rare.push(key);
+        }
+    }
+    rare
 }
 
 /// The shards, as the driver reaches them: each request answered by every shard
@@ -226,20 +268,73 @@ pub fn sharded_cut(
             occurrences[v as usize] = occurrences[v as usize].saturating_add(*support);
         }
     }
-    let mut requests = 0;
-    // The root's support is the non-empty transactions: every fix can reach it only if it
-    // reaches k.
+    // Every node's support in one request. Supports depend on the hierarchy, not on the cut,
+    // so each answer holds for the whole search: the root's is the non-empty transactions
+    // (every fix can reach k only if it does), and AA's first level (single nodes of the cut,
+    // fixed by raising them to a single ancestor) needs no other count.
+    let nodes = hierarchy.len();
+    let ask =
+        ShardRequest::Supports { itemsets: (0..nodes as NodeId).map(|v| vec![v]).collect(), k };
+    let node_supports = shards.supports(&ask)?;
+    let mut requests = 1;
+    if node_supports.len() != nodes {
+        return Err(KmError::Unreachable(format!(
+            "the shards answered {} supports for {nodes} nodes",
+            node_supports.len()
+        )));
+    }
     let root = hierarchy.root();
-    let ask = ShardRequest::Supports { itemsets: vec![vec![root]], k };
-    let non_empty = shards.supports(&ask)?.first().copied().unwrap_or(0);
-    requests += 1;
-    reachable_non_empty(non_empty, k)?;
+    reachable_non_empty(node_supports[root as usize], k)?;
+    let mut known: FxHashMap<Vec<NodeId>, bool> = (0..nodes as NodeId)
+        .map(|v| (vec![v], node_supports[v as usize] >= u64::from(k)))
+        .collect();
     let empty = TransactionDb::from_int_transactions(Vec::<Vec<u32>>::new());
     let mut search = Search::without_data(&empty, hierarchy, occurrences, k);
     let levels: Vec<std::ops::RangeInclusive<usize>> =
         if level_wise { (1..=m).map(|i| i..=i).collect() } else { vec![1..=m] };
     let progress = params.progress_handle().cloned().unwrap_or_else(Progress::default);
+    let answered = |known: &FxHashMap<Vec<NodeId>, bool>, set: &[NodeId]| {
+        known
+            .get(set)
+            .copied()
+            .ok_or_else(|| KmError::Unreachable("a fix asked for a support not counted".into()))
+    };
     for sizes in levels {
+        if sizes == (1..=1) {
+            // The cut's nodes that occur in fewer than k transactions, in rank order, as the
+            // one-process search lists them from its transaction lists; fixed, and listed
+            // again under the raised cut, until none is left.
+            loop {
+                let occurring: Vec<u32> = (0..search.node_of_rank.len() as u32)
+                    .filter(|&r| {
+                        let v = search.node_of_rank[r as usize];
+                        search.cut.contains(hierarchy, v) && node_supports[v as usize] > 0
+                    })
+                    .collect();
+                if occurring.len() as u64 > params.max_combinations() {
+                    return Err(too_many_combinations(
+                        &sizes,
+                        occurring.len() as u64,
+                        params.max_combinations(),
+                    ));
+                }
+                let violations: Vec<u128> = occurring
+                    .into_iter()
+                    .filter(|&r| {
+                        node_supports[search.node_of_rank[r as usize] as usize] < u64::from(k)
+                    })
+                    .map(|r| u128::from(r + 1) << 96)
+                    .collect();
+                if violations.is_empty() {
+                    break;
+                }
+                search.raised_since.clear();
+                for key in violations {
+                    search.fix_by(key, &mut |_, set| answered(&known, set))?;
+                }
+            }
+            continue;
+        }
         let mut fresh: Option<Vec<u32>> = None;
         loop {
             progress.begin(
@@ -267,11 +362,11 @@ pub fn sharded_cut(
                 break;
             }
             search.raised_since.clear();
-            let mut known: FxHashMap<Vec<NodeId>, bool> = FxHashMap::default();
             let mut next = 0;
             let mut batch = FIRST_SUPPORTS_PER_REQUEST;
             while next < violations.len() {
-                // The candidates of the violations ahead that no fix has reached yet.
+                // The candidates of the violations ahead that no fix has reached yet and no
+                // earlier request answered.
                 let mut asked: Vec<Vec<NodeId>> = Vec::new();
                 let mut seen: FxHashSet<Vec<NodeId>> = FxHashSet::default();
                 let mut end = next;
@@ -303,11 +398,7 @@ pub fn sharded_cut(
                     batch = (batch * 2).min(MAX_SUPPORTS_PER_REQUEST);
                 }
                 for &key in &violations[next..end] {
-                    search.fix_by(key, &mut |_, set| {
-                        known.get(set).copied().ok_or_else(|| {
-                            KmError::Unreachable("a fix asked for a support not counted".into())
-                        })
-                    })?;
+                    search.fix_by(key, &mut |_, set| answered(&known, set))?;
                 }
                 next = end;
             }
@@ -377,21 +468,35 @@ mod tests {
     }
 
     impl Shards for LocalShards<'_> {
+        /// Summed part by part, as an engine sums them ([`part_of`], [`rare_in_union`]); the
+        /// shard count picks the number of parts, so one and several are both met.
         fn rare_itemsets(&mut self, request: &ShardRequest) -> Result<Vec<u128>, KmError> {
             let ShardRequest::Itemsets { k, .. } = request else { panic!("not itemsets") };
-            let mut summed: FxHashMap<u128, u64> = FxHashMap::default();
+            let parts = self.shards.len() as u32;
+            let mut by_part: Vec<Vec<Vec<(u128, u32)>>> = vec![Vec::new(); parts as usize];
             for shard in &self.shards {
                 let ShardCounts::Itemsets(counted) = count_shard(shard, self.hierarchy, request)?
                 else {
                     panic!("itemsets asked")
                 };
                 assert!(counted.windows(2).all(|w| w[0].0 < w[1].0), "ascending keys");
+                let mut pieces = vec![Vec::new(); parts as usize];
                 for (key, c) in counted {
                     assert!(c <= *k, "capped at k");
-                    *summed.entry(key).or_insert(0) += u64::from(c);
+                    pieces[part_of(key, parts) as usize].push((key, c));
+                }
+                for (part, piece) in pieces.into_iter().enumerate() {
+                    by_part[part].push(piece);
                 }
             }
-            Ok(summed.into_iter().filter(|&(_, c)| c < u64::from(*k)).map(|(key, _)| key).collect())
+            let mut rare = Vec::new();
+            for pieces in &by_part {
+                let pieces: Vec<&[(u128, u32)]> = pieces.iter().map(Vec::as_slice).collect();
+                let found = rare_in_union(&pieces, *k);
+                assert!(found.iter().all(|&key| !rare.contains(&key)), "a key in one part");
+                rare.extend(found);
+            }
+            Ok(rare)
         }
 
         fn supports(&mut self, request: &ShardRequest) -> Result<Vec<u64>, KmError> {
@@ -521,9 +626,27 @@ mod tests {
                     t.iter().any(|&i| hierarchy.covers(v, leaves[i as usize]))
                 };
                 let brute = db.iter().filter(|t| nodes.iter().all(|&v| holds(t, v))).count() as u32;
-                proptest::prop_assert_eq!(search.support_up_to(&nodes, cap), brute.min(cap), "{:?}", nodes);
+                let expected = brute.min(cap);
+                proptest::prop_assert_eq!(search.support_up_to(&nodes, cap, &NodeBitsets::default()), expected, "{:?}", nodes);
+                // The long lists probed by their bitsets: the same counts.
+                let bitsets = search.bitsets_of(nodes.iter().copied());
+                proptest::prop_assert_eq!(search.support_up_to(&nodes, cap, &bitsets), expected, "{:?}", nodes);
             }
         }
+    }
+
+    /// A key's part is one of the parts; the union's rare keys are those whose capped
+    /// supports sum below k over the pieces, a key met in several pieces summed once.
+    #[test]
+    fn parts_sum_what_the_shards_counted() {
+        assert!((0..1000u128).all(|key| part_of(key << 64 | key, 7) < 7));
+        assert_eq!((0..100u128).map(|key| part_of(key, 1)).max(), Some(0));
+        let a = [(1u128, 2u32), (5, 4), (9, 1)];
+        let b = [(9u128, 2u32), (1, 1), (7, 3)];
+        // k = 4: key 1 sums to 3, 5 reaches 4 alone, 7 has 3, 9 sums to 3.
+        assert_eq!(rare_in_union(&[&a, &b], 4), vec![1, 7, 9]);
+        assert_eq!(rare_in_union(&[&a, &b], 3), Vec::<u128>::new());
+        assert_eq!(rare_in_union(&[], 3), Vec::<u128>::new());
     }
 
     #[test]

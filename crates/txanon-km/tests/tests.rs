@@ -309,3 +309,35 @@ fn the_contract_reaudits_the_paper_example() {
     txanon_testkit::reaudits::<Km>(input, &params, &published);
     assert_eq!(published.cut, ["A", "b1", "b2"]);
 }
+
+proptest! {
+    /// A shard's itemsets for the union's audit are every combination of at most `m` of its
+    /// published items that occurs, with its support capped at `k`: the definition, by brute
+    /// force over the label sets (repeated rows included, labels whose string order is not
+    /// their ids').
+    #[test]
+    fn shard_itemsets_count_what_brute_force_counts(
+        rows in prop::collection::vec(prop::collection::btree_set(0u32..40, 0..8), 0..60),
+        repeats in prop::collection::vec(1usize..4, 60),
+        k in 2u64..6,
+        m in 1u64..5,
+    ) {
+        let rows: Vec<std::collections::BTreeSet<u32>> = rows
+            .iter()
+            .zip(&repeats)
+            .flat_map(|(r, &times)| std::iter::repeat_n(r.clone(), times))
+            .collect();
+        let db = db_of(&rows);
+        let claim = KmClaim::new(k, m).unwrap();
+        let expected: Vec<(Vec<String>, u64)> = supports(&label_rows(&db), m as usize)
+            .into_iter()
+            .map(|(mut set, support)| {
+                set.sort();
+                (set, support.min(k))
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        prop_assert_eq!(txanon_km::shard_itemsets(&db, &claim), expected);
+    }
+}

@@ -3,7 +3,7 @@
 //!
 //! - kᵐ-anonymity: the driver's search of one cut over every shard (`km_sharded_cut`, whose
 //!   counts come from Python callbacks that run Spark jobs), a shard's answer to one of its
-//!   requests (`km_count_shard`), a shard's release under the cut (`km_release_shard`), and a
+//!   requests (`km_count_shard`) and the union's rare keys of one part of them (`km_rare_in_union`), a shard's release under the cut (`km_release_shard`), and a
 //!   shard's audit with its itemsets counted for the union (`audit_km_shard`);
 //! - (h,k,p)-coherence with one suppression set: `coherence_sharded_suppression`,
 //!   `coherence_count_shard`, `coherence_release_shard`, `audit_coherence_shard` and the
@@ -15,11 +15,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use arrow_array::builder::{ListBuilder, StringBuilder};
-use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+use arrow_array::{ArrayRef, Int32Array, Int64Array, LargeBinaryArray, RecordBatch};
 use arrow_pyarrow::IntoPyArrow;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use txanon_data::ErrorKind;
-use txanon_km::sharded::{ShardCounts, ShardRequest, Shards, count_shard, sharded_cut};
+use txanon_km::sharded::{
+    ShardCounts, ShardRequest, Shards, count_shard, part_of, rare_in_union, sharded_cut,
+};
 use txanon_km::{Algorithm, Hierarchy, KmError, KmParams, ValidKmParams};
 
 use crate::audits::{coherence_claim, dict, km_claim, original};
@@ -74,7 +77,7 @@ fn internal(message: impl Into<String>) -> Failure {
 }
 
 /// The shards as Python reaches them: `rare(request)` returns the keys whose capped supports
-/// sum below k as two lists of 64-bit halves, `supports(request)` the summed supports; a
+/// sum below k as bytes (`km_rare_in_union`'s, joined), `supports(request)` the summed supports; a
 /// Python exception is kept and raised when the search returns.
 struct PyShards<'py> {
     rare: Bound<'py, PyAny>,
@@ -100,17 +103,20 @@ impl<'py> PyShards<'py> {
     }
 }
 
-impl Shards for PyShards<'_> {
+impl<'py> Shards for PyShards<'py> {
     fn rare_itemsets(&mut self, request: &ShardRequest) -> Result<Vec<u128>, KmError> {
-        let (hi, lo): (Vec<i64>, Vec<i64>) = self.ask(true, request)?;
-        if hi.len() != lo.len() {
-            return Err(KmError::Unreachable("the keys' halves differ in length".into()));
+        // The parts' rare keys (`km_rare_in_union`) joined: 16 little-endian bytes a key.
+        let keys: Bound<'py, PyBytes> = self.ask(true, request)?;
+        let keys = keys.as_bytes();
+        if keys.len() % 16 != 0 {
+            return Err(KmError::Unreachable(format!(
+                "{} bytes of rare keys, not a whole number of 16-byte keys",
+                keys.len()
+            )));
         }
-        // The halves travel as Spark's signed longs: their bits are the key's.
-        Ok(hi
-            .into_iter()
-            .zip(lo)
-            .map(|(h, l)| (u128::from(h as u64) << 64) | u128::from(l as u64))
+        Ok(keys
+            .chunks_exact(16)
+            .map(|c| u128::from_le_bytes(c.try_into().expect("16 bytes")))
             .collect())
     }
 
@@ -149,48 +155,111 @@ pub(crate) fn km_sharded_cut<'py>(
     Ok((found.cut, found.generalizations, found.requests))
 }
 
-/// One shard's answer to `request` (JSON, as `km_sharded_cut` hands it to its callbacks): a
-/// table `(hi, lo, count)` of its itemsets' keys and capped supports, or `(support)` in the
-/// order asked.
+/// The bytes of one `(key, capped support)` in a part of a shard's answer: the key's 16 bytes
+/// and the support's 4, little-endian.
+const COUNTED_BYTES: usize = 20;
+
+/// One shard's answer to `request` (JSON, as `km_sharded_cut` hands it to its callbacks): for
+/// itemsets, a table `(part, counts)` with a row per part of the key space that holds any of
+/// its itemsets (`txanon_km::sharded::part_of` among `parts`), `counts` the part's keys and
+/// capped supports as bytes, for `km_rare_in_union` to sum part by part; for supports, a table
+/// `(support)` in the order asked.
 #[pyfunction]
-#[pyo3(signature = (data_, *, request, hierarchy_text=None, universe=None, fanout=None))]
+#[pyo3(signature = (data_, *, request, parts=None, hierarchy_text=None, universe=None, fanout=None))]
 pub(crate) fn km_count_shard<'py>(
     py: Python<'py>,
     data_: &Bound<'py, PyAny>,
     request: &str,
+    parts: Option<Int>,
     hierarchy_text: Option<String>,
     universe: Option<Vec<String>>,
     fanout: Option<Int>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let request: ShardRequest = serde_json::from_str(request)
         .map_err(|e| Failure::bad_input(format!("request: not a shard request: {e}")))?;
+    let parts = parts.map(|p| whole("parts", p, 1u32, 1 << 20)).transpose()?;
     let hierarchy = hierarchy(hierarchy_text.as_deref(), universe.as_deref(), fanout_of(fanout)?)?;
     let data = data(py, data_, &Reading::default())?;
-    let counts =
-        detached(py, || count_shard(&data.db, &hierarchy, &request).map_err(|e| Failure::of(&e)))?;
-    let columns: Vec<(&str, ArrayRef)> = match counts {
-        ShardCounts::Itemsets(counted) => vec![
-            (
-                "hi",
-                Arc::new(
-                    counted
-                        .iter()
-                        .map(|&(key, _)| (key >> 64) as u64 as i64)
-                        .collect::<Int64Array>(),
-                ),
-            ),
-            (
-                "lo",
-                Arc::new(counted.iter().map(|&(key, _)| key as u64 as i64).collect::<Int64Array>()),
-            ),
-            ("count", Arc::new(counted.iter().map(|&(_, c)| i64::from(c)).collect::<Int64Array>())),
-        ],
-        ShardCounts::Supports(counted) => {
-            vec![("support", Arc::new(counted.into_iter().map(i64::from).collect::<Int64Array>()))]
-        }
-    };
-    let batch = RecordBatch::try_from_iter(columns).map_err(|e| internal(e.to_string()))?;
+    let batch = detached(py, || {
+        let counts = count_shard(&data.db, &hierarchy, &request).map_err(|e| Failure::of(&e))?;
+        let columns: Vec<(&str, ArrayRef)> = match counts {
+            ShardCounts::Itemsets(counted) => {
+                let parts = parts.ok_or_else(|| {
+                    Failure::bad_input("parts: an itemsets request is answered part by part")
+                })?;
+                let mut pieces: Vec<Vec<u8>> = vec![Vec::new(); parts as usize];
+                for (key, support) in counted {
+                    let piece = &mut pieces[part_of(key, parts) as usize];
+                    piece.extend_from_slice(&key.to_le_bytes());
+                    piece.extend_from_slice(&support.to_le_bytes());
+                }
+                let held: Vec<(u32, Vec<u8>)> = pieces
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(_, piece)| !piece.is_empty())
+                    .map(|(part, piece)| (part as u32, piece))
+                    .collect();
+                vec![
+                    (
+                        "part",
+                        Arc::new(held.iter().map(|(part, _)| *part as i32).collect::<Int32Array>())
+                            as ArrayRef,
+                    ),
+                    (
+                        "counts",
+                        Arc::new(LargeBinaryArray::from_iter_values(
+                            held.iter().map(|(_, piece)| piece.as_slice()),
+                        )),
+                    ),
+                ]
+            }
+            ShardCounts::Supports(counted) => vec![(
+                "support",
+                Arc::new(counted.into_iter().map(i64::from).collect::<Int64Array>()) as ArrayRef,
+            )],
+        };
+        RecordBatch::try_from_iter(columns).map_err(|e| internal(e.to_string()))
+    })?;
     batch.into_pyarrow(py)
+}
+
+/// The union's rare keys in one part: `pieces` are the part's `counts` from the shards' answers
+/// (`km_count_shard`), summed (see `txanon_km::sharded::rare_in_union`); the keys whose capped
+/// supports stay below `k`, as 16 little-endian bytes each, ascending.
+#[pyfunction]
+#[pyo3(signature = (pieces, *, k))]
+pub(crate) fn km_rare_in_union<'py>(
+    py: Python<'py>,
+    pieces: Vec<Bound<'py, PyBytes>>,
+    k: Int,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let k = whole("k", k, 1u32, u32::MAX)?;
+    // Read in place: a `Vec<u8>` from `bytes` would go through a Python int per byte.
+    let pieces: Vec<&[u8]> = pieces.iter().map(|p| p.as_bytes()).collect();
+    let rare = detached(py, || {
+        let mut decoded: Vec<Vec<(u128, u32)>> = Vec::with_capacity(pieces.len());
+        for piece in &pieces {
+            if piece.len() % COUNTED_BYTES != 0 {
+                return Err(Failure::bad_input(format!(
+                    "pieces: {} bytes, not a whole number of {COUNTED_BYTES}-byte counts",
+                    piece.len()
+                )));
+            }
+            decoded.push(
+                piece
+                    .chunks_exact(COUNTED_BYTES)
+                    .map(|c| {
+                        let key = u128::from_le_bytes(c[..16].try_into().expect("16 bytes"));
+                        let support = u32::from_le_bytes(c[16..].try_into().expect("4 bytes"));
+                        (key, support)
+                    })
+                    .collect(),
+            );
+        }
+        let decoded: Vec<&[(u128, u32)]> = decoded.iter().map(Vec::as_slice).collect();
+        Ok(rare_in_union(&decoded, k).into_iter().flat_map(u128::to_le_bytes).collect::<Vec<u8>>())
+    })?;
+    Ok(PyBytes::new(py, &rare))
 }
 
 /// One shard's release under the cut `cut` found over `shards` shards (see

@@ -15,6 +15,10 @@ CLI's, byte for byte. With ``--repeat R`` each family runs R times, the CLI and 
 table gives each side's median and every run's time (the session's first job is slower: its
 JVM and Python workers are cold). Prints a Markdown table (docs/SPARK.md's "Measured").
 
+With ``--requests`` the searches of km's one cut and coherence's one suppression set say how
+long each request to the shards took (each is a job): one line per request after the table,
+its kind, its size and its seconds.
+
 With ``--inside`` the data never exists outside Spark: ``txanon.spark.generate_quest`` makes
 the N transactions (one part per partition, the same model) and writes them as Parquet, timed;
 then each family runs on Spark alone (no CLI run: the point is data no single process reads),
@@ -62,7 +66,10 @@ def main() -> None:
     parser.add_argument("--memory", default="6g")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--inside", action="store_true")
+    parser.add_argument("--requests", action="store_true")
     args = parser.parse_args()
+    if args.requests:
+        timed_requests()
     families = args.families.split(",")
     with tempfile.TemporaryDirectory(prefix="txanon-bench-spark-") as scratch:
         scratch = Path(scratch)
@@ -113,61 +120,122 @@ def main() -> None:
         print(f"{args.transactions} Quest transactions; Spark session started in {session:.1f} s\n")
         print("| family | CLI | Spark local[2] | shards | Spark / CLI | runs (CLI / Spark) |")
         print("|---|---:|---:|---:|---:|---|")
-        notes: list[str] = []
-        for family in families:
-            options, params = FAMILIES[family]
-            clis, sparks = [], []
-            same: list[bool] = []
-            for run in range(args.repeat):
-                out = scratch / f"cli-{family}-{run}"
-                t = time.perf_counter()
-                subprocess.run(
-                    [
-                        str(CLI),
-                        "anonymize",
-                        family.removesuffix("-global"),
-                        str(fimi),
-                        *options,
-                        "--seed",
-                        "1",
-                        "-o",
-                        str(out),
-                    ],
-                    check=True,
-                    capture_output=True,
-                )
-                clis.append(time.perf_counter() - t)
-                given = params
-                if family == "coherence-global":
-                    # The CLI's private items, so that both publish the same suppressions.
-                    private = json.loads((out / "summary.json").read_text())["private_items"]
-                    given = {k: v for k, v in params.items() if k != "sensitive_random"}
-                    given["sensitive"] = private
-                t = time.perf_counter()
-                frame = spark.read.parquet(str(parquet))
-                publication = ts.anonymize(
-                    frame, family.removesuffix("-global"), shards=args.shards, seed=1, **given
-                )
-                publication.write(str(scratch / f"spark-{family}-{run}"))
-                sparks.append(time.perf_counter() - t)
-                if family == "coherence-global":
-                    steps = {
-                        bytes(r["content"])
-                        for r in publication.files.filter("name = 'suppressed.json'").collect()
-                    }
-                    same.append(steps == {(out / "suppressed.json").read_bytes()})
-            cli, on_spark = statistics.median(clis), statistics.median(sparks)
-            runs = " ".join(f"{c:.1f}/{s:.1f}" for c, s in zip(clis, sparks))
-            print(
-                f"| {family} | {cli:.1f} s | {on_spark:.1f} s | {publication.report['shards']} "
-                f"| {on_spark / cli:.2f}× | {runs} |",
-                flush=True,
-            )
-            if same:
-                verdict = "byte-equal" if all(same) else "DIFFERENT"
-                notes.append(f"{family}: every shard's suppressed.json and the CLI's: {verdict}")
-        print("\n".join(["", *notes]) if notes else "", flush=True)
+        try:
+            compare(args, families, fimi, scratch, spark, ts)
+        finally:
+            print_requests()
         spark.stop()
+
+
+def compare(args, families, fimi, scratch, spark, ts) -> None:
+    """Each family through the CLI and through Spark, a row of the table each."""
+    parquet = fimi.with_suffix(".parquet")
+    notes: list[str] = []
+    for family in families:
+        options, params = FAMILIES[family]
+        clis, sparks = [], []
+        same: list[bool] = []
+        for run in range(args.repeat):
+            out = scratch / f"cli-{family}-{run}"
+            t = time.perf_counter()
+            subprocess.run(
+                [
+                    str(CLI),
+                    "anonymize",
+                    family.removesuffix("-global"),
+                    str(fimi),
+                    *options,
+                    "--seed",
+                    "1",
+                    "-o",
+                    str(out),
+                ],
+                check=True,
+                capture_output=True,
+            )
+            clis.append(time.perf_counter() - t)
+            given = params
+            if family == "coherence-global":
+                # The CLI's private items, so that both publish the same suppressions.
+                private = json.loads((out / "summary.json").read_text())["private_items"]
+                given = {k: v for k, v in params.items() if k != "sensitive_random"}
+                given["sensitive"] = private
+            t = time.perf_counter()
+            frame = spark.read.parquet(str(parquet))
+            publication = ts.anonymize(
+                frame, family.removesuffix("-global"), shards=args.shards, seed=1, **given
+            )
+            publication.write(str(scratch / f"spark-{family}-{run}"))
+            sparks.append(time.perf_counter() - t)
+            if family == "coherence-global":
+                steps = {
+                    bytes(r["content"])
+                    for r in publication.files.filter("name = 'suppressed.json'").collect()
+                }
+                same.append(steps == {(out / "suppressed.json").read_bytes()})
+        cli, on_spark = statistics.median(clis), statistics.median(sparks)
+        runs = " ".join(f"{c:.1f}/{s:.1f}" for c, s in zip(clis, sparks))
+        print(
+            f"| {family} | {cli:.1f} s | {on_spark:.1f} s | {publication.report['shards']} "
+            f"| {on_spark / cli:.2f}× | {runs} |",
+            flush=True,
+        )
+        if same:
+            verdict = "byte-equal" if all(same) else "DIFFERENT"
+            notes.append(f"{family}: every shard's suppressed.json and the CLI's: {verdict}")
+    print("\n".join(["", *notes]) if notes else "", flush=True)
+
+
+#: Each request of a search over the shards, as ``(family, kind, size, seconds)``, when timed.
+REQUESTS: list[tuple[str, str, str, float]] = []
+
+
+def timed_requests() -> None:
+    """Wraps the searches' callbacks (the jobs that answer each request) to time them."""
+    from txanon import _txanon
+
+    def timing(family: str, kind: str, callback, size):
+        def timed(request: str):
+            started = time.perf_counter()
+            answer = callback(request)
+            REQUESTS.append((family, kind, size(request, answer), time.perf_counter() - started))
+            return answer
+
+        return timed
+
+    def asked(request: str, _answer) -> str:
+        return f"{len(json.loads(request)['itemsets'])} itemsets asked"
+
+    def rare(request: str, answer: bytes) -> str:
+        asked = json.loads(request)
+        scope = "all" if asked["fresh"] is None else f"holding {len(asked['fresh'])} fresh ranks"
+        return f"{asked['smallest']} to {asked['largest']} items, {scope}: {len(answer) // 16} rare"
+
+    km_cut = _txanon.km_sharded_cut
+
+    def km_sharded_cut(**kwargs):
+        kwargs["rare_itemsets"] = timing("km", "itemsets", kwargs["rare_itemsets"], rare)
+        kwargs["supports_of"] = timing("km", "supports", kwargs["supports_of"], asked)
+        return km_cut(**kwargs)
+
+    coherence_set = _txanon.coherence_sharded_suppression
+
+    def coherence_sharded_suppression(**kwargs):
+        for kind in ("lengths", "itemsets", "candidates"):
+            kwargs[kind] = timing("coherence-global", kind, kwargs[kind], lambda *_: "")
+        kwargs["supports_of"] = timing("coherence-global", "supports", kwargs["supports_of"], asked)
+        return coherence_set(**kwargs)
+
+    _txanon.km_sharded_cut = km_sharded_cut
+    _txanon.coherence_sharded_suppression = coherence_sharded_suppression
+
+
+def print_requests() -> None:
+    if REQUESTS:
+        print("\n| family | request | size | seconds |\n|---|---|---|---:|")
+        for family, kind, size, seconds in REQUESTS:
+            print(f"| {family} | {kind} | {size} | {seconds:.1f} |")
+        REQUESTS.clear()
 
 
 def session(memory: str) -> tuple[object, float]:

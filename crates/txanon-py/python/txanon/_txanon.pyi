@@ -22,7 +22,7 @@ def km_sharded_cut(
     transactions: int,
     k: int,
     m: int,
-    rare_itemsets: Callable[[str], tuple[list[int], list[int]]],
+    rare_itemsets: Callable[[str], bytes],
     supports_of: Callable[[str], list[int]],
     hierarchy_text: str | None = None,
     universe: list[str] | None = None,
@@ -34,10 +34,12 @@ def km_count_shard(
     data_: Any,
     *,
     request: str,
+    parts: int | None = None,
     hierarchy_text: str | None = None,
     universe: list[str] | None = None,
     fanout: int | None = None,
 ) -> Any: ...
+def km_rare_in_union(pieces: list[bytes], *, k: int) -> bytes: ...
 def km_release_shard(
     data_: Any,
     *,

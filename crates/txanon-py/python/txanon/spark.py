@@ -394,6 +394,82 @@ def generate_quest(
     )
 
 
+#: Transactions per chunk of a packed shard (``_packed``): an Arrow IPC stream of 2²⁰ Quest
+#: baskets is some 100 MB, well inside a binary value's 2 GiB.
+PACKED_ROWS = 1 << 20
+
+
+def _packed(data: DataFrame, shards: int) -> DataFrame:
+    """Each shard's transactions (``items``, in the order of their ids) as Arrow IPC streams of
+    at most :data:`PACKED_ROWS` rows, a row ``(shard, chunk, data)`` each, one shard per
+    partition, checkpointed: a search's requests each read every shard again, and a job over
+    these reads a few large binary values with no shuffle, where one over the rows regrouped
+    them by shard and turned each row into Arrow again (docs/SPARK.md, "Measured")."""
+
+    def pack(table: pa.Table) -> pa.Table:
+        shard = int(table.column("shard")[0].as_py())
+        items = table.sort_by("tid").select(["items"])
+        chunks = []
+        for start in range(0, max(items.num_rows, 1), PACKED_ROWS):
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, items.schema) as writer:
+                writer.write_table(items.slice(start, PACKED_ROWS))
+            chunks.append(sink.getvalue())
+        return pa.table(
+            {
+                "shard": pa.array([shard] * len(chunks), pa.int32()),
+                "chunk": pa.array(range(len(chunks)), pa.int32()),
+                "data": pa.array([c.to_pybytes() for c in chunks], pa.binary()),
+            }
+        )
+
+    from pyspark import StorageLevel
+
+    packed = data.groupBy("shard").applyInArrow(pack, "shard int, chunk int, data binary")
+    try:
+        # On the workers' disks, as the publication's files: a copy of the data that the JVM's
+        # heap need not hold (at 10⁷ transactions in memory, the union's audit then ran out).
+        return packed.repartitionByRange(shards, "shard").localCheckpoint(
+            eager=True, storageLevel=StorageLevel.DISK_ONLY
+        )
+    except Exception as error:
+        raise _translated(error) from None
+
+
+def _on_disk(data: DataFrame) -> DataFrame:
+    """``data`` computed once and kept on the workers' disks: the searches read it three times
+    (the item supports, the packing, the release) and the union's audit once more, and held in
+    the JVM's heap beside the packed shards, the publication and the audit's cogroup, ten
+    million transactions ran a 6 GB local session out of heap."""
+    from pyspark import StorageLevel
+
+    try:
+        return data.localCheckpoint(eager=True, storageLevel=StorageLevel.DISK_ONLY)
+    except Exception as error:
+        raise _translated(error) from None
+
+
+def _each_packed_shard(
+    packed: DataFrame, answer: Callable[[pa.Table], pa.Table], schema: str
+) -> DataFrame:
+    """``answer(items)`` for every shard of ``packed`` (``_packed``), its tables' rows in turn:
+    one job reading the packed shards where they lie."""
+
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
+        chunks: dict[int, list[tuple[int, Any]]] = {}
+        for batch in batches:
+            data = batch.column("data")
+            for j, (shard, chunk) in enumerate(
+                zip(batch.column("shard").to_pylist(), batch.column("chunk").to_pylist())
+            ):
+                chunks.setdefault(shard, []).append((chunk, data[j].as_buffer()))
+        for shard in sorted(chunks):
+            parts = [pa.ipc.open_stream(blob).read_all() for _, blob in sorted(chunks[shard])]
+            yield from answer(pa.concat_tables(parts)).to_batches()
+
+    return packed.mapInArrow(run, schema)
+
+
 def _by_shard(data: DataFrame, shards: int) -> Any:
     """``data`` grouped by shard over one partition per shard: a task then anonymizes one shard
     (two when their hashes meet) and holds one shard's files, where Spark's default of
@@ -1103,8 +1179,9 @@ def _coherence_global(
     for name in ("h", "k", "p", "nugget_support"):
         if name not in params:
             raise BadInput(f"{name}: coherence needs h, k, p and nugget_support")
-    # Read once: every request is a job over the same shards.
-    data = data.select("shard", "tid", "items").localCheckpoint(eager=True)
+    # Read once: every request is a job over the same shards, packed.
+    data = _on_disk(data.select("shard", "tid", "items"))
+    packed = _packed(data, len(statistics))
     exploded = data.select(functions.explode(functions.array_distinct("items")).alias("item"))
     supports = _supports(exploded)
     params = _global_params("coherence", params, supports, seed)
@@ -1117,7 +1194,7 @@ def _coherence_global(
             from . import _txanon
 
             _limit_threads()
-            batch = _txanon.coherence_count_shard(table.select(["items"]), request=request)
+            batch = _txanon.coherence_count_shard(table, request=request)
             answer = pa.Table.from_batches([batch])
             if "support" in answer.column_names:
                 # One row per shard: its supports as 64-bit words, summed on the driver, where
@@ -1126,7 +1203,7 @@ def _coherence_global(
                 answer = pa.table({"supports": pa.array([words.buffers()[1].to_pybytes()])})
             return answer
 
-        return data.groupBy("shard").applyInArrow(count, schema)
+        return _each_packed_shard(packed, count, schema)
 
     def jobs(run: Callable[[], Any]) -> Any:
         try:
@@ -1386,7 +1463,10 @@ _KM_OPTIONS = (
 #: The largest ``max_combinations`` (``txanon_km::MAX_COUNTERS``: 5·10⁸ counters, some 18 GB).
 MAX_COUNTERS = 500_000_000
 
-_COUNTS_SCHEMA = "hi long, lo long, count long"
+#: A shard's itemset counts, one row per part of the key space (``km_count_shard``), and one
+#: part's rare keys summed over the shards (``km_rare_in_union``).
+_COUNTS_SCHEMA = "part int, counts binary"
+_RARE_SCHEMA = "rare binary"
 _SUPPORTS_SCHEMA = "supports binary"
 
 
@@ -1453,8 +1533,9 @@ def _km(
 
     functions, _ = _spark()
     k = options["k"]
-    # Read once: every request of the search is a job over the same shards.
-    data = data.select("shard", "tid", "items").localCheckpoint(eager=True)
+    # Read once: every request of the search is a job over the same shards, packed.
+    data = _on_disk(data.select("shard", "tid", "items"))
+    packed = _packed(data, len(statistics))
     exploded = data.select(functions.explode(functions.array_distinct("items")).alias("item"))
     supports = _supports(exploded)
     spec = dict(options["spec"])
@@ -1463,35 +1544,55 @@ def _km(
         # balanced one over every item, in the order a read ranks them.
         spec["universe"] = sorted(supports)
 
+    # A pass's itemset counts are summed part by part of the key space: each shard's counts go
+    # out as one binary row per part, and each part's rows are summed in one task, where a row
+    # per itemset and shard made Spark move and aggregate some 10⁸ rows at 10⁷ transactions.
+    parts = max(_parallelism(data), 2 * len(statistics))
+
     def counted(request: str, schema: str) -> DataFrame:
         def count(table: pa.Table) -> pa.Table:
             from . import _txanon
 
             _limit_threads()
-            batch = _txanon.km_count_shard(table.select(["items"]), request=request, **spec)
+            batch = _txanon.km_count_shard(table, request=request, parts=parts, **spec)
             answer = pa.Table.from_batches([batch])
             if "support" in answer.column_names:
                 # One row per shard: its supports (each at most k) as 32-bit words, summed on
                 # the driver, where a row per itemset and shard would be shuffled.
                 words = answer.column("support").cast(pa.uint32()).combine_chunks()
-                answer = pa.table({"supports": pa.array([words.buffers()[1].to_pybytes()])})
-            return answer
+                return pa.table({"supports": pa.array([words.buffers()[1].to_pybytes()])})
+            # A batch per part, so that no batch's binary column passes Arrow's 2 GiB.
+            return pa.Table.from_batches(
+                [
+                    pa.record_batch(
+                        [batch.column(0).slice(j, 1), batch.column(1).slice(j, 1).cast(pa.binary())],
+                        names=["part", "counts"],
+                    )
+                    for j in range(batch.num_rows)
+                ],
+                schema=pa.schema([("part", pa.int32()), ("counts", pa.binary())]),
+            )
 
-        return data.groupBy("shard").applyInArrow(count, schema)
+        return _each_packed_shard(packed, count, schema)
 
-    def rare_itemsets(request: str) -> tuple[list[int], list[int]]:
+    def rare_in_part(table: pa.Table) -> pa.Table:
+        from . import _txanon
+
+        _limit_threads()
+        pieces = table.column("counts").to_pylist()
+        return pa.table({"rare": pa.array([_txanon.km_rare_in_union(pieces, k=k)], pa.binary())})
+
+    def rare_itemsets(request: str) -> bytes:
         try:
-            summed = (
+            rare = (
                 counted(request, _COUNTS_SCHEMA)
-                .groupBy("hi", "lo")
-                .agg(functions.sum("count").alias("support"))
-                .filter(functions.col("support") < functions.lit(k))
-                .select("hi", "lo")
+                .groupBy("part")
+                .applyInArrow(rare_in_part, _RARE_SCHEMA)
                 .toArrow()
             )
         except Exception as error:
             raise _translated(error) from None
-        return summed.column("hi").to_pylist(), summed.column("lo").to_pylist()
+        return b"".join(rare.column("rare").to_pylist())
 
     def supports_of(request: str) -> list[int]:
         asked = len(json.loads(request)["itemsets"])
@@ -1592,9 +1693,18 @@ def _km_audit(
     rows = _checked_shards(files, original, _shard_checker(audit_one, counted), schema)
     kind = functions.col("kind")
     _, by_kind, violations, present, missing = _shard_findings("km", files, rows)
-    # One cut, one hierarchy: otherwise the shards' items are not one generalization.
-    for name in ("cut.txt", "hierarchy.txt"):
-        versions = files.filter(functions.col("name") == name).select("content").distinct().count()
+    # One cut, one hierarchy: otherwise the shards' items are not one generalization. Both
+    # documents' versions counted in one job.
+    documents = ("cut.txt", "hierarchy.txt")
+    versions_of = {
+        r["name"]: r["versions"]
+        for r in files.filter(functions.col("name").isin(*documents))
+        .groupBy("name")
+        .agg(functions.countDistinct("content").alias("versions"))
+        .collect()
+    }
+    for name in documents:
+        versions = versions_of.get(name, 0)
         if versions > 1:
             by_kind["documents-differ"] = by_kind.get("documents-differ", 0) + 1
             violations.append(
@@ -1604,12 +1714,20 @@ def _km_audit(
         rows.filter(kind == "itemset")
         .groupBy("itemset")
         .agg(functions.sum("support").alias("support"))
-        .localCheckpoint(eager=True)
     )
     rare = summed.filter(functions.col("support") < functions.lit(k))
+    # The union's itemsets, their smallest support and the rare ones counted in one job; the
+    # sums are computed again only to list rare ones, when there are.
+    stats = summed.agg(
+        functions.count("*").alias("itemsets"),
+        functions.min("support").alias("smallest"),
+        functions.count(functions.when(functions.col("support") < functions.lit(k), 1)).alias(
+            "rare"
+        ),
+    ).collect()[0]
     # The union's supports mean something once every shard is there and passed its own checks:
     # a missing or failed shard's itemsets are not counted, and would only show as rare.
-    rare_count = 0 if by_kind else rare.count()
+    rare_count = 0 if by_kind else int(stats["rare"])
     if rare_count:
         by_kind["rare-itemset"] = rare_count
         for r in rare.orderBy("support", "itemset").limit(100).collect():
@@ -1637,9 +1755,6 @@ def _km_audit(
             f"{total} violations ({kinds})",
             violations[:100],
         )
-    stats = summed.agg(
-        functions.count("*").alias("itemsets"), functions.min("support").alias("smallest")
-    ).collect()[0]
     return {
         "method": "km",
         "guarantee": f"k^m-anonymity with k = {k}, m = {claim['m']} over the union of the shards",
