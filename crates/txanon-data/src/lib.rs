@@ -66,8 +66,9 @@ pub use index::ItemIndex;
 pub use labels::{ItemId, ItemLabels, Label};
 pub use quest::{QuestParams, ValidQuestParams};
 pub use read::{
-    CsvOptions, DEFAULT_MAX_LINE_BYTES, Format, ReadOptions, ReadReport, detect_format, open_input,
-    read_bytes, read_from, read_path, read_path_with_progress, read_text, split_csv,
+    CsvOptions, DEFAULT_MAX_LINE_BYTES, Format, ReadOptions, ReadReport, detect_format,
+    is_known_column_name, open_input, read_bytes, read_from, read_path, read_path_with_progress,
+    read_text, split_csv,
 };
 pub use rng::{DataDigest, DigestBuilder, draw_seed, publication_rng};
 pub use table::{Attribute, AttributeType, Column, MissingPolicy, Role, Schema, Table};

@@ -646,6 +646,14 @@ pub(crate) const ITEM_NAMES: &[&str] = &[
     "stockcode",
 ];
 
+/// Whether a header naming `name` would name a transaction id or an item column to this
+/// reader (compared as the reader compares, lower-case, without blanks, `_` or `-`): a first
+/// line of baskets holding such a label is refused as ambiguous unless a header is ruled out.
+pub fn is_known_column_name(name: &str) -> bool {
+    let key = column_key(name);
+    TID_NAMES.contains(&key.as_str()) || ITEM_NAMES.contains(&key.as_str())
+}
+
 pub(crate) fn column_key(name: &str) -> String {
     name.chars().filter(|c| !matches!(c, ' ' | '_' | '-')).flat_map(char::to_lowercase).collect()
 }
