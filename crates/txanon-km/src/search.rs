@@ -170,26 +170,9 @@ impl<'a> Search<'a> {
             |combinations| Err(too_many_combinations(&sizes, combinations, max_combinations));
         if sizes == (1..=1) {
             // A cut node's support is its transaction list's length: nothing to count.
-            let occurring: Vec<u32> = (0..self.node_of_rank.len() as u32)
-                .filter(|&r| {
-                    let v = self.node_of_rank[r as usize];
-                    self.cut.contains(self.hierarchy, v)
-                        && !self.transactions[v as usize].is_empty()
-                })
-                .collect();
-            if occurring.len() as u64 > max_combinations {
-                return too_many(occurring.len() as u64);
-            }
-            return Ok(vec![
-                occurring
-                    .into_iter()
-                    .filter(|&r| {
-                        self.transactions[self.node_of_rank[r as usize] as usize].len()
-                            < self.k as usize
-                    })
-                    .map(|r| u128::from(r + 1) << 96)
-                    .collect(),
-            ]);
+            let rare = self
+                .rare_cut_nodes(|v| self.transactions[v as usize].len() as u64, max_combinations)?;
+            return Ok(vec![rare]);
         }
         let rows = self.generalized_rows(*sizes.start(), fresh);
         let ranks = self.node_of_rank.len();
@@ -231,6 +214,33 @@ impl<'a> Search<'a> {
             branches.iter().flatten().zip(branches.iter().flatten().skip(1)).all(|(a, b)| a < b)
         );
         Ok(branches)
+    }
+
+    /// The cut's nodes that occur and have fewer than `k` transactions, `support(node)` each,
+    /// as count-tree keys in rank order: the first level's violations, from the transaction
+    /// lists in one process and from the shards' node supports in [`crate::sharded`].
+    ///
+    /// # Errors
+    /// [`KmError::TooManyCombinations`] when more cut nodes occur than `max_combinations`.
+    pub(crate) fn rare_cut_nodes(
+        &self,
+        support: impl Fn(NodeId) -> u64,
+        max_combinations: u64,
+    ) -> Result<Vec<u128>, KmError> {
+        let occurring: Vec<u32> = (0..self.node_of_rank.len() as u32)
+            .filter(|&r| {
+                let v = self.node_of_rank[r as usize];
+                self.cut.contains(self.hierarchy, v) && support(v) > 0
+            })
+            .collect();
+        if occurring.len() as u64 > max_combinations {
+            return Err(too_many_combinations(&(1..=1), occurring.len() as u64, max_combinations));
+        }
+        Ok(occurring
+            .into_iter()
+            .filter(|&r| support(self.node_of_rank[r as usize]) < u64::from(self.k))
+            .map(|r| u128::from(r + 1) << 96)
+            .collect())
     }
 
     /// The distinct transactions of at least `min_len` items generalized by the cut, as

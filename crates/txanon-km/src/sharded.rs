@@ -305,26 +305,8 @@ pub fn sharded_cut(
             // one-process search lists them from its transaction lists; fixed, and listed
             // again under the raised cut, until none is left.
             loop {
-                let occurring: Vec<u32> = (0..search.node_of_rank.len() as u32)
-                    .filter(|&r| {
-                        let v = search.node_of_rank[r as usize];
-                        search.cut.contains(hierarchy, v) && node_supports[v as usize] > 0
-                    })
-                    .collect();
-                if occurring.len() as u64 > params.max_combinations() {
-                    return Err(too_many_combinations(
-                        &sizes,
-                        occurring.len() as u64,
-                        params.max_combinations(),
-                    ));
-                }
-                let violations: Vec<u128> = occurring
-                    .into_iter()
-                    .filter(|&r| {
-                        node_supports[search.node_of_rank[r as usize] as usize] < u64::from(k)
-                    })
-                    .map(|r| u128::from(r + 1) << 96)
-                    .collect();
+                let violations = search
+                    .rare_cut_nodes(|v| node_supports[v as usize], params.max_combinations())?;
                 if violations.is_empty() {
                     break;
                 }
