@@ -114,7 +114,8 @@ fn km(c: &mut Criterion) {
 /// A shard of the Spark bench's size class: 5·10⁵ Quest baskets at the scaling experiment's
 /// settings (a fifth of the ten-million run's shards), where a candidate's transaction lists
 /// are long: the supports of 20,000 three-node candidates (a leaf and two other leaves'
-/// ancestors, one or two levels up) and the union audit's itemsets of AA's publication.
+/// ancestors, one or two levels up), a pass's count of every triple, and the union audit's
+/// itemsets of AA's publication.
 fn km_shard(c: &mut Criterion) {
     let mut group = c.benchmark_group("km");
     group.sample_size(10);
@@ -138,6 +139,18 @@ fn km_shard(c: &mut Criterion) {
     let supports = ShardRequest::Supports { itemsets, k: 100 };
     group.bench_function(BenchmarkId::new("shard-supports", format!("{name}/k=100/20000")), |b| {
         b.iter(|| count_shard(black_box(&db), &hierarchy, &supports).expect("counted"))
+    });
+    // A pass's full count of the triples, the cut still at the leaves (the most there are).
+    let triples = ShardRequest::Itemsets {
+        cut: leaves.to_vec(),
+        smallest: 3,
+        largest: 3,
+        fresh: None,
+        k: 100,
+        max_combinations: u64::MAX,
+    };
+    group.bench_function(BenchmarkId::new("shard-itemsets", format!("{name}/k=100/3")), |b| {
+        b.iter(|| count_shard(black_box(&db), &hierarchy, &triples).expect("counted"))
     });
     let params = KmParams::new(100, 3).seed(Some(1)).check().expect("valid");
     let published = anonymize(&db, &hierarchy, &params).expect("anonymous").published;

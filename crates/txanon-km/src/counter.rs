@@ -80,9 +80,6 @@ impl BranchCounter {
 
     /// The keys of the itemsets of `sizes` items with smallest rank `a`, held by `holding`
     /// (rows of `rows` holding `a`) in fewer than `k` transactions, ascending.
-    ///
-    /// Long as one function: a branch's hot loop over its rows, pairs, triples and bitsets; apart,
-    /// its tables would be borrowed anew per row.
     pub(crate) fn rare(
         &mut self,
         a: u32,
@@ -91,8 +88,49 @@ impl BranchCounter {
         sizes: std::ops::RangeInclusive<usize>,
         k: u32,
     ) -> Vec<u128> {
+        let mut found = Vec::new();
+        self.each_count(a, holding, rows, sizes, |key, count| {
+            if count < k {
+                found.push(key);
+            }
+        });
+        found.sort_unstable();
+        found
+    }
+
+    /// Every itemset of `sizes` items with smallest rank `a` that `holding` (rows of `rows`
+    /// holding `a`) holds, with its support capped at `k`, ascending by key: a shard's answer
+    /// to a count of the union ([`crate::sharded`]), where an itemset frequent here makes it
+    /// frequent there.
+    pub(crate) fn capped(
+        &mut self,
+        a: u32,
+        holding: &[u32],
+        rows: &PackedRows,
+        sizes: std::ops::RangeInclusive<usize>,
+        k: u32,
+    ) -> Vec<(u128, u32)> {
+        let mut found = Vec::new();
+        self.each_count(a, holding, rows, sizes, |key, count| found.push((key, count.min(k))));
+        found.sort_unstable_by_key(|&(key, _)| key);
+        found
+    }
+
+    /// Calls `emit` with the key and support of each itemset of `sizes` items with smallest
+    /// rank `a` that `holding` holds, in no order.
+    ///
+    /// Long as one function: a branch's hot loop over its rows, pairs, triples and bitsets; apart,
+    /// its tables would be borrowed anew per row.
+    fn each_count(
+        &mut self,
+        a: u32,
+        holding: &[u32],
+        rows: &PackedRows,
+        sizes: std::ops::RangeInclusive<usize>,
+        mut emit: impl FnMut(u128, u32),
+    ) {
         if *sizes.end() <= 2 {
-            return self.rare_pairs(a, holding, rows, sizes, k);
+            return self.each_pair_count(a, holding, rows, sizes, emit);
         }
         // The branch's rows from `a` on, copied out in one pass (a fetch each): the counting
         // below reads them twice more.
@@ -171,45 +209,41 @@ impl BranchCounter {
         if bitset_row > 0 {
             self.add_bitset_triples();
         }
-        let rare = |count: u32| count > 0 && count < k;
-        let mut found = self.rare_single_and_pairs(a, alone, &sizes, k);
+        self.each_single_and_pair_count(a, alone, &sizes, &mut emit);
         if dense_triples {
             for (cell, &count) in self.triples.iter().enumerate() {
-                if rare(count) {
+                if count > 0 {
                     let (b, c) = (self.ranks[cell / width], self.ranks[cell % width]);
-                    found.push(single | u128::from(b + 1) << 64 | u128::from(c + 1) << 32);
+                    emit(single | u128::from(b + 1) << 64 | u128::from(c + 1) << 32, count);
                 }
             }
         }
-        found.extend(hashed.iter().filter(|&(_, &c)| rare(c)).map(|(&key, _)| key));
-        found.sort_unstable();
+        for (&key, &count) in &hashed {
+            emit(key, count);
+        }
         self.release_columns();
-        found
     }
 
-    /// The keys of `a` alone (counted `alone` times) and of `a` with each column's rank (in
-    /// `pairs`) when `sizes` asks for them and they are rare, unsorted.
-    pub(crate) fn rare_single_and_pairs(
+    /// Emits `a` alone (counted `alone` times) and `a` with each column's rank (in `pairs`)
+    /// when `sizes` asks for them and they occur.
+    fn each_single_and_pair_count(
         &self,
         a: u32,
         alone: u32,
         sizes: &std::ops::RangeInclusive<usize>,
-        k: u32,
-    ) -> Vec<u128> {
-        let rare = |count: u32| count > 0 && count < k;
+        emit: &mut impl FnMut(u128, u32),
+    ) {
         let single = u128::from(a + 1) << 96;
-        let mut found: Vec<u128> = Vec::new();
-        if sizes.contains(&1) && rare(alone) {
-            found.push(single);
+        if sizes.contains(&1) && alone > 0 {
+            emit(single, alone);
         }
         if sizes.contains(&2) {
             for (&b, &count) in self.ranks.iter().zip(&self.pairs) {
-                if rare(count) {
-                    found.push(single | u128::from(b + 1) << 64);
+                if count > 0 {
+                    emit(single | u128::from(b + 1) << 64, count);
                 }
             }
         }
-        found
     }
 
     /// Leaves `column` as it was found: no rank has a column.
@@ -289,16 +323,16 @@ impl BranchCounter {
         }
     }
 
-    /// [`BranchCounter::rare`] for itemsets of at most two items: the rows are read once, so
-    /// they are counted where they lie, not copied out first.
-    pub(crate) fn rare_pairs(
+    /// [`BranchCounter::each_count`] for itemsets of at most two items: the rows are read once,
+    /// so they are counted where they lie, not copied out first.
+    fn each_pair_count(
         &mut self,
         a: u32,
         holding: &[u32],
         rows: &PackedRows,
         sizes: std::ops::RangeInclusive<usize>,
-        k: u32,
-    ) -> Vec<u128> {
+        mut emit: impl FnMut(u128, u32),
+    ) {
         self.ranks.clear();
         self.pairs.clear();
         let mut alone = 0u32;
@@ -314,9 +348,7 @@ impl BranchCounter {
             }
             alone += w;
         }
-        let mut found = self.rare_single_and_pairs(a, alone, &sizes, k);
-        found.sort_unstable();
+        self.each_single_and_pair_count(a, alone, &sizes, &mut emit);
         self.release_columns();
-        found
     }
 }

@@ -121,6 +121,18 @@ pub(crate) struct Places {
 }
 
 impl Places {
+    /// The ranks whose count-tree branches a pass counts, in rank order: those some row holds,
+    /// and in a recount (`fresh`) none past the last fresh rank, whose branches hold no fresh
+    /// itemset.
+    pub(crate) fn branches(&self, ranks: usize, fresh: Option<&[bool]>) -> Vec<u32> {
+        let last = fresh.map_or(Some(ranks), |f| f.iter().rposition(|&x| x));
+        (0..ranks as u32)
+            .filter(|&a| last.is_some_and(|last| a as usize <= last) && !self.of(a).is_empty())
+            .collect()
+    }
+}
+
+impl Places {
     pub(crate) fn of(&self, rank: u32) -> &[u32] {
         &self.at[self.starts[rank as usize]..self.starts[rank as usize + 1]]
     }

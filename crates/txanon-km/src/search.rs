@@ -186,11 +186,7 @@ impl<'a> Search<'a> {
         // baskets and m = 3) missed them at each insertion. The first ranks' branches hold
         // most rows: they are handed out one by one, the largest first, not split as a range.
         let holding = rows.places(ranks);
-        // In a recount, a branch past the last fresh rank holds no fresh itemset.
-        let last = fresh.map_or(Some(ranks), |f| f.iter().rposition(|&x| x));
-        let held: Vec<u32> = (0..ranks as u32)
-            .filter(|&a| last.is_some_and(|last| a as usize <= last) && !holding.of(a).is_empty())
-            .collect();
+        let held = holding.branches(ranks, fresh);
         // Progress in the rows' places the branches read.
         progress.set_total(held.iter().map(|&a| holding.of(a).len() as u64).sum());
         let branches: Vec<Vec<u128>> = txanon_data::parallel::map_largest_first(

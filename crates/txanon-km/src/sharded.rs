@@ -25,7 +25,8 @@ use txanon_data::TransactionDb;
 use txanon_data::progress::Progress;
 
 use crate::algorithm::{publish, reachable_non_empty, reachable_transactions};
-use crate::combinations::each_combination;
+use crate::combinations::unpack;
+use crate::counter::{BranchCounter, TRIPLE_TABLE};
 use crate::cut::{Cut, InformationLoss, information_loss};
 use crate::error::KmError;
 use crate::hierarchy::{Hierarchy, NodeId};
@@ -79,8 +80,10 @@ pub enum ShardRequest {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ShardCounts {
     /// Each itemset that occurs (its count-tree key: ranks plus one, packed from the most
-    /// significant 32 bits down) with its capped support, ascending by key.
-    Itemsets(Vec<(u128, u32)>),
+    /// significant 32 bits down) with its capped support, in lists each ascending by key and
+    /// in turn ascending (a list per count-tree branch: one list would be a copy of tens of
+    /// millions of itemsets at 10⁷ transactions).
+    Itemsets(Vec<Vec<(u128, u32)>>),
     /// Each asked itemset's capped support, in the order asked.
     Supports(Vec<u32>),
 }
@@ -135,23 +138,27 @@ pub fn count_shard(
             if bound > *max_combinations {
                 return Err(too_many_combinations(&sizes, bound, *max_combinations));
             }
-            let mut counts: FxHashMap<u128, u32> = FxHashMap::default();
-            for (row, weight) in rows.iter() {
-                for size in sizes.clone() {
-                    each_combination(row, size, |key| {
-                        let holds_fresh = fresh_ranks.as_ref().is_none_or(|f| {
-                            crate::combinations::unpack(key).any(|r| f[r as usize])
-                        });
-                        if holds_fresh {
-                            let c = counts.entry(key).or_insert(0);
-                            *c = c.saturating_add(weight).min(*k);
-                        }
-                    });
-                }
-            }
-            let mut counted: Vec<(u128, u32)> = counts.into_iter().collect();
-            counted.sort_unstable();
-            Ok(ShardCounts::Itemsets(counted))
+            // Counted branch by branch (each itemset under its smallest rank) in the dense
+            // tables of the one-process search, not in one table of every itemset: at 10⁷
+            // Quest transactions a shard meets tens of millions of triples.
+            let holding = rows.places(ranks);
+            let held = holding.branches(ranks, fresh_ranks.as_deref());
+            let branches = txanon_data::parallel::map_largest_first(
+                held,
+                |&a| holding.of(a).len() as u64,
+                || BranchCounter::new(ranks, TRIPLE_TABLE),
+                |counter, a| {
+                    let mut counted = counter.capped(a, holding.of(a), &rows, sizes.clone(), *k);
+                    if let Some(fresh) = &fresh_ranks {
+                        // Counted from the rows holding a fresh rank only: the others'
+                        // counts are partial, and not asked for.
+                        counted.retain(|&(key, _)| unpack(key).any(|r| fresh[r as usize]));
+                    }
+                    counted
+                },
+            );
+            // Branches in rank order, each ascending: in turn, ascending.
+            Ok(ShardCounts::Itemsets(branches))
         }
         ShardRequest::Supports { itemsets, k } => {
             if itemsets.iter().flatten().any(foreign) {
@@ -461,6 +468,7 @@ mod tests {
                 else {
                     panic!("itemsets asked")
                 };
+                let counted: Vec<(u128, u32)> = counted.concat();
                 assert!(counted.windows(2).all(|w| w[0].0 < w[1].0), "ascending keys");
                 let mut pieces = vec![Vec::new(); parts as usize];
                 for (key, c) in counted {
@@ -615,6 +623,125 @@ mod tests {
                 proptest::prop_assert_eq!(search.support_up_to(&nodes, cap, &bitsets), expected, "{:?}", nodes);
             }
         }
+    }
+
+    /// A shard's itemset counts are every itemset of the asked sizes (holding a fresh node,
+    /// when asked) of its transactions generalized by a random cut, each with its support
+    /// counted by brute force, capped. Counted: the cases whose branches met many long rows
+    /// (those a dense table counts through column bitsets) and repeated rows.
+    #[test]
+    fn itemset_counts_are_what_brute_force_counts() {
+        let strategy = (
+            proptest::collection::vec(proptest::collection::btree_set(0u32..40, 0..32), 1..80),
+            proptest::collection::vec(0usize..80, 0..40),
+            proptest::collection::vec(0usize..1000, 0..4),
+            (1usize..5, 0usize..4),
+            proptest::option::of(proptest::collection::vec(0usize..1000, 1..8)),
+            1u32..12,
+            2usize..4,
+        );
+        txanon_testkit::exercised(
+            256,
+            strategy,
+            |(rows, repeats, raises, (smallest, wider), fresh, k, fanout)| {
+                let mut rows: Vec<Vec<u32>> =
+                    rows.iter().map(|r| r.iter().copied().collect()).collect();
+                let repeated: Vec<Vec<u32>> =
+                    repeats.iter().map(|&j| rows[j % rows.len()].clone()).collect();
+                rows.extend(repeated);
+                let db = TransactionDb::from_int_transactions(rows);
+                let Ok(hierarchy) = Hierarchy::balanced(&db, fanout) else {
+                    return Ok(false);
+                };
+                let leaves = hierarchy.leaves_of_items(&db).unwrap();
+                let mut cut = Cut::leaves(&hierarchy);
+                for r in raises {
+                    let a = (r % hierarchy.len()) as NodeId;
+                    let below = cut.node_of_leaf(hierarchy.leaf_range(a).start);
+                    if hierarchy.covers(a, below) {
+                        cut.raise(&hierarchy, a);
+                    }
+                }
+                let largest = (smallest + wider).min(4);
+                // Itemsets of four items over long rows: too many to count by brute force.
+                let largest = if largest == 4 { smallest.max(3) } else { largest };
+                let search = Search::counting(&db, &hierarchy, &leaves, k);
+                let fresh_nodes: Option<Vec<NodeId>> =
+                    fresh.map(|f| f.iter().map(|&p| (p % hierarchy.len()) as NodeId).collect());
+                let request = ShardRequest::Itemsets {
+                    cut: cut.nodes(),
+                    smallest,
+                    largest,
+                    fresh: fresh_nodes
+                        .as_ref()
+                        .map(|f| f.iter().map(|&v| search.rank[v as usize]).collect()),
+                    k,
+                    max_combinations: u64::MAX,
+                };
+                let ShardCounts::Itemsets(counted) =
+                    count_shard(&db, &hierarchy, &request).unwrap()
+                else {
+                    panic!("itemsets asked")
+                };
+                let counted: Vec<(u128, u32)> = counted.concat();
+                proptest::prop_assert!(counted.windows(2).all(|w| w[0].0 < w[1].0));
+                let got: Vec<(Vec<NodeId>, u32)> = counted
+                    .iter()
+                    .map(|&(key, c)| {
+                        let mut nodes: Vec<NodeId> =
+                            unpack(key).map(|r| search.node_of_rank[r as usize]).collect();
+                        nodes.sort_unstable();
+                        (nodes, c)
+                    })
+                    .collect();
+                let generalized: Vec<Vec<NodeId>> = db
+                    .iter()
+                    .map(|t| {
+                        let mut g: Vec<NodeId> = t
+                            .iter()
+                            .map(|&i| {
+                                cut.node_of_leaf(hierarchy.leaf_range(leaves[i as usize]).start)
+                            })
+                            .collect();
+                        g.sort_unstable();
+                        g.dedup();
+                        g
+                    })
+                    .collect();
+                // Single nodes are counted in full whatever the request's fresh nodes.
+                let fresh_nodes = if largest == 1 { None } else { fresh_nodes };
+                let mut expected: std::collections::BTreeMap<Vec<NodeId>, u32> = Default::default();
+                for g in &generalized {
+                    for size in smallest..=largest {
+                        let mut subsets: Vec<Vec<NodeId>> = vec![Vec::new()];
+                        for &v in g {
+                            let grown: Vec<Vec<NodeId>> = subsets
+                                .iter()
+                                .filter(|s| s.len() < size)
+                                .map(|s| [s.as_slice(), &[v]].concat())
+                                .collect();
+                            subsets.extend(grown);
+                        }
+                        for subset in subsets.into_iter().filter(|s| s.len() == size) {
+                            let holds_fresh = fresh_nodes
+                                .as_ref()
+                                .is_none_or(|f| subset.iter().any(|v| f.contains(v)));
+                            if holds_fresh {
+                                *expected.entry(subset).or_insert(0) += 1;
+                            }
+                        }
+                    }
+                }
+                let mut got = got;
+                got.sort();
+                let expected: Vec<(Vec<NodeId>, u32)> =
+                    expected.into_iter().map(|(s, c)| (s, c.min(k))).collect();
+                proptest::prop_assert_eq!(got, expected);
+                let long = generalized.iter().filter(|g| g.len() >= 18).count();
+                Ok(long >= 8 && largest >= 3 && !repeats.is_empty())
+            },
+        )
+        .at_least(0.1, "counted many long rows and repeated ones");
     }
 
     /// A key's part is one of the parts; the union's rare keys are those whose capped

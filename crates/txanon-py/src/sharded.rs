@@ -187,8 +187,13 @@ pub(crate) fn km_count_shard<'py>(
                 let parts = parts.ok_or_else(|| {
                     Failure::bad_input("parts: an itemsets request is answered part by part")
                 })?;
-                let mut pieces: Vec<Vec<u8>> = vec![Vec::new(); parts as usize];
-                for (key, support) in counted {
+                // Each part's share of the itemsets and a little more, so that no piece grows
+                // by copies: a shard's answer holds tens of millions of them at 10⁷.
+                let held: usize = counted.iter().map(Vec::len).sum();
+                let share = (held / parts as usize + held / (8 * parts as usize) + 16) * 20;
+                let mut pieces: Vec<Vec<u8>> =
+                    (0..parts).map(|_| Vec::with_capacity(share)).collect();
+                for (key, support) in counted.into_iter().flatten() {
                     let piece = &mut pieces[part_of(key, parts) as usize];
                     piece.extend_from_slice(&key.to_le_bytes());
                     piece.extend_from_slice(&support.to_le_bytes());

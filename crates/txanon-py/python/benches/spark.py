@@ -17,7 +17,9 @@ JVM and Python workers are cold). Prints a Markdown table (docs/SPARK.md's "Meas
 
 With ``--requests`` the searches of km's one cut and coherence's one suppression set say how
 long each request to the shards took (each is a job): one line per request after the table,
-its kind, its size and its seconds.
+its kind, its size and its seconds; then the steps of the run around them, in order (the data
+kept on disk, the packing of the shards, the item supports, the whole search, the release of
+the shards' files, the union's audit, the write), each step's seconds.
 
 With ``--inside`` the data never exists outside Spark: ``txanon.spark.generate_quest`` makes
 the N transactions (one part per partition, the same model) and writes them as Parquet, timed;
@@ -188,6 +190,8 @@ def compare(args, families, fimi, scratch, spark, ts) -> None:
 
 #: Each request of a search over the shards, as ``(family, kind, size, seconds)``, when timed.
 REQUESTS: list[tuple[str, str, str, float]] = []
+#: The steps of a run around the requests, with ``--requests``: (step, seconds).
+STEPS: list[tuple[str, float]] = []
 
 
 def timed_requests() -> None:
@@ -229,6 +233,28 @@ def timed_requests() -> None:
     _txanon.km_sharded_cut = km_sharded_cut
     _txanon.coherence_sharded_suppression = coherence_sharded_suppression
 
+    import txanon.spark as ts
+
+    def step(name: str, function):
+        def timed(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                STEPS.append((name, time.perf_counter() - started))
+
+        return timed
+
+    # Looked up in the module at each call: wrapping the names times every call of them.
+    steps = ("_sharded", "_on_disk", "_packed", "_supports", "_computed_once", "_km_audit")
+    for name in steps + ("_coherence_audit",):
+        setattr(ts, name, step(name.lstrip("_"), getattr(ts, name)))
+    ts.SparkPublication.write = step("write", ts.SparkPublication.write)
+    _txanon.km_sharded_cut = step("search", _txanon.km_sharded_cut)
+    _txanon.coherence_sharded_suppression = step(
+        "search", _txanon.coherence_sharded_suppression
+    )
+
 
 def print_requests() -> None:
     if REQUESTS:
@@ -236,6 +262,11 @@ def print_requests() -> None:
         for family, kind, size, seconds in REQUESTS:
             print(f"| {family} | {kind} | {size} | {seconds:.1f} |")
         REQUESTS.clear()
+    if STEPS:
+        print("\n| step | seconds |\n|---|---:|")
+        for name, seconds in STEPS:
+            print(f"| {name} | {seconds:.1f} |")
+        STEPS.clear()
 
 
 def session(memory: str) -> tuple[object, float]:
