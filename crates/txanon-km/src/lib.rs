@@ -12,7 +12,8 @@
 //! - [`information_loss`]: the paper's NCP of a generalization.
 //! - [`sharded`]: AA and DA over shards no one process holds (the driver keeps the cut, the
 //!   shards count), finding the cut [`anonymize`] finds over their union; [`audit_shard`] audits
-//!   one shard of such a publication and [`shard_itemsets`] counts its itemsets for the union.
+//!   one shard of such a publication and [`shard_itemsets`] counts its itemsets for the union
+//!   ([`shard_node_itemsets`] by the hierarchy's nodes, summed in parts by [`union_sums`]).
 //! - [`audit`]: the independent checker of a [`KmClaim`] from the published transactions and
 //!   the auditor's hierarchy (the cut and the original when given); it shares no code with
 //!   the algorithms.
@@ -51,8 +52,9 @@ pub mod sharded;
 
 pub use algorithm::{KmPublication, anonymize};
 pub use audit::{
-    ItemsetSupports, KmAuditReport, KmClaim, KmShardAuditReport, KmViolation, KmViolations, audit,
-    audit_shard, audit_with_progress, shard_itemsets,
+    ItemsetSupports, KmAuditReport, KmClaim, KmShardAuditReport, KmViolation, KmViolations,
+    NodeItemsetSupports, UnionSums, audit, audit_shard, audit_with_progress, node_itemset_labels,
+    shard_itemsets, shard_node_itemsets, union_part, union_sums,
 };
 pub use cut::{Cut, InformationLoss, information_loss};
 pub use error::KmError;

@@ -341,3 +341,109 @@ proptest! {
         prop_assert_eq!(txanon_km::shard_itemsets(&db, &claim), expected);
     }
 }
+
+/// The same itemsets keyed by the hierarchy's nodes: shards publishing items at several levels
+/// of one hierarchy (random shards of random rows, each item raised to a random ancestor)
+/// give one itemset one key, and their capped supports summed part by part are the union's
+/// supports by brute force over the labels: its itemsets, its smallest support and the ones
+/// below `k`. Counted: the cases with rare itemsets over several shards, some of their items
+/// generalized.
+#[test]
+fn node_itemsets_summed_in_parts_are_the_unions_supports() {
+    let strategy = (
+        prop::collection::vec(prop::collection::btree_set(0u32..30, 1..7), 1..60),
+        prop::collection::vec(0usize..3, 30),
+        prop::collection::vec(0usize..3, 60),
+        2u64..6,
+        1u64..4,
+        1u32..5,
+    );
+    txanon_testkit::exercised(256, strategy, |(rows, raise, shard_of, k, m, parts)| {
+        let items = TransactionDb::from_int_transactions([(0u32..30).collect::<Vec<_>>()]);
+        let hierarchy = Hierarchy::balanced(&items, 3).unwrap();
+        // Item i published as its ancestor raise[i] levels up (the root at most).
+        let label_of = |i: u32| {
+            let leaf = hierarchy.leaf_of(&i.to_string()).unwrap();
+            let v = hierarchy
+                .ancestors_or_self(leaf)
+                .nth(raise[i as usize])
+                .unwrap_or(hierarchy.root());
+            hierarchy.label(v).to_string()
+        };
+        let published: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| {
+                let set: std::collections::BTreeSet<String> =
+                    r.iter().map(|&i| label_of(i)).collect();
+                set.into_iter().collect()
+            })
+            .collect();
+        let claim = KmClaim::new(k, m).unwrap();
+        let mut by_part: Vec<Vec<Vec<(u128, u64)>>> = vec![Vec::new(); parts as usize];
+        for shard in 0..3 {
+            let mine: Vec<&Vec<String>> = published
+                .iter()
+                .zip(&shard_of)
+                .filter(|(_, s)| **s == shard)
+                .map(|(r, _)| r)
+                .collect();
+            let db = TransactionDb::from_str_transactions(
+                mine.iter().map(|r| r.iter().map(String::as_str)),
+            );
+            let keyed = txanon_km::shard_node_itemsets(&db, &hierarchy, &claim).unwrap();
+            prop_assert!(keyed.windows(2).all(|w| w[0].0 < w[1].0));
+            // The labels' itemsets, one for one.
+            let labelled: Vec<(Vec<String>, u64)> = keyed
+                .iter()
+                .map(|&(key, c)| (txanon_km::node_itemset_labels(key, &hierarchy).unwrap(), c))
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            prop_assert_eq!(labelled, txanon_km::shard_itemsets(&db, &claim));
+            let mut pieces = vec![Vec::new(); parts as usize];
+            for (key, c) in keyed {
+                pieces[txanon_km::union_part(key, parts) as usize].push((key, c));
+            }
+            for (part, piece) in pieces.into_iter().enumerate() {
+                by_part[part].push(piece);
+            }
+        }
+        let expected = supports(&published, m as usize);
+        let (mut itemsets, mut smallest, mut rare) = (0u64, None::<u64>, Vec::new());
+        for pieces in &by_part {
+            let pieces: Vec<&[(u128, u64)]> = pieces.iter().map(Vec::as_slice).collect();
+            let sums = txanon_km::union_sums(&pieces, k);
+            itemsets += sums.itemsets;
+            smallest = match (smallest, sums.smallest) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            for (key, support) in sums.rare {
+                rare.push((txanon_km::node_itemset_labels(key, &hierarchy).unwrap(), support));
+            }
+        }
+        rare.sort();
+        prop_assert_eq!(itemsets, expected.len() as u64);
+        // Below k a sum of capped supports is the support; from k on, at least k.
+        match expected.values().min() {
+            Some(&least) if least < k => prop_assert_eq!(smallest, Some(least)),
+            Some(_) => prop_assert!(smallest.is_some_and(|s| s >= k)),
+            None => prop_assert_eq!(smallest, None),
+        }
+        let below: Vec<(Vec<String>, u64)> = expected
+            .into_iter()
+            .filter(|&(_, s)| s < k)
+            .map(|(mut set, s)| {
+                set.sort();
+                (set, s)
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        prop_assert_eq!(&rare, &below);
+        let generalized = raise.iter().any(|&r| r > 0);
+        let shards = shard_of.iter().take(rows.len()).collect::<std::collections::BTreeSet<_>>();
+        Ok(!rare.is_empty() && generalized && shards.len() > 1)
+    })
+    .at_least(0.2, "rare itemsets over several shards, some items generalized");
+}

@@ -141,13 +141,45 @@ pub fn km_shard(
     claim: &txanon_km::KmClaim,
     original: Option<&TransactionDb>,
 ) -> Result<(Audited<txanon_km::KmShardAuditReport>, txanon_km::ItemsetSupports)> {
+    km_shard_counted(dir, hierarchy, claim, original, |published, _| {
+        Ok(txanon_km::shard_itemsets(published, claim))
+    })
+}
+
+/// [`km_shard`] with the shard's itemsets keyed by the nodes of the hierarchy it was audited
+/// under ([`txanon_km::shard_node_itemsets`]), for an engine to sum by key in parts.
+///
+/// # Errors
+/// As [`cahd`].
+pub fn km_shard_by_node(
+    dir: &Path,
+    hierarchy: Option<&txanon_km::Hierarchy>,
+    claim: &txanon_km::KmClaim,
+    original: Option<&TransactionDb>,
+) -> Result<(Audited<txanon_km::KmShardAuditReport>, txanon_km::NodeItemsetSupports)> {
+    km_shard_counted(dir, hierarchy, claim, original, |published, hierarchy| {
+        // Every published item is a node of the hierarchy, or the shard's audit failed.
+        txanon_km::shard_node_itemsets(published, hierarchy, claim).map_err(failed::<txanon_km::Km>)
+    })
+}
+
+/// A shard audited as [`km_shard`] says, its itemsets then counted by `count` from the
+/// published transactions and the hierarchy the shard was audited under.
+fn km_shard_counted<T>(
+    dir: &Path,
+    hierarchy: Option<&txanon_km::Hierarchy>,
+    claim: &txanon_km::KmClaim,
+    original: Option<&TransactionDb>,
+    count: impl FnOnce(&TransactionDb, &txanon_km::Hierarchy) -> Result<T>,
+) -> Result<(Audited<txanon_km::KmShardAuditReport>, T)> {
     let manifest = check_directory(dir)?;
     let published = read_transactions(dir, "published")?;
     let (own, cut) = km_documents(dir, hierarchy.is_none())?;
     let hierarchy = hierarchy.or(own.as_ref()).expect("read when not given");
     let report = txanon_km::audit_shard(&published, hierarchy, claim, cut.as_deref(), original)
         .map_err(failed::<txanon_km::Km>)?;
-    Ok((Audited { report, manifest }, txanon_km::shard_itemsets(&published, claim)))
+    let counted = count(&published, hierarchy)?;
+    Ok((Audited { report, manifest }, counted))
 }
 
 /// The publication's own hierarchy (when `read_hierarchy`) and its cut, when it has one.

@@ -4,7 +4,8 @@
 //! - kᵐ-anonymity: the driver's search of one cut over every shard (`km_sharded_cut`, whose
 //!   counts come from Python callbacks that run Spark jobs), a shard's answer to one of its
 //!   requests (`km_count_shard`) and the union's rare keys of one part of them (`km_rare_in_union`), a shard's release under the cut (`km_release_shard`), and a
-//!   shard's audit with its itemsets counted for the union (`audit_km_shard`);
+//!   shard's audit with its itemsets counted for the union (`audit_km_shard`), summed part by
+//!   part (`km_union_part`) and the rare ones named (`km_itemset_labels`);
 //! - (h,k,p)-coherence with one suppression set: `coherence_sharded_suppression`,
 //!   `coherence_count_shard`, `coherence_release_shard`, `audit_coherence_shard` and the
 //!   union's decision `coherence_union_violations`.
@@ -198,25 +199,7 @@ pub(crate) fn km_count_shard<'py>(
                     piece.extend_from_slice(&key.to_le_bytes());
                     piece.extend_from_slice(&support.to_le_bytes());
                 }
-                let held: Vec<(u32, Vec<u8>)> = pieces
-                    .into_iter()
-                    .enumerate()
-                    .filter(|(_, piece)| !piece.is_empty())
-                    .map(|(part, piece)| (part as u32, piece))
-                    .collect();
-                vec![
-                    (
-                        "part",
-                        Arc::new(held.iter().map(|(part, _)| *part as i32).collect::<Int32Array>())
-                            as ArrayRef,
-                    ),
-                    (
-                        "counts",
-                        Arc::new(LargeBinaryArray::from_iter_values(
-                            held.iter().map(|(_, piece)| piece.as_slice()),
-                        )),
-                    ),
-                ]
+                part_columns(pieces)
             }
             ShardCounts::Supports(counted) => vec![(
                 "support",
@@ -226,6 +209,26 @@ pub(crate) fn km_count_shard<'py>(
         RecordBatch::try_from_iter(columns).map_err(|e| internal(e.to_string()))
     })?;
     batch.into_pyarrow(py)
+}
+
+/// The columns `(part, counts)` of a shard's counts split by part: a row per part that holds
+/// any, `counts` its bytes.
+fn part_columns(pieces: Vec<Vec<u8>>) -> Vec<(&'static str, ArrayRef)> {
+    let held: Vec<(i32, Vec<u8>)> = pieces
+        .into_iter()
+        .enumerate()
+        .filter(|(_, piece)| !piece.is_empty())
+        .map(|(part, piece)| (part as i32, piece))
+        .collect();
+    vec![
+        ("part", Arc::new(held.iter().map(|(part, _)| *part).collect::<Int32Array>()) as ArrayRef),
+        (
+            "counts",
+            Arc::new(LargeBinaryArray::from_iter_values(
+                held.iter().map(|(_, piece)| piece.as_slice()),
+            )),
+        ),
+    ]
 }
 
 /// The union's rare keys in one part: `pieces` are the part's `counts` from the shards' answers
@@ -309,9 +312,12 @@ pub(crate) fn km_release_shard(
 
 /// One shard of a kᵐ-anonymous publication over shards audited (see
 /// `txanon_publish::audit::km_shard`): the report as a dict, and a table `(itemset, support)`
-/// of its itemsets of at most `m` items with their supports capped at `k`.
+/// of its itemsets of at most `m` items with their supports capped at `k`; with `parts`, the
+/// itemsets keyed by the hierarchy's nodes instead (`txanon_km::shard_node_itemsets`), as a
+/// table `(part, counts)`: a row per part of the keys (`txanon_km::union_part`), `counts` its
+/// keys and capped supports as bytes, for `km_union_part` to sum part by part.
 #[pyfunction]
-#[pyo3(signature = (dir, *, k, m, hierarchy=None, original_=None))]
+#[pyo3(signature = (dir, *, k, m, hierarchy=None, original_=None, parts=None))]
 pub(crate) fn audit_km_shard<'py>(
     py: Python<'py>,
     dir: PathBuf,
@@ -319,9 +325,31 @@ pub(crate) fn audit_km_shard<'py>(
     m: Int,
     hierarchy: Option<PathBuf>,
     original_: Option<&Bound<'py, PyAny>>,
+    parts: Option<Int>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
     let (claim, hierarchy) = km_claim(k, m, hierarchy)?;
     let original = original(py, original_)?;
+    let parts = parts.map(|p| whole("parts", p, 1u32, 1 << 20)).transpose()?;
+    if let Some(parts) = parts {
+        let (audited, batch) = detached(py, || {
+            let (audited, keyed) = txanon_publish::audit::km_shard_by_node(
+                &dir,
+                hierarchy.as_ref(),
+                &claim,
+                original.as_ref(),
+            )?;
+            let mut pieces: Vec<Vec<u8>> = vec![Vec::new(); parts as usize];
+            for (key, support) in keyed {
+                let piece = &mut pieces[txanon_km::union_part(key, parts) as usize];
+                piece.extend_from_slice(&key.to_le_bytes());
+                piece.extend_from_slice(&support.to_le_bytes());
+            }
+            let batch = RecordBatch::try_from_iter(part_columns(pieces))
+                .map_err(|e| internal(e.to_string()))?;
+            Ok((audited, batch))
+        })?;
+        return Ok((dict(py, &audited)?, batch.into_pyarrow(py)?));
+    }
     let (audited, itemsets) = detached(py, || {
         Ok(txanon_publish::audit::km_shard(&dir, hierarchy.as_ref(), &claim, original.as_ref())?)
     })?;
@@ -340,6 +368,78 @@ pub(crate) fn audit_km_shard<'py>(
     ])
     .map_err(|e| internal(e.to_string()))?;
     Ok((report, batch.into_pyarrow(py)?))
+}
+
+/// The bytes of one itemset's key and support in `audit_km_shard`'s `counts` and
+/// `km_union_part`'s rare itemsets: 16 little-endian bytes of key, 8 of support.
+const AUDIT_COUNTED_BYTES: usize = 24;
+
+fn audit_counted(bytes: &[u8], what: &str) -> Result<Vec<(u128, u64)>, Failure> {
+    if !bytes.len().is_multiple_of(AUDIT_COUNTED_BYTES) {
+        return Err(Failure::bad_input(format!(
+            "{what}: {} bytes, not a whole number of {AUDIT_COUNTED_BYTES}-byte counts",
+            bytes.len()
+        )));
+    }
+    Ok(bytes
+        .chunks_exact(AUDIT_COUNTED_BYTES)
+        .map(|c| {
+            let key = u128::from_le_bytes(c[..16].try_into().expect("16 bytes"));
+            (key, u64::from_le_bytes(c[16..].try_into().expect("8 bytes")))
+        })
+        .collect())
+}
+
+/// The union's supports in one part of a kᵐ-anonymous publication over shards
+/// (`txanon_km::union_sums`): `pieces` are the part's `counts` from the shards'
+/// `audit_km_shard(..., parts=)`; returns the part's distinct itemsets, their smallest summed
+/// support (`None` with none) and the itemsets below `k` with their supports (24 bytes each,
+/// as in `counts`), ascending by key.
+#[pyfunction]
+#[pyo3(signature = (pieces, *, k))]
+pub(crate) fn km_union_part<'py>(
+    py: Python<'py>,
+    pieces: Vec<Bound<'py, PyBytes>>,
+    k: Int,
+) -> PyResult<(u64, Option<u64>, Bound<'py, PyBytes>)> {
+    let k = whole("k", k, 2u64, u64::MAX)?;
+    let pieces: Vec<&[u8]> = pieces.iter().map(|p| p.as_bytes()).collect();
+    let sums = detached(py, || {
+        let decoded = pieces
+            .iter()
+            .map(|piece| audit_counted(piece, "pieces"))
+            .collect::<Result<Vec<_>, Failure>>()?;
+        let slices: Vec<&[(u128, u64)]> = decoded.iter().map(Vec::as_slice).collect();
+        Ok(txanon_km::union_sums(&slices, k))
+    })?;
+    let mut rare = Vec::with_capacity(sums.rare.len() * AUDIT_COUNTED_BYTES);
+    for (key, support) in &sums.rare {
+        rare.extend_from_slice(&key.to_le_bytes());
+        rare.extend_from_slice(&support.to_le_bytes());
+    }
+    Ok((sums.itemsets, sums.smallest, PyBytes::new(py, &rare)))
+}
+
+/// The labels of `rare` itemsets (`km_union_part`'s, 24 bytes each) under the hierarchy of
+/// `hierarchy_text`, each with its support, in the order given.
+#[pyfunction]
+#[pyo3(signature = (rare, *, hierarchy_text))]
+pub(crate) fn km_itemset_labels(
+    rare: &Bound<'_, PyBytes>,
+    hierarchy_text: &str,
+) -> PyResult<Vec<(Vec<String>, u64)>> {
+    let hierarchy = Hierarchy::from_text(hierarchy_text).map_err(|e| Failure::of(&e))?;
+    let counted = audit_counted(rare.as_bytes(), "rare")?;
+    Ok(counted
+        .into_iter()
+        .map(|(key, support)| {
+            txanon_km::node_itemset_labels(key, &hierarchy)
+                .map(|labels| (labels, support))
+                .ok_or_else(|| {
+                    Failure::bad_input("rare: an itemset names a node the hierarchy does not have")
+                })
+        })
+        .collect::<Result<Vec<_>, Failure>>()?)
 }
 
 /// Coherence's parameters over shards: `nugget_support` (a count, fraction or percentage) of

@@ -360,38 +360,158 @@ pub fn audit_shard(
 /// # Complexity
 /// `Σ_r Σ_{i ≤ m} C(|r|, i)` over the shard's distinct published transactions `r`.
 pub fn shard_itemsets(published: &TransactionDb, claim: &KmClaim) -> ItemsetSupports {
-    // An itemset of at most four ids as one word, each id plus one in 32 bits from the most
-    // significant down: hashed and compared as a number, with no allocation per occurrence
-    // (a vector per subset met spent most of a shard's audit hashing and freeing).
-    fn packed(set: &[ItemId]) -> u128 {
-        set.iter().fold(0u128, |key, &i| (key << 32) | u128::from(i + 1))
-    }
     let most = claim.m as usize;
-    debug_assert!(most <= MAX_M, "a claim's m is at most four");
-    // Identical transactions once, with their multiplicity; each row is sorted already.
     let rows = distinct_rows(published.len(), |r| published.transaction(r));
-    let mut counts: FxHashMap<u128, u64> = FxHashMap::default();
-    for (r, times) in rows {
-        each_subset_up_to(published.transaction(r as usize), most, &mut |set| {
-            let c = counts.entry(packed(set)).or_insert(0);
-            *c = (*c + times).min(claim.k);
-        });
-    }
+    let counts = capped_counts(
+        rows.iter().map(|&(r, times)| (published.transaction(r as usize), times)),
+        most,
+        claim.k,
+    );
     let label = |word: u32| published.label(word - 1).to_string();
     let mut itemsets: ItemsetSupports = counts
         .into_iter()
         .map(|(key, support)| {
-            let mut labels: Vec<String> = (0..most)
-                .map(|j| (key >> (32 * j)) as u32)
-                .filter(|&word| word != 0)
-                .map(label)
-                .collect();
+            let mut labels: Vec<String> = unpacked(key).map(label).collect();
             labels.sort_unstable();
             (labels, support)
         })
         .collect();
     itemsets.sort_unstable();
     itemsets
+}
+
+/// A shard's itemsets keyed by the hierarchy's nodes, with their capped supports
+/// ([`shard_node_itemsets`]).
+pub type NodeItemsetSupports = Vec<(u128, u64)>;
+
+/// [`shard_itemsets`] keyed by the nodes of `hierarchy` rather than by labels: each itemset
+/// of at most `m` published items that occurs as its nodes' ids plus one, ascending, packed
+/// from the most significant 32 bits down, with its support capped at `k`; ascending by key.
+/// Shards that publish under one hierarchy give one itemset one key, so an engine sums the
+/// union's supports by key, in parts ([`union_part`], [`union_sums`]), where labels would be
+/// rows of strings to sort.
+///
+/// # Errors
+/// [`KmError::Hierarchy`] naming a published item that is no node of `hierarchy` (the
+/// shard's own audit reports it as a violation first).
+pub fn shard_node_itemsets(
+    published: &TransactionDb,
+    hierarchy: &Hierarchy,
+    claim: &KmClaim,
+) -> Result<NodeItemsetSupports, KmError> {
+    let node_of_item = (0..published.num_items() as ItemId)
+        .map(|i| {
+            hierarchy.find(&published.label(i).to_string()).ok_or_else(|| {
+                KmError::Hierarchy(format!(
+                    "published item {} is no node of the hierarchy",
+                    published.label(i)
+                ))
+            })
+        })
+        .collect::<Result<Vec<NodeId>, KmError>>()?;
+    // Each distinct row as ascending node ids: its subsets are then ascending too.
+    let rows = distinct_rows(published.len(), |r| published.transaction(r));
+    let as_nodes: Vec<(Vec<u32>, u64)> = rows
+        .iter()
+        .map(|&(r, times)| {
+            let mut nodes: Vec<u32> = published
+                .transaction(r as usize)
+                .iter()
+                .map(|&i| node_of_item[i as usize])
+                .collect();
+            nodes.sort_unstable();
+            (nodes, times)
+        })
+        .collect();
+    let counts = capped_counts(
+        as_nodes.iter().map(|(nodes, times)| (nodes.as_slice(), *times)),
+        claim.m as usize,
+        claim.k,
+    );
+    let mut keyed: Vec<(u128, u64)> = counts.into_iter().collect();
+    keyed.sort_unstable();
+    Ok(keyed)
+}
+
+/// The labels of the nodes of `key` (a [`shard_node_itemsets`] key), ascending; `None` when
+/// it names a node `hierarchy` does not have.
+pub fn node_itemset_labels(key: u128, hierarchy: &Hierarchy) -> Option<Vec<String>> {
+    let mut labels = unpacked(key)
+        .map(|word| {
+            let v = (word - 1) as usize;
+            (v < hierarchy.len()).then(|| hierarchy.label(v as NodeId).to_string())
+        })
+        .collect::<Option<Vec<String>>>()?;
+    labels.sort_unstable();
+    Some(labels)
+}
+
+/// The part, among `parts`, of the union's sums that an itemset's key falls in: an engine
+/// sends a shard's [`shard_node_itemsets`] as one piece per part and sums each part's pieces
+/// together ([`union_sums`]), so that no one task holds every itemset.
+///
+/// # Panics
+/// With no part.
+pub fn union_part(key: u128, parts: u32) -> u32 {
+    assert!(parts > 0, "at least one part");
+    let word = txanon_data::mix64(key as u64 ^ txanon_data::mix64((key >> 64) as u64 ^ 0x9e37));
+    (word % u64::from(parts)) as u32
+}
+
+/// The union's supports in one part: `pieces` are the shards' `(key, capped support)` of that
+/// part, in any order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnionSums {
+    /// The distinct itemsets of the part.
+    pub itemsets: u64,
+    /// The smallest summed support (capped at `k` per shard), or `None` with no itemset.
+    pub smallest: Option<u64>,
+    /// The itemsets whose summed support stays below `k`, with it, ascending by key.
+    pub rare: Vec<(u128, u64)>,
+}
+
+/// Sums one part's pieces ([`UnionSums`]): an itemset whose capped supports sum below `k` is
+/// below `k` in the union (a sum of capped supports reaches `k` exactly when the sum of the
+/// supports does).
+pub fn union_sums(pieces: &[&[(u128, u64)]], k: u64) -> UnionSums {
+    let mut all: Vec<(u128, u64)> = pieces.iter().flat_map(|p| p.iter().copied()).collect();
+    all.sort_unstable_by_key(|&(key, _)| key);
+    let mut sums = UnionSums { itemsets: 0, smallest: None, rare: Vec::new() };
+    for run in all.chunk_by(|a, b| a.0 == b.0) {
+        let support: u64 = run.iter().map(|&(_, s)| s).fold(0, u64::saturating_add);
+        sums.itemsets += 1;
+        sums.smallest = Some(sums.smallest.map_or(support, |s| s.min(support)));
+        if support < k {
+            sums.rare.push((run[0].0, support));
+        }
+    }
+    sums
+}
+
+/// The capped supports of every subset of at most `most` items of `rows` (each sorted, with
+/// its multiplicity), each subset as one word: its ids plus one in 32 bits from the most
+/// significant down, hashed and compared as a number with no allocation per occurrence (a
+/// vector per subset met spent most of a shard's audit hashing and freeing).
+fn capped_counts<'r>(
+    rows: impl Iterator<Item = (&'r [u32], u64)>,
+    most: usize,
+    k: u64,
+) -> FxHashMap<u128, u64> {
+    debug_assert!(most <= MAX_M, "a claim's m is at most four");
+    let mut counts: FxHashMap<u128, u64> = FxHashMap::default();
+    for (row, times) in rows {
+        each_subset_up_to(row, most, &mut |set| {
+            let key = set.iter().fold(0u128, |key, &i| (key << 32) | u128::from(i + 1));
+            let c = counts.entry(key).or_insert(0);
+            *c = (*c + times).min(k);
+        });
+    }
+    counts
+}
+
+/// The words of a [`capped_counts`] key, ids plus one, the last subset's item first.
+fn unpacked(key: u128) -> impl Iterator<Item = u32> {
+    (0..MAX_M).map(move |j| (key >> (32 * j)) as u32).filter(|&word| word != 0)
 }
 
 /// The published items as nodes of `hierarchy`: each must be one, and none above another.

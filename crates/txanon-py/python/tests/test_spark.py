@@ -9,6 +9,8 @@ Without pyspark or Java the tests skip with the reason, and fail when ``CI=true`
 
 from __future__ import annotations
 
+import collections
+import itertools
 import json
 import os
 import shutil
@@ -518,6 +520,26 @@ def test_km_is_audited_over_the_union_and_a_tampered_union_fails(frame, publicat
     audited = ts.audit(publication, "km", original=publication.sharded, **RUNS["km"][1])
     assert audited["passed"] and audited["smallest_support"] >= k
     assert publication.report["audit"]["smallest_support"] == audited["smallest_support"]
+    # The sums part by part are the union's supports by definition, counted here over the
+    # published transactions: every itemset of at most two items, the smallest support.
+    assert RUNS["km"][1]["m"] == 2
+    supports = collections.Counter()
+    for row in publication.transactions().collect():
+        items = sorted(set(row["items"]))
+        supports.update((a,) for a in items)
+        supports.update(itertools.combinations(items, 2))
+    assert audited["itemsets"] == len(supports) > 1000
+    # Below k a sum of capped supports is the support itself; at k and above, at least k.
+    assert min(supports.values()) >= k
+    # A claim whose k some itemsets miss: exactly those are rare, each with its support.
+    above = sorted(set(supports.values()))[2]
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts.audit(publication, "km", k=above, m=2)
+    below = {s: c for s, c in supports.items() if c < above}
+    assert f"{len(below)} rare-itemset" in failed.value.message
+    listed = [v for v in failed.value.violations if v.kind == "rare-itemset"]
+    assert len(listed) == min(100, len(below))
+    assert all(below[tuple(v["itemset"])] == v["support"] for v in listed)
     # The union is what holds: some shard alone has an itemset below k.
     failing = 0
     for shard in range(SHARDS):

@@ -62,7 +62,10 @@ def audit_km_shard(
     m: int,
     hierarchy: str | os.PathLike[str] | None = None,
     original_: Any = None,
+    parts: int | None = None,
 ) -> tuple[dict[str, Any], Any]: ...
+def km_union_part(pieces: list[bytes], *, k: int) -> tuple[int, int | None, bytes]: ...
+def km_itemset_labels(rare: bytes, *, hierarchy_text: str) -> list[tuple[list[str], int]]: ...
 def coherence_sharded_suppression(
     *,
     supports: list[tuple[str, int]],

@@ -1676,20 +1676,29 @@ def _km_audit(
         with open(claim.pop("hierarchy"), encoding="utf-8") as text:
             hierarchy_text = text.read()
 
+    # Each shard's itemsets go out keyed by the hierarchy's nodes (one hierarchy for every
+    # shard, checked below), as one binary row per part of the keys; each part's rows are
+    # summed in one task. A row of labels per itemset and shard, summed by Spark's `groupBy`,
+    # took 151 s of km's 523 s at 10⁷ transactions (docs/SPARK.md, "Measured").
+    parts = max(2 * _parallelism(files), 8)
+
     def audit_one(directory: str, scratch: str, original: pa.Table | None) -> tuple[Any, Any]:
         from . import _txanon
 
-        kwargs: dict[str, Any] = {"k": claim["k"], "m": claim["m"]}
+        kwargs: dict[str, Any] = {"k": claim["k"], "m": claim["m"], "parts": parts}
         if hierarchy_text is not None:
             kwargs["hierarchy"] = os.path.join(scratch, "hierarchy.txt")
             with open(kwargs["hierarchy"], "w", encoding="utf-8") as out:
                 out.write(hierarchy_text)
         if original is not None:
             kwargs["original_"] = original
-        return _txanon.audit_km_shard(directory, **kwargs)
+        report, counted = _txanon.audit_km_shard(directory, **kwargs)
+        return report, pa.table(
+            {"part": counted.column("part"), "counts": counted.column("counts").cast(pa.binary())}
+        )
 
-    schema = _AUDIT_SCHEMA + ", itemset array<string>, support long"
-    counted = {"itemset": pa.list_(pa.string()), "support": pa.int64()}
+    schema = _AUDIT_SCHEMA + ", part int, counts binary"
+    counted = {"part": pa.int32(), "counts": pa.binary()}
     rows = _checked_shards(files, original, _shard_checker(audit_one, counted), schema)
     kind = functions.col("kind")
     _, by_kind, violations, present, missing = _shard_findings("km", files, rows)
@@ -1710,33 +1719,53 @@ def _km_audit(
             violations.append(
                 Violation("km", "documents-differ", {"file": name, "versions": versions})
             )
-    summed = (
+    def sum_part(table: pa.Table) -> pa.Table:
+        from . import _txanon
+
+        _limit_threads()
+        itemsets, smallest, rare = _txanon.km_union_part(table.column("counts").to_pylist(), k=k)
+        return pa.table(
+            {
+                "itemsets": pa.array([itemsets], pa.int64()),
+                "smallest": pa.array([smallest], pa.int64()),
+                "rare": pa.array([rare], pa.binary()),
+            }
+        )
+
+    # The union's itemsets, their smallest support and the rare ones, from one job.
+    sums = (
         rows.filter(kind == "itemset")
-        .groupBy("itemset")
-        .agg(functions.sum("support").alias("support"))
+        .select("part", "counts")
+        .groupBy("part")
+        .applyInArrow(sum_part, "itemsets long, smallest long, rare binary")
+        .toArrow()
     )
-    rare = summed.filter(functions.col("support") < functions.lit(k))
-    # The union's itemsets, their smallest support and the rare ones counted in one job; the
-    # sums are computed again only to list rare ones, when there are.
-    stats = summed.agg(
-        functions.count("*").alias("itemsets"),
-        functions.min("support").alias("smallest"),
-        functions.count(functions.when(functions.col("support") < functions.lit(k), 1)).alias(
-            "rare"
-        ),
-    ).collect()[0]
+    smallests = [s for s in sums.column("smallest").to_pylist() if s is not None]
+    stats = {
+        "itemsets": sum(sums.column("itemsets").to_pylist()),
+        "smallest": min(smallests) if smallests else None,
+    }
+    rare = b"".join(sums.column("rare").to_pylist())
     # The union's supports mean something once every shard is there and passed its own checks:
     # a missing or failed shard's itemsets are not counted, and would only show as rare.
-    rare_count = 0 if by_kind else int(stats["rare"])
+    rare_count = 0 if by_kind else len(rare) // 24
     if rare_count:
+        from . import _txanon
+
         by_kind["rare-itemset"] = rare_count
-        for r in rare.orderBy("support", "itemset").limit(100).collect():
+        if hierarchy_text is None:
+            # The shards' one hierarchy (more than one version failed above).
+            hierarchy_text = (
+                files.filter(functions.col("name") == "hierarchy.txt")
+                .select("content")
+                .limit(1)
+                .collect()[0]["content"]
+                .decode("utf-8")
+            )
+        named = _txanon.km_itemset_labels(rare, hierarchy_text=hierarchy_text)
+        for labels, support in sorted(named, key=lambda r: (r[1], r[0]))[:100]:
             violations.append(
-                Violation(
-                    "km",
-                    "rare-itemset",
-                    {"itemset": list(r["itemset"]), "support": r["support"], "k": k},
-                )
+                Violation("km", "rare-itemset", {"itemset": labels, "support": support, "k": k})
             )
     reports = {
         r["shard"]: json.loads(r["details"]) for r in rows.filter(kind == "passed").collect()
