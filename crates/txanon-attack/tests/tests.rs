@@ -733,7 +733,7 @@ fn a_view_read_through_a_generalization_is_its_expansion() {
     let merged = std::sync::atomic::AtomicU32::new(0);
     let strategy = (records, cover, target);
     let unread =
-        txanon_testkit::exercised(400, strategy, |(records, cover, (public, sensitive, own))| {
+        txanon_testkit::exercised(800, strategy, |(records, cover, (public, sensitive, own))| {
             let reading: Vec<Option<ItemId>> =
                 cover.iter().map(|&g| (g < 5).then_some(g)).collect();
             let mut published = ViewBuilder::new(5);
@@ -786,7 +786,9 @@ fn a_view_read_through_a_generalization_is_its_expansion() {
         });
     unread.at_least(0.2, "a known or sensitive leaf read as no published item");
     let merged = merged.into_inner();
-    assert!(merged >= 100, "only {merged} cases read two known leaves as one item");
+    // Some 230 to 270 of the 800 cases merge two known leaves (three runs): 100 leaves room for
+    // chance, where 100 of 400 failed once in CI (98).
+    assert!(merged >= 100, "only {merged} of 800 cases read two known leaves as one item");
 }
 
 /// A reading naming an item beyond the view's own is refused.
