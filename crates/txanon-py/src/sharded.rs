@@ -245,25 +245,17 @@ pub(crate) fn km_rare_in_union<'py>(
     // Read in place: a `Vec<u8>` from `bytes` would go through a Python int per byte.
     let pieces: Vec<&[u8]> = pieces.iter().map(|p| p.as_bytes()).collect();
     let rare = detached(py, || {
-        let mut decoded: Vec<Vec<(u128, u32)>> = Vec::with_capacity(pieces.len());
-        for piece in &pieces {
-            if piece.len() % COUNTED_BYTES != 0 {
-                return Err(Failure::bad_input(format!(
-                    "pieces: {} bytes, not a whole number of {COUNTED_BYTES}-byte counts",
-                    piece.len()
-                )));
-            }
-            decoded.push(
-                piece
-                    .chunks_exact(COUNTED_BYTES)
+        let decoded = pieces
+            .iter()
+            .map(|piece| {
+                Ok(records(piece, COUNTED_BYTES, "pieces")?
                     .map(|c| {
                         let key = u128::from_le_bytes(c[..16].try_into().expect("16 bytes"));
-                        let support = u32::from_le_bytes(c[16..].try_into().expect("4 bytes"));
-                        (key, support)
+                        (key, u32::from_le_bytes(c[16..].try_into().expect("4 bytes")))
                     })
-                    .collect(),
-            );
-        }
+                    .collect::<Vec<(u128, u32)>>())
+            })
+            .collect::<Result<Vec<_>, Failure>>()?;
         let decoded: Vec<&[(u128, u32)]> = decoded.iter().map(Vec::as_slice).collect();
         Ok(rare_in_union(&decoded, k).into_iter().flat_map(u128::to_le_bytes).collect::<Vec<u8>>())
     })?;
@@ -375,19 +367,28 @@ pub(crate) fn audit_km_shard<'py>(
 const AUDIT_COUNTED_BYTES: usize = 24;
 
 fn audit_counted(bytes: &[u8], what: &str) -> Result<Vec<(u128, u64)>, Failure> {
-    if !bytes.len().is_multiple_of(AUDIT_COUNTED_BYTES) {
-        return Err(Failure::bad_input(format!(
-            "{what}: {} bytes, not a whole number of {AUDIT_COUNTED_BYTES}-byte counts",
-            bytes.len()
-        )));
-    }
-    Ok(bytes
-        .chunks_exact(AUDIT_COUNTED_BYTES)
+    Ok(records(bytes, AUDIT_COUNTED_BYTES, what)?
         .map(|c| {
             let key = u128::from_le_bytes(c[..16].try_into().expect("16 bytes"));
             (key, u64::from_le_bytes(c[16..].try_into().expect("8 bytes")))
         })
         .collect())
+}
+
+/// `bytes` as records of `width` bytes each, or the error naming `what` when they do not
+/// divide into whole records.
+fn records<'b>(
+    bytes: &'b [u8],
+    width: usize,
+    what: &str,
+) -> Result<std::slice::ChunksExact<'b, u8>, Failure> {
+    if !bytes.len().is_multiple_of(width) {
+        return Err(Failure::bad_input(format!(
+            "{what}: {} bytes, not a whole number of {width}-byte counts",
+            bytes.len()
+        )));
+    }
+    Ok(bytes.chunks_exact(width))
 }
 
 /// The union's supports in one part of a kᵐ-anonymous publication over shards

@@ -1653,6 +1653,11 @@ def _km(
     return SparkPublication("km", files, report, data.select("shard", "tid", "items"), "published")
 
 
+#: The bytes of one itemset in ``km_union_part``'s rare itemsets: a 16-byte key, an 8-byte
+#: support.
+_AUDIT_COUNTED_BYTES = 24
+
+
 def _km_audit(
     files: DataFrame, claim: dict[str, Any], original: DataFrame | None
 ) -> dict[str, Any]:
@@ -1748,7 +1753,7 @@ def _km_audit(
     rare = b"".join(sums.column("rare").to_pylist())
     # The union's supports mean something once every shard is there and passed its own checks:
     # a missing or failed shard's itemsets are not counted, and would only show as rare.
-    rare_count = 0 if by_kind else len(rare) // 24
+    rare_count = 0 if by_kind else len(rare) // _AUDIT_COUNTED_BYTES
     if rare_count:
         from . import _txanon
 
