@@ -375,6 +375,27 @@ def test_the_long_shape_and_a_shard_column(spark):
     assert [s["records"] for s in publication.report["per_shard"]] == [2000, 2000]
 
 
+def test_the_default_shards_are_a_multiple_of_the_tasks_run_at_once(spark, monkeypatch):
+    import txanon.spark as ts
+
+    small = spark.createDataFrame([([t % 50, 50 + t % 7],) for t in range(900)], "items array<int>")
+    shaped = ts._shape(small, "items", None, None)
+    # 900 transactions at 200 a shard: five shards by the records, six on two cores.
+    monkeypatch.setattr(ts, "DEFAULT_SHARD_RECORDS", 200)
+    _, sharding, statistics = ts._sharded(shaped, "items", None, 5, ts.MAX_SHARD_BYTES)
+    assert spark.sparkContext.defaultParallelism == 2
+    assert sharding["requested"] == 6
+    assert sorted(statistics) == list(range(6))
+    assert sum(s["records"] for s in statistics.values()) == 900
+    # Fewer records than a shard: still one shard per task run at once.
+    monkeypatch.setattr(ts, "DEFAULT_SHARD_RECORDS", 10_000)
+    _, sharding, _ = ts._sharded(shaped, "items", None, 5, ts.MAX_SHARD_BYTES)
+    assert sharding["requested"] == 2
+    # Given, the count is the caller's.
+    _, sharding, _ = ts._sharded(shaped, "items", 5, 5, ts.MAX_SHARD_BYTES)
+    assert sharding["requested"] == 5
+
+
 def test_bad_input_is_refused_before_the_work(spark, frame):
     import txanon.spark as ts
 
@@ -595,6 +616,27 @@ def test_km_is_audited_over_the_union_and_a_tampered_union_fails(frame, publicat
         ts.audit(tampered, "km", **RUNS["km"][1])
     assert {v["shard"] for v in failed.value.violations} == {3}
     assert "manifest" in failed.value.kinds
+
+
+def test_the_union_audit_reads_each_shards_original_from_the_packed_shards(publications):
+    """``anonymize`` audits km's and coherence's one-set unions against the searches' packed
+    copy of the data: each shard's chunks decoded are its original rows, and a shard checked
+    against another shard's original fails."""
+    from pyspark.sql import functions as F
+
+    import txanon.spark as ts
+
+    publication = publications["km"]
+    packed = ts._packed(publication.sharded, SHARDS)
+    assert packed.select("shard").distinct().count() == SHARDS
+    assert ts._km_audit(publication.files, dict(RUNS["km"][1]), packed)["passed"]
+    shifted = packed.withColumn("shard", (F.col("shard") + 1) % SHARDS)
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts._km_audit(publication.files, dict(RUNS["km"][1]), shifted)
+    kinds = set(failed.value.kinds)
+    assert kinds <= {"record-count", "transactions-not-from-original"}
+    # Every shard's count is another's (the seed's draw): each shard fails on its own.
+    assert f"{SHARDS} record-count" in failed.value.message
 
 
 @pytest.fixture(scope="session")

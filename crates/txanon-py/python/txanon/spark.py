@@ -181,8 +181,9 @@ def anonymize(
     ``shards``: a count (the transactions dealt to that many shards at random by a keyed hash
     of their id, the key a secret drawn for the run, or from ``seed``), or the name of an
     integer column of ``df`` whose values are the shards (a key that keeps similar transactions
-    together, for CAHD); by default one shard per 2,000,000 transactions, and at least as many
-    as the cluster runs tasks at once (its default parallelism), so that every core works. A
+    together, for CAHD); by default about one shard per 2,000,000 transactions, rounded up to a
+    multiple of the tasks the cluster runs at once (its default parallelism), so that every
+    core works in every wave of the shards' tasks. A
     shard whose item labels take more than ``max_shard_bytes`` is refused before any work,
     with the advice to raise the shard count.
 
@@ -450,10 +451,10 @@ def _on_disk(data: DataFrame) -> DataFrame:
 
 
 def _each_packed_shard(
-    packed: DataFrame, answer: Callable[[pa.Table], pa.Table], schema: str
+    packed: DataFrame, answer: Callable[[int, pa.Table], pa.Table], schema: str
 ) -> DataFrame:
-    """``answer(items)`` for every shard of ``packed`` (``_packed``), its tables' rows in turn:
-    one job reading the packed shards where they lie."""
+    """``answer(shard, items)`` for every shard of ``packed`` (``_packed``), its tables' rows in
+    turn: one job reading the packed shards where they lie."""
 
     def run(batches: Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
         chunks: dict[int, list[tuple[int, Any]]] = {}
@@ -464,10 +465,15 @@ def _each_packed_shard(
             ):
                 chunks.setdefault(shard, []).append((chunk, data[j].as_buffer()))
         for shard in sorted(chunks):
-            parts = [pa.ipc.open_stream(blob).read_all() for _, blob in sorted(chunks[shard])]
-            yield from answer(pa.concat_tables(parts)).to_batches()
+            yield from answer(shard, _unpacked_items(chunks[shard])).to_batches()
 
     return packed.mapInArrow(run, schema)
+
+
+def _unpacked_items(chunks: list[tuple[int, Any]]) -> pa.Table:
+    """A packed shard's ``items`` in the order of their ids, from its ``(chunk, data)`` rows
+    in any order."""
+    return pa.concat_tables([pa.ipc.open_stream(blob).read_all() for _, blob in sorted(chunks)])
 
 
 def _by_shard(data: DataFrame, shards: int) -> Any:
@@ -636,7 +642,10 @@ def _sharded(
     records = sum(r["records"] for r in rows)
     number = shards
     if number is None:
-        number = max(_parallelism(data), math.ceil(records / DEFAULT_SHARD_RECORDS))
+        # A multiple of the tasks run at once: five shards on two cores run in three waves,
+        # the last with one core idle, where six smaller ones take two and a half waves' time.
+        parallel = _parallelism(data)
+        number = parallel * max(1, math.ceil(records / DEFAULT_SHARD_RECORDS / parallel))
     pooled: dict[int, dict[str, Any]] = {}
     for r in rows:
         shard = None if r["shard"] is None else r["shard"] % number
@@ -944,14 +953,31 @@ def _anonymizer(
 ) -> Callable[[pa.Table], pa.Table]:
     """Each shard's publication as rows of files: ``txanon.anonymize.<method>`` on the shard,
     or ``release(shard, table, seed)`` when given (km's shards under the one cut)."""
-    listed = json.dumps({"method": method, "shards": shard_ids}).encode()
 
     def run(table: pa.Table) -> pa.Table:
-        _limit_threads()
         shard = int(table.column("shard")[0].as_py())
         # In the order of the ids, not the order Spark delivers the rows in: a seed then
         # repeats a shard's publication byte for byte.
-        data = table.sort_by("tid").select(["items"])
+        return publish(shard, table.sort_by("tid").select(["items"]))
+
+    publish = _shard_publisher(method, params, seeds, shard_ids, release)
+    return run
+
+
+def _shard_publisher(
+    method: str,
+    params: dict[str, Any],
+    seeds: dict[int, int] | None,
+    shard_ids: list[int],
+    release: Callable[[int, pa.Table, int | None], Any] | None = None,
+) -> Callable[[int, pa.Table], pa.Table]:
+    """``publish(shard, items)``: the shard's publication (``items`` in the order of their
+    ids) as rows of files, as :func:`_anonymizer` makes them; for the searches' packed shards,
+    already in that order (``_each_packed_shard``)."""
+    listed = json.dumps({"method": method, "shards": shard_ids}).encode()
+
+    def publish(shard: int, data: pa.Table) -> pa.Table:
+        _limit_threads()
         kwargs = dict(params)
         if "sensitive" in kwargs:
             # A sensitive item a shard does not hold is not this shard's to protect.
@@ -989,7 +1015,7 @@ def _anonymizer(
             }
         )
 
-    return run
+    return publish
 
 
 def _auditor(method: str, claim: dict[str, Any]) -> Callable[[pa.Table, pa.Table | None], pa.Table]:
@@ -1029,9 +1055,7 @@ def _shard_checker(
             if isinstance(directory, tuple):
                 return _audit_rows(shard, [directory], itemsets)
             try:
-                report, counted = audit_one(
-                    directory, scratch, None if original is None else original.select(["items"])
-                )
+                report, counted = audit_one(directory, scratch, _original_items(original))
             except AuditFailed as failed:
                 return _audit_rows(
                     shard,
@@ -1055,6 +1079,17 @@ def _shard_checker(
         return pa.concat_tables([rows, found.cast(rows.schema)])
 
     return check
+
+
+def _original_items(original: pa.Table | None) -> pa.Table | None:
+    """A shard's original ``items``: its rows as the caller's DataFrame holds them, or its
+    packed chunks (``_packed``, the searches' copy of the data, which ``anonymize`` audits
+    against without shuffling the rows again)."""
+    if original is None or "items" in original.column_names:
+        return None if original is None else original.select(["items"])
+    data = original.column("data")
+    chunks = [(c, data[j].as_buffer()) for j, c in enumerate(original.column("chunk").to_pylist())]
+    return _unpacked_items(chunks)
 
 
 def _shard_findings(
@@ -1092,11 +1127,15 @@ def _checked_shards(
     if original is None:
         rows = files.groupBy("shard").applyInArrow(lambda t: check(t, None), schema)
     else:
-        if not {"shard", "items"} <= set(original.columns):
+        if {"shard", "items"} <= set(original.columns):
+            original = original.select("shard", "items")
+        elif {"shard", "chunk", "data"} <= set(original.columns):
+            original = original.select("shard", "chunk", "data")  # packed, by anonymize
+        else:
             raise BadInput("original: a DataFrame of shard and items, as SparkPublication.sharded")
         rows = (
             files.groupBy("shard")
-            .cogroup(original.select("shard", "items").groupBy("shard"))
+            .cogroup(original.groupBy("shard"))
             .applyInArrow(check, schema)
         )
     try:
@@ -1190,7 +1229,7 @@ def _coherence_global(
     numbers = {name: params[name] for name in ("h", "k", "p", "nugget_support")}
 
     def answered(request: str, schema: str) -> DataFrame:
-        def count(table: pa.Table) -> pa.Table:
+        def count(_shard: int, table: pa.Table) -> pa.Table:
             from . import _txanon
 
             _limit_threads()
@@ -1273,14 +1312,15 @@ def _coherence_global(
             **numbers,
         )
 
-    run = _anonymizer("coherence", {}, seeds, shard_ids, release=release)
-    files = _by_shard(data, len(shard_ids)).applyInArrow(run, FILES_SCHEMA)
+    # From the packed shards, in the order of their ids already: no shuffle of the rows.
+    publish = _shard_publisher("coherence", {}, seeds, shard_ids, release=release)
+    files = _each_packed_shard(packed, publish, FILES_SCHEMA)
     try:
         files = _computed_once(files)
     except Exception as error:
         raise _translated(error) from None
     claim = {"h": numbers["h"], "k": numbers["k"], "p": numbers["p"], "sensitive": private}
-    audited = _coherence_audit(files, claim, data.select("shard", "items"))
+    audited = _coherence_audit(files, claim, packed)
     report = _report("coherence", files, statistics, sharding, seed is not None)
     decided = json.loads(suppression)
     greedy = sum(1 for _, step in decided["suppressed"] if "Greedy" in step)
@@ -1376,15 +1416,23 @@ def _coherence_audit(
         .groupBy("itemset", "private")
         .agg(functions.sum("support").alias("count"))
     )
-    support = summed.filter(functions.col("private").isNull()).select(
-        "itemset", functions.col("count").alias("support")
+    # Per itemset of the union: its support (the row without a private item) and its most
+    # frequent private item, in one aggregation where a join of the two took a second shuffle.
+    # Every shard counts an itemset's support wherever it counts it with a private item.
+    private = functions.col("private")
+    with_private = functions.when(private.isNotNull(), functions.col("count"))
+    union = (
+        summed.groupBy("itemset")
+        .agg(
+            functions.sum(functions.when(private.isNull(), functions.col("count"))).alias(
+                "support"
+            ),
+            functions.max_by("private", with_private).alias("private"),
+            functions.max(with_private).alias("count"),
+        )
+        .filter(functions.col("support").isNotNull())
+        .localCheckpoint(eager=True)
     )
-    worst = (
-        summed.filter(functions.col("private").isNotNull())
-        .groupBy("itemset")
-        .agg(functions.max_by("private", "count").alias("private"), functions.max("count").alias("count"))
-    )
-    union = support.join(worst, "itemset", "left").localCheckpoint(eager=True)
     h, k = float(claim["h"]), int(claim["k"])
     # The summed supports mean something once every shard is there and passed its own checks:
     # a missing or failed shard's itemsets are not counted, and would only show as rare.
@@ -1550,7 +1598,7 @@ def _km(
     parts = max(_parallelism(data), 2 * len(statistics))
 
     def counted(request: str, schema: str) -> DataFrame:
-        def count(table: pa.Table) -> pa.Table:
+        def count(_shard: int, table: pa.Table) -> pa.Table:
             from . import _txanon
 
             _limit_threads()
@@ -1635,13 +1683,15 @@ def _km(
             **spec,
         )
 
-    run = _anonymizer("km", {}, seeds, shard_ids, release=release)
-    files = _by_shard(data, len(shard_ids)).applyInArrow(run, FILES_SCHEMA)
+    # From the packed shards, in the order of their ids already: no shuffle of the rows.
+    publish = _shard_publisher("km", {}, seeds, shard_ids, release=release)
+    files = _each_packed_shard(packed, publish, FILES_SCHEMA)
     try:
         files = _computed_once(files)
     except Exception as error:
         raise _translated(error) from None
-    audited = _km_audit(files, {"k": k, "m": options["m"]}, data.select("shard", "items"))
+    # Against the packed shards: the original's rows need no shuffle by shard again.
+    audited = _km_audit(files, {"k": k, "m": options["m"]}, packed)
     report = _report("km", files, statistics, sharding, seed is not None)
     report["cut"] = {
         "scope": "one cut over every shard (the single-machine search)",
