@@ -251,7 +251,7 @@ def anonymize(
         )
     shard_ids = sorted(statistics)
     seeds = None if seed is None else {s: _shard_seed(seed, s) for s in shard_ids}
-    run = _anonymizer(method, params, seeds, shard_ids)
+    run = _anonymizer(_shard_publisher(method, params, seeds, shard_ids))
     files = _by_shard(data, len(shard_ids)).applyInArrow(run, FILES_SCHEMA)
     try:
         # Computed once: without a seed a rerun would publish differently.
@@ -944,15 +944,8 @@ def _limit_threads() -> None:
         os.environ["RAYON_NUM_THREADS"] = str(max(1, cpus))
 
 
-def _anonymizer(
-    method: str,
-    params: dict[str, Any],
-    seeds: dict[int, int] | None,
-    shard_ids: list[int],
-    release: Callable[[int, pa.Table, int | None], Any] | None = None,
-) -> Callable[[pa.Table], pa.Table]:
-    """Each shard's publication as rows of files: ``txanon.anonymize.<method>`` on the shard,
-    or ``release(shard, table, seed)`` when given (km's shards under the one cut)."""
+def _anonymizer(publish: Callable[[int, pa.Table], pa.Table]) -> Callable[[pa.Table], pa.Table]:
+    """``publish`` (:func:`_shard_publisher`) over a shard's rows as ``groupBy`` hands them."""
 
     def run(table: pa.Table) -> pa.Table:
         shard = int(table.column("shard")[0].as_py())
@@ -960,7 +953,6 @@ def _anonymizer(
         # repeats a shard's publication byte for byte.
         return publish(shard, table.sort_by("tid").select(["items"]))
 
-    publish = _shard_publisher(method, params, seeds, shard_ids, release)
     return run
 
 
@@ -971,9 +963,9 @@ def _shard_publisher(
     shard_ids: list[int],
     release: Callable[[int, pa.Table, int | None], Any] | None = None,
 ) -> Callable[[int, pa.Table], pa.Table]:
-    """``publish(shard, items)``: the shard's publication (``items`` in the order of their
-    ids) as rows of files, as :func:`_anonymizer` makes them; for the searches' packed shards,
-    already in that order (``_each_packed_shard``)."""
+    """``publish(shard, items)``: the shard's publication as rows of files, ``items`` in the
+    order of their ids: ``txanon.anonymize.<method>`` on the shard, or ``release(shard, items,
+    seed)`` when given (km's shards under the one cut, coherence's under the one set)."""
     listed = json.dumps({"method": method, "shards": shard_ids}).encode()
 
     def publish(shard: int, data: pa.Table) -> pa.Table:
@@ -1085,8 +1077,10 @@ def _original_items(original: pa.Table | None) -> pa.Table | None:
     """A shard's original ``items``: its rows as the caller's DataFrame holds them, or its
     packed chunks (``_packed``, the searches' copy of the data, which ``anonymize`` audits
     against without shuffling the rows again)."""
-    if original is None or "items" in original.column_names:
-        return None if original is None else original.select(["items"])
+    if original is None:
+        return None
+    if "items" in original.column_names:
+        return original.select(["items"])
     data = original.column("data")
     chunks = [(c, data[j].as_buffer()) for j, c in enumerate(original.column("chunk").to_pylist())]
     return _unpacked_items(chunks)
