@@ -1,7 +1,7 @@
 //! kᵐ-anonymization in memory on BMS-WebView-1 and -2 (the paper's data) over the balanced
 //! hierarchy of fanout 5: AA at k = 100 and m = 4 (issue 20's target on BMS-WebView-2: under
 //! 5 s end to end), DA beside it at m = 2 (at m = 4 it is refused), the audit of AA's
-//! publication, a shard's itemsets for the union's audit, the two hierarchy builders, and a
+//! publication, a shard's itemsets for the union's audit (by label, hashed, and by node, projected), the two hierarchy builders, and a
 //! shard's answers to the requests of the search over shards (`txanon.spark`'s): the pairs
 //! under the leaves' cut, and the capped supports of 100,000 itemsets of a leaf and another
 //! item's ancestor; the same two on a shard of 5·10⁵ Quest baskets. Quest data stands in when
@@ -14,6 +14,7 @@ use txanon_data::{QuestParams, TransactionDb, datasets};
 use txanon_km::sharded::{ShardRequest, count_shard};
 use txanon_km::{
     Algorithm, Hierarchy, KmClaim, KmParams, NodeId, anonymize, audit, shard_itemsets,
+    shard_node_itemsets,
 };
 
 fn inputs() -> Vec<(String, TransactionDb)> {
@@ -158,6 +159,17 @@ fn km_shard(c: &mut Criterion) {
     group.bench_function(
         BenchmarkId::new("audit-shard-itemsets", format!("{name}/k=100/m=3")),
         |b| b.iter(|| shard_itemsets(black_box(&published), &claim)),
+    );
+    // The same itemsets keyed by node, as `txanon.spark`'s union audit sends them: counted by
+    // projection, where `shard_itemsets` above hashes every subset (the comparison of the two
+    // in one run is docs/PERFORMANCE.md's).
+    group.bench_function(
+        BenchmarkId::new("audit-shard-node-itemsets", format!("{name}/k=100/m=3")),
+        |b| {
+            b.iter(|| {
+                shard_node_itemsets(black_box(&published), &hierarchy, &claim).expect("nodes")
+            })
+        },
     );
     group.finish();
 }

@@ -21,7 +21,8 @@ With ``--requests`` the searches of km's one cut and coherence's one suppression
 long each request to the shards took (each is a job): one line per request after the table,
 its kind, its size and its seconds; then the steps of the run around them, in order (the data
 kept on disk, the packing of the shards, the item supports, the whole search, the release of
-the shards' files, the union's audit, the write), each step's seconds.
+the shards' files, the union's audit and, inside it, its per-shard checks, the write), each
+step's seconds.
 
 With ``--inside`` the data never exists outside Spark: ``txanon.spark.generate_quest`` makes
 the N transactions (one part per partition, the same model) and writes them as Parquet, timed;
@@ -285,8 +286,10 @@ def timed_requests() -> None:
         return timed
 
     # Looked up in the module at each call: wrapping the names times every call of them.
-    steps = ("_sharded", "_on_disk", "_packed", "_supports", "_computed_once", "_km_audit")
-    for name in steps + ("_coherence_audit",):
+    # `_checked_shards` is the union audit's per-shard checks (each shard's files against its
+    # original, its itemsets counted), timed inside `_km_audit` / `_coherence_audit`.
+    steps = ("_sharded", "_on_disk", "_packed", "_supports", "_computed_once", "_checked_shards")
+    for name in steps + ("_km_audit", "_coherence_audit"):
         setattr(ts, name, step(name.lstrip("_"), getattr(ts, name)))
     ts.SparkPublication.write = step("write", ts.SparkPublication.write)
     _txanon.km_sharded_cut = step("search", _txanon.km_sharded_cut)
