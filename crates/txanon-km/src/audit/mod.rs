@@ -423,12 +423,12 @@ pub fn shard_node_itemsets(
             (nodes, times)
         })
         .collect();
-    let mut keyed = projected_counts(&as_nodes, claim.m as usize, claim.k);
+    let mut keyed = counts_by_rank(&as_nodes, claim.m as usize, claim.k, DENSE_ITEMSET_CELLS);
     keyed.sort_unstable();
     Ok(keyed)
 }
 
-/// The most cells of [`projected_counts`]'s dense tables (a line of `d^i` counts per size `i`
+/// The most cells of [`counts_by_rank`]'s dense tables (a line of `d^i` counts per size `i`
 /// for `d` distinct words): 32 MiB of `u64`.
 const DENSE_ITEMSET_CELLS: usize = 1 << 22;
 
@@ -443,12 +443,8 @@ const DENSE_ITEMSET_CELLS: usize = 1 << 22;
 ///
 /// # Complexity
 /// `O(Σ_r Σ_{i ≤ most} C(|r|, i))` over the distinct rows `r`, as [`capped_counts`], plus a
-/// scan of the dense tables, or `O(d)` per prefix for the projection.
-fn projected_counts(rows: &[(Vec<u32>, u64)], most: usize, k: u64) -> Vec<(u128, u64)> {
-    counts_by_rank(rows, most, k, DENSE_ITEMSET_CELLS)
-}
-
-/// [`projected_counts`] with dense tables of at most `dense_cells` cells in all.
+/// scan of the dense tables, or `O(d)` per prefix for the projection. The dense tables hold
+/// at most `dense_cells` cells in all ([`DENSE_ITEMSET_CELLS`] but in tests).
 fn counts_by_rank(
     rows: &[(Vec<u32>, u64)],
     most: usize,
@@ -519,7 +515,7 @@ fn counts_by_rank(
     search.out
 }
 
-/// [`projected_counts`]'s depth-first search, with a line of counts and a bucket per word for
+/// [`counts_by_rank`]'s depth-first projection, with a line of counts and a bucket per word for
 /// each depth, reused across the prefixes of that depth.
 struct Projection<'a> {
     rows: &'a [Vec<u32>],
@@ -794,11 +790,11 @@ mod tests {
     use super::*;
 
     /// The dense tables and the projection count what hashing every subset counts
-    /// ([`capped_counts`], the slow reference): the same keys with the same capped supports, on random ascending rows
-    /// with repeats, sparse word ids and every `m`. Counted: the cases where some support was
+    /// ([`capped_counts`], the slow reference): the same keys with the same capped supports,
+    /// on random ascending rows with repeats, sparse word ids and every `m`. Counted: the cases where some support was
     /// capped and some row had more than `m` words (so that subsets were left out).
     #[test]
-    fn projected_counts_are_the_hashed_counts() {
+    fn counts_by_rank_are_the_hashed_counts() {
         let strategy = (
             proptest::collection::vec(
                 (proptest::collection::btree_set(0u32..30, 0..12), 1u64..4),
