@@ -2,12 +2,16 @@
 //! k′ = 0.1%, a random 10% of the items private): the counting engine end to end on
 //! BMS-WebView-1 and -2 (and at p = 2), the paper's border-edge engine at p = 2 on
 //! BMS-WebView-1, and the audit of the publication, alone and against the original. Quest data stands in when the files are missing.
-//! And Quest baskets with 5% of the items private, where suppressions dominate.
+//! And Quest baskets with 5% of the items private, where suppressions dominate; and the
+//! union audit's count of one shard, by labels and keyed by ids for an engine's parts.
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use txanon_coherence::{CoherenceClaim, CoherenceParams, Engine, anonymize, audit};
+use txanon_coherence::sharded::{ShardRequest, count_shard};
+use txanon_coherence::{
+    CoherenceClaim, CoherenceParams, Engine, anonymize, audit, shard_itemsets, shard_keyed_itemsets,
+};
 use txanon_data::{QuestParams, TransactionDb, datasets, random_items};
 
 fn inputs() -> Vec<(String, TransactionDb)> {
@@ -69,5 +73,37 @@ fn coherence_many_private(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, coherence, coherence_many_private);
+/// One shard's public itemsets of at most two items counted with their private items for the
+/// union's audit (txanon.spark's one suppression set): the scaling experiment's baskets at
+/// 500,000 records (a shard of 10⁷ over twenty; the 10⁷ publication keeps 76% of the
+/// occurrences, so the unsuppressed baskets stand in), 10 items private. By labels (rows of
+/// strings for an engine to sum) and keyed by the shard's ids, cut into 12 parts; and the
+/// search's count of the same itemsets (its itemsets request).
+fn coherence_union_shard(c: &mut Criterion) {
+    let mut group = c.benchmark_group("coherence");
+    group.sample_size(10);
+    let db = QuestParams::new(500_000, 10.0, 4.0, 5000).seed(1).check().expect("valid").generate();
+    let private = random_items(&db, 10, 1).expect("enough items");
+    let labels: Vec<String> = private.iter().map(|&s| db.label(s).to_string()).collect();
+    let claim = CoherenceClaim::new(0.4, 10, 2).expect("valid").private(labels);
+    group.bench_function(BenchmarkId::new("union-shard-by-label", "quest-500K/p=2"), |b| {
+        b.iter(|| shard_itemsets(black_box(&db), &claim))
+    });
+    group.bench_function(BenchmarkId::new("union-shard-keyed", "quest-500K/p=2"), |b| {
+        b.iter(|| shard_keyed_itemsets(black_box(&db), &claim).expect("p = 2").pieces(12))
+    });
+    // The one suppression set's itemsets request on the same shard (the algorithm's count,
+    // every item public but the private ones).
+    let public: Vec<String> = (0..db.num_items() as u32)
+        .filter(|i| !private.contains(i))
+        .map(|i| db.label(i).to_string())
+        .collect();
+    let request = ShardRequest::Itemsets { public, private: claim.private_items().to_vec(), p: 2 };
+    group.bench_function(BenchmarkId::new("shard-itemsets-request", "quest-500K/p=2"), |b| {
+        b.iter(|| count_shard(black_box(&db), &request).expect("p = 2"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, coherence, coherence_many_private, coherence_union_shard);
 criterion_main!(benches);

@@ -26,6 +26,9 @@ use txanon_data::{ItemId, ParamError, TransactionDb};
 
 use crate::error::CoherenceError;
 
+mod union;
+pub use union::{ShardKeyedItemsets, UNION_MAX_P, UnionPart, shard_keyed_itemsets, union_part};
+
 /// The guarantee an auditor wants verified: no attacker who knows at most `p` public items of a
 /// person finds fewer than `k` transactions matching them, or infers a private item with
 /// probability above `h`; the private items (labels) are part of the claim, since every other

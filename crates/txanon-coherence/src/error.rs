@@ -49,6 +49,21 @@ pub enum CoherenceError {
         /// The limit.
         limit: u64,
     },
+    /// The union's audit in parts keys an itemset by at most four public items
+    /// ([`crate::UNION_MAX_P`]), and the claim's `p` and a published transaction exceed it.
+    #[error(
+        "p = {p}: the union's audit in parts counts itemsets of at most {most} public items, and a shard publishes a transaction with more: audit the union on one machine"
+    )]
+    UnionTooWide {
+        /// The claim's `p` met by a published transaction.
+        p: usize,
+        /// The most the keys hold.
+        most: usize,
+    },
+    /// A piece of the union's counts that is not what a shard's count writes: a failure of
+    /// the engine that carried it.
+    #[error("a piece of the union's counts is malformed: {0}")]
+    MalformedPiece(&'static str),
     /// A count beyond 128 bits.
     #[error(transparent)]
     Border(#[from] BorderError),
@@ -68,7 +83,9 @@ impl txanon_data::Classify for CoherenceError {
             CoherenceError::NoCohesion(_)
             | CoherenceError::TooLarge { .. }
             | CoherenceError::TooManyItemsets { .. }
-            | CoherenceError::TooManyToList { .. } => ErrorKind::Infeasible,
+            | CoherenceError::TooManyToList { .. }
+            | CoherenceError::UnionTooWide { .. } => ErrorKind::Infeasible,
+            CoherenceError::MalformedPiece(_) => ErrorKind::Internal,
             CoherenceError::Border(e) => txanon_data::Classify::kind(e),
             CoherenceError::Mining(e) => txanon_data::Classify::kind(e),
             CoherenceError::Audit(_) => ErrorKind::AuditFailed,

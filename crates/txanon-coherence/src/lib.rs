@@ -45,8 +45,9 @@ pub use algorithm::{
 };
 pub use audit::{
     CoherenceAuditReport, CoherenceClaim, CoherenceShardAuditReport, CoherenceViolation,
-    CoherenceViolations, ShardItemsets, UnionItemset, audit, audit_shard, audit_with_progress,
-    shard_itemsets, union_violations,
+    CoherenceViolations, ShardItemsets, ShardKeyedItemsets, UNION_MAX_P, UnionItemset, UnionPart,
+    audit, audit_shard, audit_with_progress, shard_itemsets, shard_keyed_itemsets, union_part,
+    union_violations,
 };
 pub use error::CoherenceError;
 pub use family::Coherence;

@@ -226,8 +226,8 @@ pub fn coherence(
 
 /// Audits one shard of a coherence publication whose shards share one suppression set (see
 /// [`txanon_coherence::audit_shard`]): the manifest, the published transactions against
-/// `original` when given; with the shard's itemsets counted for the union
-/// ([`txanon_coherence::shard_itemsets`]).
+/// `original` when given; with the shard's itemsets counted for the union, keyed by its ids
+/// for an engine's parts ([`txanon_coherence::shard_keyed_itemsets`]).
 ///
 /// # Errors
 /// As [`cahd`].
@@ -235,13 +235,17 @@ pub fn coherence_shard(
     dir: &Path,
     claim: &txanon_coherence::CoherenceClaim,
     original: Option<&TransactionDb>,
-) -> Result<(Audited<txanon_coherence::CoherenceShardAuditReport>, txanon_coherence::ShardItemsets)>
-{
+) -> Result<(
+    Audited<txanon_coherence::CoherenceShardAuditReport>,
+    txanon_coherence::ShardKeyedItemsets,
+)> {
     let manifest = check_directory(dir)?;
     let published = read_transactions(dir, "published")?;
     let report = txanon_coherence::audit_shard(&published, claim, original)
         .map_err(failed::<txanon_coherence::Coherence>)?;
-    Ok((Audited { report, manifest }, txanon_coherence::shard_itemsets(&published, claim)))
+    let itemsets = txanon_coherence::shard_keyed_itemsets(&published, claim)
+        .map_err(failed::<txanon_coherence::Coherence>)?;
+    Ok((Audited { report, manifest }, itemsets))
 }
 
 /// Audits anatomy's publication in `dir` (table.json and the flattened records) under

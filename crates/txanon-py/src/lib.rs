@@ -73,7 +73,7 @@ fn _txanon(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sharded::coherence_count_shard, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::coherence_release_shard, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::audit_coherence_shard, m)?)?;
-    m.add_function(wrap_pyfunction!(sharded::coherence_union_violations, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::coherence_union_part, m)?)?;
     m.add_class::<publication::Publication>()?;
     m.add_class::<evaluation::Evaluation>()?;
     Ok(())

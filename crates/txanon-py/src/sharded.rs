@@ -8,7 +8,7 @@
 //!   part (`km_union_part`) and the rare ones named (`km_itemset_labels`);
 //! - (h,k,p)-coherence with one suppression set: `coherence_sharded_suppression`,
 //!   `coherence_count_shard`, `coherence_release_shard`, `audit_coherence_shard` and the
-//!   union's decision `coherence_union_violations`.
+//!   union's decision part by part, `coherence_union_part`.
 //!
 //! The algorithms are `txanon_km::sharded`'s and `txanon_coherence::sharded`'s; this holds none.
 
@@ -711,10 +711,13 @@ pub(crate) fn coherence_release_shard(
 
 /// One shard of a coherence publication with one suppression set audited (see
 /// `txanon_publish::audit::coherence_shard`): the report as a dict, and a table
-/// `(itemset, private, support)` of its public itemsets of at most `p` items (the empty one
-/// included) with their supports and private counts.
+/// `(part, counts)` of its public itemsets of at most `p` items (the empty one included) with
+/// their supports and private counts, keyed by the shard's ids and cut into `parts`
+/// (`txanon_coherence::ShardKeyedItemsets::pieces`), for `coherence_union_part` to sum part
+/// by part; and the shard's items (its published labels).
 #[pyfunction]
-#[pyo3(signature = (dir, *, h, k, p, sensitive, original_=None))]
+#[pyo3(signature = (dir, *, h, k, p, sensitive, parts, original_=None))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn audit_coherence_shard<'py>(
     py: Python<'py>,
     dir: PathBuf,
@@ -722,52 +725,42 @@ pub(crate) fn audit_coherence_shard<'py>(
     k: Int,
     p: Int,
     sensitive: Vec<String>,
+    parts: Int,
     original_: Option<&Bound<'py, PyAny>>,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Vec<String>)> {
     let claim = coherence_claim(h, k, p, sensitive)?;
+    let parts = whole("parts", parts, 1u32, 1 << 20)?;
     let original = original(py, original_)?;
-    let (audited, itemsets) = detached(py, || {
-        Ok(txanon_publish::audit::coherence_shard(&dir, &claim, original.as_ref())?)
+    let (audited, batch, audited_labels) = detached(py, || {
+        let (audited, keyed) =
+            txanon_publish::audit::coherence_shard(&dir, &claim, original.as_ref())?;
+        let batch = RecordBatch::try_from_iter(part_columns(keyed.pieces(parts)))
+            .map_err(|e| internal(e.to_string()))?;
+        Ok((audited, batch, keyed.labels))
     })?;
-    let report = dict(py, &audited)?;
-    let mut sets = ListBuilder::new(StringBuilder::new());
-    let mut private = StringBuilder::new();
-    for (labels, s, _) in &itemsets {
-        for label in labels {
-            sets.values().append_value(label);
-        }
-        sets.append(true);
-        private.append_option(s.as_deref());
-    }
-    let supports: Int64Array = itemsets.iter().map(|&(_, _, c)| c as i64).collect();
-    let batch = RecordBatch::try_from_iter([
-        ("itemset", Arc::new(sets.finish()) as ArrayRef),
-        ("private", Arc::new(private.finish()) as ArrayRef),
-        ("support", Arc::new(supports) as ArrayRef),
-    ])
-    .map_err(|e| internal(e.to_string()))?;
-    Ok((report, batch.into_pyarrow(py)?))
+    Ok((dict(py, &audited)?, batch.into_pyarrow(py)?, audited_labels))
 }
 
-/// The union's (h,k,p)-coherence decided from its summed counts (see
-/// `txanon_coherence::union_violations`): `itemsets` as `(itemset, support, private, count)`
-/// rows (`private` `None` when no private item occurs with it). Returns the violations (at
-/// most the audit's limit, as dicts) and how many there are.
+/// One part of the union's (h,k,p)-coherence decided (see `txanon_coherence::union_part`):
+/// `pieces` the part's `counts` from every shard's `audit_coherence_shard`. Returns the part
+/// as a dict: its itemsets, its largest share of a private item (`worst_breach`), its
+/// violations counted by kind (`too_few_transactions`, `rare_itemsets`, `breaches`) and up to
+/// the audit's limit of them (`violations`).
 #[pyfunction]
-#[pyo3(signature = (itemsets, *, h, k, p, sensitive))]
-pub(crate) fn coherence_union_violations<'py>(
+#[pyo3(signature = (pieces, *, h, k, p, sensitive))]
+pub(crate) fn coherence_union_part<'py>(
     py: Python<'py>,
-    itemsets: Vec<(Vec<String>, u64, Option<String>, u64)>,
+    pieces: Vec<Bound<'py, PyBytes>>,
     h: f64,
     k: Int,
     p: Int,
     sensitive: Vec<String>,
-) -> PyResult<(Bound<'py, PyAny>, u64)> {
+) -> PyResult<Bound<'py, PyAny>> {
     let claim = coherence_claim(h, k, p, sensitive)?;
-    let rows: Vec<txanon_coherence::UnionItemset> = itemsets
-        .into_iter()
-        .map(|(set, support, private, count)| (set, support, private.map(|s| (s, count))))
-        .collect();
-    let (found, total) = txanon_coherence::union_violations(&rows, &claim);
-    Ok((dict(py, &found)?, total))
+    // Read in place: a `Vec<u8>` from `bytes` would go through a Python int per byte.
+    let pieces: Vec<&[u8]> = pieces.iter().map(|p| p.as_bytes()).collect();
+    let part = detached(py, || {
+        txanon_coherence::union_part(&pieces, &claim).map_err(|e| Failure::of(&e))
+    })?;
+    dict(py, &part)
 }

@@ -691,6 +691,30 @@ def test_coherence_with_one_suppression_set_is_audited_over_the_union(
     assert audited["passed"] and audited["itemsets"] > 500
     assert audited["worst_breach"] <= claim["h"]
     assert publication.report["audit"]["itemsets"] == audited["itemsets"]
+    # The parts' sums are the union's counts by definition, counted here over the published
+    # transactions: every public itemset of at most two items (the empty one too), its support
+    # and its count with each private item.
+    assert claim["p"] == 2
+    private = {str(s) for s in claim["sensitive"]}
+    supports: collections.Counter = collections.Counter()
+    together: collections.Counter = collections.Counter()
+    for row in publication.transactions().collect():
+        items = sorted(set(row["items"]))
+        public = [i for i in items if i not in private]
+        sets = [(), *((a,) for a in public), *itertools.combinations(public, 2)]
+        supports.update(sets)
+        together.update((s, q) for s in sets for q in items if q in private)
+    assert audited["itemsets"] == len(supports)
+    worst = max(c / supports[s] for (s, _), c in together.items())
+    assert audited["worst_breach"] == pytest.approx(worst, rel=1e-12)
+    # A k some itemsets miss: exactly those are rare, each with its support.
+    above = sorted(set(supports.values()))[2]
+    with pytest.raises(txanon.AuditFailed) as failed:
+        ts.audit(publication, "coherence", **dict(claim, k=above))
+    below = {s: c for s, c in supports.items() if c < above}
+    assert f"{len(below)} rare-itemset" in failed.value.message
+    listed = [v for v in failed.value.violations if v.kind == "rare-itemset"]
+    assert listed and all(below[tuple(sorted(v["itemset"]))] == v["support"] for v in listed)
 
     # A stronger claim fails on the summed counts: an h below the worst inference met.
     stronger = dict(claim, h=audited["worst_breach"] / 2)

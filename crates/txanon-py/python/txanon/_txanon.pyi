@@ -101,16 +101,17 @@ def audit_coherence_shard(
     k: int,
     p: int,
     sensitive: list[str],
+    parts: int,
     original_: Any = None,
-) -> tuple[dict[str, Any], Any]: ...
-def coherence_union_violations(
-    itemsets: list[tuple[list[str], int, str | None, int]],
+) -> tuple[dict[str, Any], Any, list[str]]: ...
+def coherence_union_part(
+    pieces: list[bytes],
     *,
     h: float,
     k: int,
     p: int,
     sensitive: list[str],
-) -> tuple[list[dict[str, Any]], int]: ...
+) -> dict[str, Any]: ...
 def anonymize_cahd(
     data_: Any,
     *,

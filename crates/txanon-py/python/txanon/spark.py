@@ -1341,7 +1341,8 @@ def _coherence_audit(
     """(h,k,p)-coherence audited over the union of the shards: each shard's files checked by
     the family's audit (the manifest, the published transactions against the shard's original
     when given) with its public itemsets of at most ``p`` items counted, with each private
-    item; the counts summed over the shards by Spark and decided by the audit's own rule; every
+    item; the counts summed over the shards part by part and decided by the audit's own rule
+    (``txanon_coherence::union_part``); every
     shard publishing the same suppressions, and no item published by one shard and suppressed
     by another."""
     from . import _txanon
@@ -1360,19 +1361,30 @@ def _coherence_audit(
 
     sensitive = labels(claim["sensitive"]) or []
     numbers = {"h": claim["h"], "k": claim["k"], "p": claim["p"], "sensitive": sensitive}
-    # The claim checked on the driver, before any job: an empty union breaks no bound.
-    _txanon.coherence_union_violations([], **numbers)
+    # The claim checked on the driver, before any job: an empty part breaks no bound.
+    _txanon.coherence_union_part([], **numbers)
+
+    # Each shard's itemsets go out keyed by its own ids, as one binary row per part (routed by
+    # their labels, alike in every shard); each part's rows are summed and decided in one task.
+    # A row of labels per itemset and shard, summed by Spark's `groupBy`, took 230 s of
+    # coherence's 508 s at 10⁷ transactions (docs/SPARK.md, "Measured").
+    parts = max(2 * _parallelism(files), 8)
 
     def audit_one(directory: str, scratch: str, original: pa.Table | None) -> tuple[Any, Any]:
         from . import _txanon
 
-        kwargs: dict[str, Any] = dict(numbers)
+        kwargs: dict[str, Any] = dict(numbers, parts=parts)
         if original is not None:
             kwargs["original_"] = original
-        return _txanon.audit_coherence_shard(directory, **kwargs)
+        report, counted, items = _txanon.audit_coherence_shard(directory, **kwargs)
+        # The shard's items travel with its report, for the check across shards below.
+        report["published_items"] = items
+        return report, pa.table(
+            {"part": counted.column("part"), "counts": counted.column("counts").cast(pa.binary())}
+        )
 
-    schema = _AUDIT_SCHEMA + ", itemset array<string>, private string, support long"
-    counted = {"itemset": pa.list_(pa.string()), "private": pa.string(), "support": pa.int64()}
+    schema = _AUDIT_SCHEMA + ", part int, counts binary"
+    counted = {"part": pa.int32(), "counts": pa.binary()}
     rows = _checked_shards(files, original, _shard_checker(audit_one, counted), schema)
     kind = functions.col("kind")
     _, by_kind, violations, present, missing = _shard_findings("coherence", files, rows)
@@ -1389,75 +1401,63 @@ def _coherence_audit(
     reports = {
         r["shard"]: json.loads(r["details"]) for r in rows.filter(kind == "passed").collect()
     }
+    published = {label for r in reports.values() for label in r.pop("published_items", [])}
     # An item one shard publishes and another suppressed is not suppressed everywhere.
     gone = {label for r in reports.values() for label in (r.get("suppressed") or [])}
-    itemset = functions.col("itemset")
-    if gone:
-        published = {
-            r["item"]
-            for r in rows.filter((kind == "itemset") & (functions.size(itemset) == 1))
-            .select(functions.element_at(itemset, 1).alias("item"))
-            .distinct()
-            .collect()
-        }
-        for label in sorted(gone & published):
-            by_kind["partly-suppressed"] = by_kind.get("partly-suppressed", 0) + 1
-            violations.append(
-                Violation("coherence", "partly-suppressed", {"item": label, "across": "shards"})
-            )
-    summed = (
-        rows.filter(kind == "itemset")
-        .groupBy("itemset", "private")
-        .agg(functions.sum("support").alias("count"))
-    )
-    # Per itemset of the union: its support (the row without a private item) and its most
-    # frequent private item, in one aggregation where a join of the two took a second shuffle.
-    # Every shard counts an itemset's support wherever it counts it with a private item.
-    private = functions.col("private")
-    with_private = functions.when(private.isNotNull(), functions.col("count"))
-    union = (
-        summed.groupBy("itemset")
-        .agg(
-            functions.sum(functions.when(private.isNull(), functions.col("count"))).alias(
-                "support"
-            ),
-            functions.max_by("private", with_private).alias("private"),
-            functions.max(with_private).alias("count"),
+    for label in sorted(gone & published):
+        by_kind["partly-suppressed"] = by_kind.get("partly-suppressed", 0) + 1
+        violations.append(
+            Violation("coherence", "partly-suppressed", {"item": label, "across": "shards"})
         )
-        .filter(functions.col("support").isNotNull())
-        .localCheckpoint(eager=True)
+
+    def decide_part(table: pa.Table) -> pa.Table:
+        from . import _txanon
+
+        _limit_threads()
+        part = _txanon.coherence_union_part(table.column("counts").to_pylist(), **numbers)
+        kinds = {
+            "too-few-transactions": int(part["too_few_transactions"]),
+            "rare-itemset": part["rare_itemsets"],
+            "breach": part["breaches"],
+        }
+        return pa.table(
+            {
+                "itemsets": pa.array([part["itemsets"]], pa.int64()),
+                "worst": pa.array([part["worst_breach"]], pa.float64()),
+                "kinds": pa.array([json.dumps(kinds)], pa.string()),
+                "violations": pa.array([json.dumps(part["violations"])], pa.string()),
+            }
+        )
+
+    # The union's itemsets, its worst share and its violations, from one job.
+    decided = (
+        rows.filter(kind == "itemset")
+        .select("part", "counts")
+        .groupBy("part")
+        .applyInArrow(decide_part, "itemsets long, worst double, kinds string, violations string")
+        .toArrow()
+        .to_pylist()
     )
     h, k = float(claim["h"]), int(claim["k"])
     # The summed supports mean something once every shard is there and passed its own checks:
     # a missing or failed shard's itemsets are not counted, and would only show as rare.
     if not by_kind:
-        rare = union.filter(functions.col("support") < functions.lit(k))
-        for r in rare.groupBy((functions.size(itemset) == 0).alias("empty")).count().collect():
-            by_kind["too-few-transactions" if r["empty"] else "rare-itemset"] = int(r["count"])
-        # Spark's doubles choose the candidates of a breach (a margin below h); the audit's
-        # exact rule (h read as the decimal it prints as) decides them.
-        breaching = union.filter(
-            (functions.col("support") >= functions.lit(k))
-            & (functions.col("count") >= functions.col("support") * functions.lit(h * (1 - 1e-9)))
+        found: list[dict[str, Any]] = []
+        for part in decided:
+            for name, n in json.loads(part["kinds"]).items():
+                if n:
+                    by_kind[name] = by_kind.get(name, 0) + n
+            found.extend(json.loads(part["violations"]))
+        order = {"too-few-transactions": 0, "rare-itemset": 1, "breach": 2}
+        # Too few transactions first, then the rarest itemsets, then the breaches.
+        found.sort(
+            key=lambda v: (
+                order.get(v["kind"], 3),
+                v.get("support", v.get("transactions", 0)),
+                v.get("itemset", []),
+            )
         )
-        named = [
-            (list(r["itemset"]), int(r["support"]), None, 0)
-            # The empty itemset first (too few transactions), then the rarest.
-            for r in rare.orderBy(functions.size(itemset) > 0, "support", "itemset")
-            .limit(100)
-            .collect()
-        ]
-        found, total = _txanon.coherence_union_violations(
-            named
-            + [
-                (list(r["itemset"]), int(r["support"]), r["private"], int(r["count"]))
-                for r in breaching.toLocalIterator()
-            ],
-            **numbers,
-        )
-        if total > len(named):
-            by_kind["breach"] = total - len(named)
-        for v in found:
+        for v in found[:100]:
             name = v.pop("kind")
             violations.append(Violation("coherence", name, v))
     if by_kind:
@@ -1467,10 +1467,10 @@ def _coherence_audit(
             f"{sum(by_kind.values())} violations ({kinds})",
             violations[:100],
         )
-    stats = union.agg(
-        functions.count("*").alias("itemsets"),
-        functions.max(functions.col("count") / functions.col("support")).alias("worst"),
-    ).collect()[0]
+    stats = {
+        "itemsets": sum(part["itemsets"] for part in decided),
+        "worst": max((part["worst"] for part in decided), default=0.0),
+    }
     transactions = sum(int(r.get("transactions", 0)) for r in reports.values())
     return {
         "method": "coherence",
