@@ -95,6 +95,25 @@ fn write(c: &mut Criterion) {
         })
     });
     group.finish();
+    // Text labels, as a km publication has them: a hundred labels, each met a million times.
+    let labels: Vec<String> = (0..100).map(|j| format!("L2:{}-{}", 50 * j, 50 * j + 49)).collect();
+    let generalized = TransactionDb::from_str_transactions(
+        quest
+            .iter()
+            .map(|t| t.iter().map(|&i| labels[i as usize % 100].as_str()).collect::<Vec<_>>()),
+    );
+    let size = encode(&generalized, Format::BasketWide).len();
+    let mut group = c.benchmark_group("write/basket-csv");
+    group.sample_size(20);
+    group.throughput(Throughput::Bytes(size as u64));
+    group.bench_function("quest-T40I10D100K-100-labels", |b| {
+        b.iter(|| {
+            let mut buf = Vec::with_capacity(size);
+            write_db(black_box(&generalized), Format::BasketWide, &mut buf).expect("in memory");
+            buf
+        })
+    });
+    group.finish();
 }
 
 fn quest(c: &mut Criterion) {

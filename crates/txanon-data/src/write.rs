@@ -33,38 +33,30 @@ pub fn write_db<W: Write>(db: &TransactionDb, format: Format, out: W) -> Result<
                     "{format} needs integer item labels, and these are text: write basket CSV instead"
                 )));
             };
-            // Lines are formatted in blocks on rayon and written in order, a wave of blocks at
-            // a time (a few megabytes held): formatting is most of writing a publication.
             let spmf = format == Format::Spmf;
-            let blocks = db.len().div_ceil(ROWS_PER_BLOCK);
-            let wave = 4 * rayon::current_num_threads().max(1);
-            for first in (0..blocks).step_by(wave) {
-                let texts: Vec<Vec<u8>> = (first..(first + wave).min(blocks))
-                    .into_par_iter()
-                    .map(|b| {
-                        let rows = b * ROWS_PER_BLOCK..((b + 1) * ROWS_PER_BLOCK).min(db.len());
-                        let mut text = Vec::with_capacity(rows.len() * 64);
-                        for r in rows {
-                            push_line(&mut text, db.transaction(r), labels, spmf);
-                        }
-                        text
-                    })
-                    .collect();
-                for text in texts {
-                    out.write_all(&text).map_err(io)?;
-                }
-            }
+            write_in_blocks(db, &mut out, |text, t| {
+                push_line(text, t, labels, spmf);
+                Ok(())
+            })?;
         }
         Format::BasketWide => {
-            for t in db.iter() {
+            // Each label quoted once, not once per occurrence: a generalized publication
+            // (km's) repeats a hundred labels ten million times.
+            let cells: Vec<CsvCell> =
+                (0..db.num_items() as crate::ItemId).map(|i| CsvCell::of(db.label(i))).collect();
+            write_in_blocks(db, &mut out, |text, t| {
                 for (k, &item) in t.iter().enumerate() {
+                    let cell = &cells[item as usize];
                     if k > 0 {
-                        out.write_all(b",").map_err(io)?;
+                        text.push(b',');
+                        text.extend_from_slice(cell.inside()?);
+                    } else {
+                        text.extend_from_slice(cell.first()?);
                     }
-                    write_label(&mut out, db.label(item), k == 0)?;
                 }
-                out.write_all(b"\n").map_err(io)?;
-            }
+                text.push(b'\n');
+                Ok(())
+            })?;
         }
         Format::BasketLong => {
             out.write_all(b"transaction_id,item\n").map_err(io)?;
@@ -80,34 +72,93 @@ pub fn write_db<W: Write>(db: &TransactionDb, format: Format, out: W) -> Result<
     out.flush().map_err(io)
 }
 
+/// A label as a basket CSV cell, quoted where reading it back needs it: at the start of a line
+/// (where `#` would open a comment) and elsewhere; or why it cannot be written.
+struct CsvCell {
+    first: std::result::Result<Vec<u8>, String>,
+    inside: std::result::Result<Vec<u8>, String>,
+}
+
+impl CsvCell {
+    fn of(label: Label<'_>) -> Self {
+        match label {
+            Label::Int(v) => {
+                let mut text = Vec::new();
+                push_decimal(&mut text, v.into());
+                Self { first: Ok(text.clone()), inside: Ok(text) }
+            }
+            Label::Str(s) => Self { first: quoted(s, true), inside: quoted(s, false) },
+        }
+    }
+
+    fn first(&self) -> Result<&[u8]> {
+        self.first.as_deref().map_err(|why| DataError::Unsupported(why.clone()))
+    }
+
+    fn inside(&self) -> Result<&[u8]> {
+        self.inside.as_deref().map_err(|why| DataError::Unsupported(why.clone()))
+    }
+}
+
+/// `s` as a CSV cell (`line_start`: the first of its line).
+fn quoted(s: &str, line_start: bool) -> std::result::Result<Vec<u8>, String> {
+    if s.is_empty() {
+        return Err("an empty item label cannot be written to CSV".into());
+    }
+    let needs_quotes =
+        s.contains([',', '"', '\n', '\r']) || s.trim() != s || (line_start && s.starts_with('#'));
+    if !needs_quotes {
+        return Ok(s.as_bytes().to_vec());
+    }
+    if s.contains(['\n', '\r']) {
+        return Err(format!("item label {s:?} has a line break"));
+    }
+    Ok(format!("\"{}\"", s.replace('"', "\"\"")).into_bytes())
+}
+
+/// Writes each record's line as `line` appends it, the lines formatted in blocks on rayon and
+/// written in order, a wave of blocks at a time (a few megabytes held): formatting is most of
+/// writing a publication. The first record's error in the file's order is returned.
+fn write_in_blocks<W: Write>(
+    db: &TransactionDb,
+    out: &mut W,
+    line: impl Fn(&mut Vec<u8>, &[crate::ItemId]) -> Result<()> + Sync,
+) -> Result<()> {
+    let io = |e| DataError::io(Path::new("<output>"), e);
+    let blocks = db.len().div_ceil(ROWS_PER_BLOCK);
+    let wave = 4 * rayon::current_num_threads().max(1);
+    for first in (0..blocks).step_by(wave) {
+        let texts: Vec<Result<Vec<u8>>> = (first..(first + wave).min(blocks))
+            .into_par_iter()
+            .map(|b| {
+                let rows = b * ROWS_PER_BLOCK..((b + 1) * ROWS_PER_BLOCK).min(db.len());
+                let mut text = Vec::with_capacity(rows.len() * 64);
+                for r in rows {
+                    line(&mut text, db.transaction(r))?;
+                }
+                Ok(text)
+            })
+            .collect();
+        for text in texts {
+            out.write_all(&text?).map_err(io)?;
+        }
+    }
+    Ok(())
+}
+
+/// A label for the long form, written line by line.
 fn write_label<W: Write>(out: &mut W, label: Label<'_>, line_start: bool) -> Result<()> {
     let io = |e| DataError::io(Path::new("<output>"), e);
     match label {
         Label::Int(v) => write!(out, "{v}").map_err(io),
         Label::Str(s) => {
-            if s.is_empty() {
-                return Err(DataError::Unsupported(
-                    "an empty item label cannot be written to CSV".into(),
-                ));
-            }
-            let needs_quotes = s.contains([',', '"', '\n', '\r'])
-                || s.trim() != s
-                || (line_start && s.starts_with('#'));
-            if needs_quotes {
-                if s.contains(['\n', '\r']) {
-                    return Err(DataError::Unsupported(format!(
-                        "item label {s:?} has a line break"
-                    )));
-                }
-                write!(out, "\"{}\"", s.replace('"', "\"\"")).map_err(io)
-            } else {
-                out.write_all(s.as_bytes()).map_err(io)
-            }
+            let cell = quoted(s, line_start).map_err(DataError::Unsupported)?;
+            out.write_all(&cell).map_err(io)
         }
     }
 }
 
-/// Records per block of the parallel FIMI/SPMF formatter.
+/// Records per block of the parallel formatters.
 const ROWS_PER_BLOCK: usize = 16_384;
 
 /// Appends record `t`'s line in FIMI (items by `labels`, space-separated) or SPMF.
@@ -306,6 +357,71 @@ mod tests {
         ]);
         assert_eq!(roundtrip(&db, Format::BasketWide), db);
         assert_eq!(roundtrip(&db, Format::BasketLong), db);
+    }
+
+    /// Over many blocks (and waves of them), basket CSV written in parallel is, byte for
+    /// byte, the lines a cell-by-cell writer makes: awkward labels quoted, `#` only at a
+    /// line's start, integers as themselves, an empty row an empty line.
+    #[test]
+    fn basket_csv_in_blocks_is_the_line_by_line_text() {
+        let words = ["a,b", " padded ", "quote\"d", "#hash", "plain", "x#y"];
+        let n = ROWS_PER_BLOCK * 4 * rayon::current_num_threads() + 1234;
+        let rows: Vec<Vec<&str>> = (0..n as u64)
+            .map(|j| {
+                let bits = crate::mix64(j);
+                words
+                    .iter()
+                    .enumerate()
+                    .filter(|&(w, _)| bits >> w & 1 == 1)
+                    .map(|(_, &w)| w)
+                    .collect()
+            })
+            .collect();
+        let db = TransactionDb::from_str_transactions(rows.clone());
+        let mut expected = String::new();
+        for r in 0..db.len() {
+            let cells: Vec<String> = db
+                .transaction(r)
+                .iter()
+                .enumerate()
+                .map(|(k, &i)| {
+                    let s = db.label(i).to_string();
+                    let quote =
+                        s.contains([',', '"']) || s.trim() != s || (k == 0 && s.starts_with('#'));
+                    if quote { format!("\"{}\"", s.replace('"', "\"\"")) } else { s }
+                })
+                .collect();
+            expected.push_str(&cells.join(","));
+            expected.push('\n');
+        }
+        let mut buf = Vec::new();
+        write_db(&db, Format::BasketWide, &mut buf).unwrap();
+        assert!(expected.contains("\n\"#hash\",") && expected.contains(",#hash"), "both forms met");
+        assert_eq!(String::from_utf8(buf).unwrap(), expected);
+        assert_eq!(roundtrip(&db, Format::BasketWide), db);
+        let ints = TransactionDb::from_int_transactions([vec![5, 40_000], vec![], vec![7]]);
+        let mut buf = Vec::new();
+        write_db(&ints, Format::BasketWide, &mut buf).unwrap();
+        assert_eq!(buf, b"5,40000\n\n7\n");
+    }
+
+    /// A label that cannot be read back is refused where a record holds it, in the last block
+    /// too; one no record holds is not.
+    #[test]
+    fn basket_csv_refuses_a_label_only_where_written() {
+        let mut rows = vec![vec!["fine".to_string()]; ROWS_PER_BLOCK * 3];
+        rows.push(vec!["fine".into(), "line\nbreak".into()]);
+        let db = TransactionDb::from_str_transactions(rows);
+        let err = write_db(&db, Format::BasketWide, Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("line break"), "{err}");
+        let unused = TransactionDb::from_parts(
+            vec![0, 1],
+            vec![1],
+            ItemLabels::Str(vec![String::new(), "used".into()]),
+        );
+        let mut buf = Vec::new();
+        write_db(&unused, Format::BasketWide, &mut buf).unwrap();
+        assert_eq!(buf, b"used\n");
     }
 
     #[test]

@@ -154,6 +154,11 @@ fn km_shard(c: &mut Criterion) {
         b.iter(|| count_shard(black_box(&db), &hierarchy, &triples).expect("counted"))
     });
     let params = KmParams::new(100, 3).seed(Some(1)).check().expect("valid");
+    // AA end to end at the scaling experiment's settings: each pass's generalized rows, the
+    // transaction lists, the publication and its audit.
+    group.bench_function(BenchmarkId::new("aa", format!("{name}/k=100/m=3")), |b| {
+        b.iter(|| anonymize(black_box(&db), &hierarchy, &params).expect("anonymous"))
+    });
     let published = anonymize(&db, &hierarchy, &params).expect("anonymous").published;
     let claim = KmClaim::new(100, 3).expect("valid");
     group.bench_function(

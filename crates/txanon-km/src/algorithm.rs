@@ -422,6 +422,37 @@ mod tests {
         }
     }
 
+    /// Each node's transaction list, built in runs on rayon and joined, is every transaction
+    /// holding a leaf below the node, ascending, once each: over more transactions than runs,
+    /// with repeated items under one node and empty transactions.
+    #[test]
+    fn node_lists_are_the_transactions_below_each_node() {
+        let rows: Vec<Vec<u32>> = (0..5_000u64)
+            .map(|j| {
+                let bits = txanon_data::mix64(j);
+                (0..40u32).filter(|&i| bits >> i & 1 == 1 && bits >> 50 & 3 != 0).collect()
+            })
+            .collect();
+        let db = TransactionDb::from_int_transactions(rows);
+        let hierarchy = Hierarchy::balanced(&db, 3).unwrap();
+        let leaves = hierarchy.leaves_of_items(&db).unwrap();
+        let search = Search::new(&db, &hierarchy, &leaves, 2);
+        let mut non_empty = 0;
+        for v in 0..hierarchy.len() as NodeId {
+            let expected: Vec<u32> = (0..db.len() as u32)
+                .filter(|&r| {
+                    db.transaction(r as usize)
+                        .iter()
+                        .any(|&i| hierarchy.covers(v, leaves[i as usize]))
+                })
+                .collect();
+            non_empty += usize::from(!expected.is_empty());
+            assert_eq!(search.transactions[v as usize], expected, "node {v}");
+        }
+        assert!(non_empty > 40, "inner nodes met too: {non_empty}");
+        assert!(db.iter().any(<[u32]>::is_empty));
+    }
+
     #[test]
     fn binomials() {
         assert_eq!(binomial(161, 4), 26_964_280);
