@@ -80,21 +80,26 @@ fn basket_csv(c: &mut Criterion) {
     group.finish();
 }
 
-fn write(c: &mut Criterion) {
-    let quest =
-        QuestParams::new(100_000, 40.0, 10.0, 1000).seed(0).check().expect("valid").generate();
-    let size = encode(&quest, Format::Fimi).len();
-    let mut group = c.benchmark_group("write/fimi");
+/// Writes `db` in `format` to memory, its bytes the throughput.
+fn bench_write(c: &mut Criterion, group: &str, name: &str, db: &TransactionDb, format: Format) {
+    let size = encode(db, format).len();
+    let mut group = c.benchmark_group(group);
     group.sample_size(20);
     group.throughput(Throughput::Bytes(size as u64));
-    group.bench_function("quest-T40I10D100K", |b| {
+    group.bench_function(name, |b| {
         b.iter(|| {
             let mut buf = Vec::with_capacity(size);
-            write_db(black_box(&quest), Format::Fimi, &mut buf).expect("in memory");
+            write_db(black_box(db), format, &mut buf).expect("in memory");
             buf
         })
     });
     group.finish();
+}
+
+fn write(c: &mut Criterion) {
+    let quest =
+        QuestParams::new(100_000, 40.0, 10.0, 1000).seed(0).check().expect("valid").generate();
+    bench_write(c, "write/fimi", "quest-T40I10D100K", &quest, Format::Fimi);
     // Text labels, as a km publication has them: a hundred labels, each met a million times.
     let labels: Vec<String> = (0..100).map(|j| format!("L2:{}-{}", 50 * j, 50 * j + 49)).collect();
     let generalized = TransactionDb::from_str_transactions(
@@ -102,18 +107,8 @@ fn write(c: &mut Criterion) {
             .iter()
             .map(|t| t.iter().map(|&i| labels[i as usize % 100].as_str()).collect::<Vec<_>>()),
     );
-    let size = encode(&generalized, Format::BasketWide).len();
-    let mut group = c.benchmark_group("write/basket-csv");
-    group.sample_size(20);
-    group.throughput(Throughput::Bytes(size as u64));
-    group.bench_function("quest-T40I10D100K-100-labels", |b| {
-        b.iter(|| {
-            let mut buf = Vec::with_capacity(size);
-            write_db(black_box(&generalized), Format::BasketWide, &mut buf).expect("in memory");
-            buf
-        })
-    });
-    group.finish();
+    let name = "quest-T40I10D100K-100-labels";
+    bench_write(c, "write/basket-csv", name, &generalized, Format::BasketWide);
 }
 
 fn quest(c: &mut Criterion) {

@@ -377,7 +377,7 @@ mod tests {
                     .collect()
             })
             .collect();
-        let db = TransactionDb::from_str_transactions(rows.clone());
+        let db = TransactionDb::from_str_transactions(rows);
         let mut expected = String::new();
         for r in 0..db.len() {
             let cells: Vec<String> = db

@@ -422,9 +422,9 @@ mod tests {
         }
     }
 
-    /// Each node's transaction list, built in runs on rayon and joined, is every transaction
-    /// holding a leaf below the node, ascending, once each: over more transactions than runs,
-    /// with repeated items under one node and empty transactions.
+    /// Each node's transaction list is every transaction holding a leaf below the node,
+    /// ascending, once each, against a slow reference that asks the hierarchy per transaction:
+    /// with several of a transaction's items under one node, and empty transactions.
     #[test]
     fn node_lists_are_the_transactions_below_each_node() {
         let rows: Vec<Vec<u32>> = (0..5_000u64)
