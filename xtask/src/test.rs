@@ -40,8 +40,9 @@ pub fn run_tests(args: TestArgs) -> Result<()> {
     if !args.python_only {
         run(Command::new(&cargo).args(["test", "--workspace", "--release"]).current_dir(&root))?;
     }
-    // The CLI the Python tests compare each publication with.
-    // Built as `cargo test --workspace` builds it (the same features), so nothing is rebuilt.
+    // The CLI the Python tests compare each publication with. Its dependencies have the
+    // features `cargo test --workspace` gave them (crates/txanon-build-unify), so after the
+    // Rust tests only the binaries link.
     run(Command::new(&cargo)
         .args(["build", "--release", "--workspace", "--bins"])
         .current_dir(&root))?;
