@@ -1,7 +1,9 @@
 //! Band reordering: degrees (exact and estimated) and RCM on the implicit `A·Aᵀ` and on the padded `A + Aᵀ` of
 //! BMS-WebView-1 and -2 (when found) and of Quest data; and, on the first 10,000 transactions
 //! of BMS-WebView-1, the implicit graph against building `A·Aᵀ` with nalgebra-sparse and
-//! running the same RCM on the explicit pattern (what generality would cost).
+//! running the same RCM on the explicit pattern (what generality would cost); and the envelope
+//! of `A·Aᵀ` on a million Quest basket transactions in the input order and in a scattered one
+//! (what CAHD measures twice per candidate start at scale, each row a cache miss), and RCM on it.
 
 use std::hint::black_box;
 
@@ -69,6 +71,22 @@ fn band(c: &mut Criterion) {
             });
         }
     }
+    let db =
+        QuestParams::new(1_000_000, 10.0, 4.0, 5000).seed(1).check().expect("valid").generate();
+    let n = db.len() as u64;
+    let aat = SharedItems::all_items(&db);
+    let identity: Vec<u32> = (0..n as u32).collect();
+    // v ↦ v·3¹⁸ mod n is a bijection (3 is prime to 10⁶) that scatters neighbouring rows.
+    let scattered: Vec<u32> = (0..n).map(|v| (v * 387_420_489 % n) as u32).collect();
+    group.bench_function("envelope-aat/quest-1M-input-order", |b| {
+        b.iter(|| black_box(aat.envelope(black_box(&identity))))
+    });
+    group.bench_function("envelope-aat/quest-1M-scattered", |b| {
+        b.iter(|| black_box(aat.envelope(black_box(&scattered))))
+    });
+    // One component of a million vertices: 16 candidate starts, George & Liu's level
+    // structures before them (the estimated ranking, CAHD's at this size).
+    group.bench_function("rcm-aat/quest-1M", |b| b.iter(|| reverse_cuthill_mckee(black_box(&aat))));
     group.finish();
 }
 

@@ -211,35 +211,37 @@ impl walk::Walk for SharedItems<'_> {
         }
     }
 
+    /// One pass over the rows in position order. A row's first non-zero is the smallest first
+    /// position among its items, and an item's first position is final once a row holding it
+    /// has been seen, so each row's share of the profile is known when the row is read; only
+    /// the bandwidth waits for the items' last positions. (Two passes, the spans first, read
+    /// every row twice, each a cache miss when the order is far from the input's.) No vertex is
+    /// marked: the items carry the state.
     fn envelope_of(&self, vertices: &[u32], state: &mut SearchState) -> Envelope {
-        state.number(vertices);
+        state.restart();
         let mut touched = Vec::new();
+        let mut profile = 0u64;
         for (k, &v) in vertices.iter().enumerate() {
             let k = k as u32;
+            let mut first = k;
             for i in self.kept(v as usize) {
                 if state.mark_item(i) {
                     state.spans[i as usize] = (k, k);
                     touched.push(i);
                 } else {
+                    // Positions only grow: the first stays, the last is this one.
                     let span = &mut state.spans[i as usize];
-                    span.0 = span.0.min(k);
-                    span.1 = span.1.max(k);
+                    span.1 = k;
+                    first = first.min(span.0);
                 }
             }
+            profile += u64::from(k - first);
         }
         let bandwidth = touched
             .iter()
             .map(|&i| (state.spans[i as usize].1 - state.spans[i as usize].0) as u64)
             .max()
             .unwrap_or(0);
-        let profile = vertices
-            .iter()
-            .enumerate()
-            .map(|(k, &v)| {
-                let first = self.kept(v as usize).map(|i| state.spans[i as usize].0).min();
-                (k as u32 - first.unwrap_or(k as u32).min(k as u32)) as u64
-            })
-            .sum();
         Envelope { bandwidth, profile }
     }
 }

@@ -208,15 +208,23 @@ fn ordering(
             // Until the component is searched, the vertices left bound its size.
             progress.set_total(progress.done() + (n - order.len()) as u64);
         }
-        let (candidates, size) = start_candidates(graph, seed, start, &key, &mut work, progress);
+        let (candidates, size, mut searched) =
+            start_candidates(graph, seed, start, &key, &mut work, progress);
         if let Some(progress) = progress {
             // From here the work is known: a search of this component per candidate, and at
             // least a visit per vertex of the components still to come.
-            let searched = size.max(1) as u64 * candidates.len() as u64;
+            let searches = size.max(1) as u64 * candidates.len() as u64;
             let unreached = (n - order.len()).saturating_sub(size.max(1)) as u64;
-            progress.set_total(progress.done() + searched + unreached);
+            progress.set_total(progress.done() + searches + unreached);
         }
-        best_sequence(graph, &candidates, size, &key, &mut work, &mut best, progress);
+        let mut given: Vec<Option<Vec<u32>>> = candidates
+            .iter()
+            .map(|c| {
+                let at = searched.iter().position(|(first, _)| first == c)?;
+                Some(searched.swap_remove(at).1)
+            })
+            .collect();
+        best_sequence(graph, &candidates, &mut given, size, &key, &mut work, &mut best, progress);
         for &v in &best {
             placed.mark(v);
         }
@@ -241,9 +249,9 @@ struct Work {
     component: Vec<u32>,
 }
 
-/// The vertices to try as the first of the component of `seed`, and the component's size when
-/// it was searched (0 otherwise): `seed` itself, the pseudo-peripheral vertex, or several
-/// candidates ([`Start`]).
+/// The vertices to try as the first of the component of `seed`, the component's size when it
+/// was searched (0 otherwise), and the Cuthill-McKee sequences George & Liu's search already
+/// made: `seed` itself, the pseudo-peripheral vertex, or several candidates ([`Start`]).
 fn start_candidates(
     graph: &impl Pattern,
     seed: u32,
@@ -251,16 +259,18 @@ fn start_candidates(
     key: &impl Fn(u32) -> (u64, u32),
     work: &mut Work,
     progress: Option<&Progress>,
-) -> (Vec<u32>, usize) {
+) -> (Vec<u32>, usize, Searched) {
     let Work { search: scratch, component, .. } = work;
     match start {
-        Start::LowestDegree => (vec![seed], 0),
+        Start::LowestDegree => (vec![seed], 0, Vec::new()),
         Start::PseudoPeripheral => {
-            let (root, _) = pseudo_peripheral(graph, seed, key, scratch, component, progress);
-            (vec![root], component.len())
+            let (root, _, searched) =
+                pseudo_peripheral(graph, seed, key, scratch, component, progress);
+            (vec![root], component.len(), searched)
         }
         Start::SmallestProfile { candidates } => {
-            let (root, last) = pseudo_peripheral(graph, seed, key, scratch, component, progress);
+            let (root, last, searched) =
+                pseudo_peripheral(graph, seed, key, scratch, component, progress);
             let mut c = vec![root, seed];
             let mut ends = last;
             ends.sort_unstable_by_key(|&v| key(v));
@@ -293,17 +303,20 @@ fn start_candidates(
             // linear in the data.
             let affordable = (SEARCH_BUDGET / component.len().max(1)).max(2);
             c.truncate(candidates.min(affordable).max(1));
-            (c, component.len())
+            (c, component.len(), searched)
         }
     }
 }
 
 /// Into `best`, the reversed Cuthill-McKee sequence of the component from the candidate of
-/// least profile (then bandwidth, then the earlier candidate); components of at least
-/// `PARALLEL_COMPONENT` vertices try their candidates on rayon.
+/// least profile (then bandwidth, then the earlier candidate); `given[k]`, when set, is the
+/// sequence of `candidates[k]`, already searched. Components of at least `PARALLEL_COMPONENT`
+/// vertices try their candidates on rayon.
+#[allow(clippy::too_many_arguments)]
 fn best_sequence(
     graph: &impl Pattern,
     candidates: &[u32],
+    given: &mut [Option<Vec<u32>>],
     size: usize,
     key: &(impl Fn(u32) -> (u64, u32) + Sync),
     work: &mut Work,
@@ -317,18 +330,27 @@ fn best_sequence(
         }
     };
     if candidates.len() == 1 {
-        cuthill_mckee(graph, candidates[0], key, scratch, best, progress);
+        match given[0].take() {
+            Some(sequence) => *best = sequence,
+            None => {
+                cuthill_mckee(graph, candidates[0], key, scratch, best, progress);
+            }
+        }
         searched(best.len());
         best.reverse();
     } else if size >= PARALLEL_COMPONENT {
         *best = candidates
             .par_iter()
+            .zip(given.par_iter_mut())
             .enumerate()
             .map_init(
                 || (graph.search_state(), graph.search_state()),
-                |(search, probe), (k, &first)| {
-                    let mut sequence = Vec::new();
-                    cuthill_mckee(graph, first, key, search, &mut sequence, progress);
+                |(search, probe), (k, (&first, given))| {
+                    let mut sequence = given.take().unwrap_or_else(|| {
+                        let mut sequence = Vec::new();
+                        cuthill_mckee(graph, first, key, search, &mut sequence, progress);
+                        sequence
+                    });
                     searched(sequence.len());
                     sequence.reverse();
                     let e = graph.envelope_of(&sequence, probe);
@@ -341,7 +363,12 @@ fn best_sequence(
     } else {
         let mut best_rank = None;
         for (k, &first) in candidates.iter().enumerate() {
-            cuthill_mckee(graph, first, key, scratch, component, progress);
+            match given[k].take() {
+                Some(sequence) => *component = sequence,
+                None => {
+                    cuthill_mckee(graph, first, key, scratch, component, progress);
+                }
+            }
             searched(component.len());
             component.reverse();
             let e = graph.envelope_of(component, probe);
@@ -356,8 +383,9 @@ fn best_sequence(
 /// How many vertices a search expands between two looks at whether it was cancelled.
 const CHECKPOINT_VERTICES: usize = 4096;
 
-/// The Cuthill-McKee sequence of the component of `first` (not reversed), into `out`; a
-/// cancelled `progress` stops it (see [`Progress::checkpoint`]).
+/// The Cuthill-McKee sequence of the component of `first` (not reversed), into `out`, and its
+/// breadth-first levels: how many, and where the last one lies in `out`. A cancelled
+/// `progress` stops it (see [`Progress::checkpoint`]).
 fn cuthill_mckee(
     graph: &impl Pattern,
     first: u32,
@@ -365,13 +393,19 @@ fn cuthill_mckee(
     state: &mut SearchState,
     out: &mut Vec<u32>,
     progress: Option<&Progress>,
-) {
+) -> (usize, std::ops::Range<usize>) {
     state.restart();
     out.clear();
     state.mark(first);
     out.push(first);
     let mut head = 0;
+    // `out[level]` is the level being expanded; the next one is what its expansion appends.
+    let (mut level, mut depth) = (0..1, 1);
     while head < out.len() {
+        if head == level.end {
+            level = level.end..out.len();
+            depth += 1;
+        }
         let v = out[head];
         head += 1;
         if let Some(p) = progress.filter(|_| head % CHECKPOINT_VERTICES == 0) {
@@ -381,11 +415,22 @@ fn cuthill_mckee(
         graph.expand(v, state, out);
         out[from..].sort_unstable_by_key(|&u| key(u));
     }
+    (depth, level)
 }
 
-/// George & Liu's pseudo-peripheral node finder, from `seed`: the node, and the last level of
-/// its level structure; at most [`PERIPHERAL_STEPS`] level structures, and no more than two
-/// beyond what [`SEARCH_BUDGET`] allows.
+/// Cuthill-McKee sequences (not reversed) already searched in a component, by first vertex.
+type Searched = Vec<(u32, Vec<u32>)>;
+
+/// George & Liu's pseudo-peripheral node finder, from `seed`: the node, the last level of its
+/// level structure, and the Cuthill-McKee sequences of `seed` and of the node; at most
+/// [`PERIPHERAL_STEPS`] level structures, and no more than two beyond what [`SEARCH_BUDGET`]
+/// allows. `component` gets the vertices of the component.
+///
+/// Each level structure is a Cuthill-McKee search: its levels are the breadth-first levels
+/// whatever the order within a level, so the depth and the last level are George & Liu's, and
+/// the searches of the seed and of the node, both candidates of [`Start::SmallestProfile`], are
+/// not made again (at ten million vertices, two starts, each search is seconds of cache
+/// misses, and the level structures ran on one core before the candidates' searches).
 fn pseudo_peripheral(
     graph: &impl Pattern,
     seed: u32,
@@ -393,10 +438,12 @@ fn pseudo_peripheral(
     state: &mut SearchState,
     component: &mut Vec<u32>,
     progress: Option<&Progress>,
-) -> (u32, Vec<u32>) {
+) -> (u32, Vec<u32>, Searched) {
     let mut root = seed;
-    let (mut depth, mut last) = level_structure(graph, root, state, component, progress);
-    let mut other = Vec::new();
+    let mut sequence = Vec::new();
+    let (mut depth, mut last) = levels(graph, root, key, state, &mut sequence, progress);
+    component.clone_from(&sequence);
+    let mut searched = vec![(seed, sequence)];
     let steps = (SEARCH_BUDGET / component.len().max(1)).clamp(2, PERIPHERAL_STEPS);
     if let Some(progress) = progress {
         // The caller's total bounded this first search by the vertices left; the others are
@@ -407,48 +454,33 @@ fn pseudo_peripheral(
     }
     for _ in 1..steps {
         let candidate = last.iter().copied().min_by_key(|&v| key(v)).expect("a last level");
-        let (d, l) = level_structure(graph, candidate, state, &mut other, progress);
+        let mut sequence = Vec::new();
+        let (d, l) = levels(graph, candidate, key, state, &mut sequence, progress);
         if d <= depth {
-            return (root, last);
+            return (root, last, searched);
         }
+        if root != seed {
+            searched.pop();
+        }
+        searched.push((candidate, sequence));
         (root, depth, last) = (candidate, d, l);
     }
-    (root, last)
+    (root, last, searched)
 }
 
-/// The number of levels of the breadth-first level structure rooted at `root` and its last
-/// level; `reached` gets the vertices it reaches (the component), and `progress` their count
-/// as each level is found.
-fn level_structure(
+/// The number of breadth-first levels from `root` and its last level, with the Cuthill-McKee
+/// sequence from `root` into `sequence`; `progress` gets the vertices reached.
+fn levels(
     graph: &impl Pattern,
     root: u32,
+    key: &impl Fn(u32) -> (u64, u32),
     state: &mut SearchState,
-    reached: &mut Vec<u32>,
+    sequence: &mut Vec<u32>,
     progress: Option<&Progress>,
 ) -> (usize, Vec<u32>) {
-    state.restart();
-    state.mark(root);
-    reached.clear();
-    reached.push(root);
-    let mut level = vec![root];
-    let mut depth = 1;
-    loop {
-        if let Some(progress) = progress {
-            progress.advance(level.len() as u64);
-        }
-        let mut next = Vec::new();
-        for (k, &v) in level.iter().enumerate() {
-            if let Some(p) = progress.filter(|_| k % CHECKPOINT_VERTICES == CHECKPOINT_VERTICES - 1)
-            {
-                p.checkpoint();
-            }
-            graph.expand(v, state, &mut next);
-        }
-        if next.is_empty() {
-            return (depth, level);
-        }
-        reached.extend_from_slice(&next);
-        level = next;
-        depth += 1;
+    let (depth, last) = cuthill_mckee(graph, root, key, state, sequence, progress);
+    if let Some(progress) = progress {
+        progress.advance(sequence.len() as u64);
     }
+    (depth, sequence[last].to_vec())
 }
