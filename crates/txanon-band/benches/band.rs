@@ -3,7 +3,7 @@
 //! of BMS-WebView-1, the implicit graph against building `A·Aᵀ` with nalgebra-sparse and
 //! running the same RCM on the explicit pattern (what generality would cost); and the envelope
 //! of `A·Aᵀ` on a million Quest basket transactions in the input order and in a scattered one
-//! (what CAHD measures twice per candidate start at scale, each row a cache miss), and RCM on it.
+//! (what RCM scores each candidate start by, each row a cache miss at scale), and RCM on it.
 
 use std::hint::black_box;
 
@@ -84,8 +84,8 @@ fn band(c: &mut Criterion) {
     group.bench_function("envelope-aat/quest-1M-scattered", |b| {
         b.iter(|| black_box(aat.envelope(black_box(&scattered))))
     });
-    // One component of a million vertices: 16 candidate starts, George & Liu's level
-    // structures before them (the estimated ranking, CAHD's at this size).
+    // One component of a million vertices: George & Liu's search, then 16 candidate starts
+    // (the estimated ranking, CAHD's at this size).
     group.bench_function("rcm-aat/quest-1M", |b| b.iter(|| reverse_cuthill_mckee(black_box(&aat))));
     group.finish();
 }
