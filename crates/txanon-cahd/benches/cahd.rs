@@ -67,5 +67,27 @@ fn cahd(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cahd);
+/// The grouping alone on a million Quest transactions (T10 I4 N5000, the `scaling`
+/// experiment's shape) in its band order, with 10 and with 270 sensitive items (5% of the
+/// items: a fifth of the transactions sensitive, where the walks meet long runs of conflicting
+/// leftovers).
+fn grouping_at_scale(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cahd");
+    group.sample_size(10);
+    let db =
+        QuestParams::new(1_000_000, 10.0, 4.0, 5000).seed(1).check().expect("valid").generate();
+    for count in [10, 270] {
+        let sensitive = txanon_data::random_items(&db, count, 1).expect("enough items");
+        let is_sensitive: Vec<bool> =
+            (0..db.num_items() as u32).map(|i| sensitive.contains(&i)).collect();
+        let keep = is_sensitive.iter().map(|s| !s).collect();
+        let band = reverse_cuthill_mckee(&SharedItems::new(&db, keep));
+        group.bench_function(format!("form-groups/quest-1M/p=10/m={count}"), |b| {
+            b.iter(|| form_groups(black_box(&db), &is_sensitive, band.order(), 10, 3))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, cahd, grouping_at_scale);
 criterion_main!(benches);

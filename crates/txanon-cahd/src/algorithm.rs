@@ -104,12 +104,12 @@ pub fn anonymize(
         BandOrder::Input => (Permutation::identity(db.len()), None),
     };
     progress.begin("cahd: grouping (transactions in band order)", Unit::Items, db.len() as u64);
-    let grouping = form_groups_avoiding(
+    let (grouping, _) = form_groups_walking(
         db,
         &is_sensitive,
         ordering.order(),
         (params.p(), params.alpha()),
-        AVOIDING_ITEMS,
+        Walk::Jumping,
         &progress,
     );
     progress.begin("cahd: publishing and auditing", Unit::Items, 0);
@@ -168,10 +168,6 @@ fn check_feasible(db: &TransactionDb, sensitive: &[ItemId], p: usize) -> Result<
     }
 }
 
-/// How many sensitive items (the most frequent) get links of their own in [`Ungrouped`]: each
-/// costs two `u32` per transaction.
-const AVOIDING_ITEMS: usize = 16;
-
 /// "The nearest position at or beyond `k`" over a set of positions that only shrinks: a
 /// union-find with path halving, each position outside the set linked towards its neighbour
 /// (near-constant amortized time per query).
@@ -184,19 +180,20 @@ struct Links {
     behind: Vec<u32>,
 }
 
+/// The root of `k` in a union-find whose links only point one way (path halving).
+fn root(links: &mut [u32], mut k: usize) -> usize {
+    while links[k] as usize != k {
+        let up = links[links[k] as usize];
+        links[k] = up;
+        k = up as usize;
+    }
+    k
+}
+
 impl Links {
     /// Every position of `0..n`.
     fn new(n: usize) -> Self {
         Self { ahead: (0..=n as u32).collect(), behind: (0..=n as u32).collect() }
-    }
-
-    fn root(links: &mut [u32], mut k: usize) -> usize {
-        while links[k] as usize != k {
-            let up = links[links[k] as usize];
-            links[k] = up;
-            k = up as usize;
-        }
-        k
     }
 
     /// The nearest position of the set at `k` or beyond it (before it, `backwards`); `k` may
@@ -205,10 +202,10 @@ impl Links {
         let n = self.ahead.len() - 1;
         if backwards {
             let k = usize::try_from(k).ok()?.min(n.checked_sub(1)?);
-            Self::root(&mut self.behind, k + 1).checked_sub(1)
+            root(&mut self.behind, k + 1).checked_sub(1)
         } else {
             let k = usize::try_from(k.max(0)).ok()?;
-            (k < n).then(|| Self::root(&mut self.ahead, k)).filter(|&r| r < n)
+            (k < n).then(|| root(&mut self.ahead, k)).filter(|&r| r < n)
         }
     }
 
@@ -218,36 +215,123 @@ impl Links {
     }
 }
 
-/// The positions (in band order) not yet grouped. Beside the links over all of them, the most
-/// frequent sensitive items have links over the ungrouped positions *not holding* them: a
-/// candidate walk for a transaction holding such an item jumps every holder (each conflicts)
-/// instead of testing them one by one. Where a band keeps an item's holders together and the
-/// scan has grouped the transactions between them, a walk would otherwise pass all the holders
-/// ahead of it, `r²` steps for `r` of them (quadratic in the data at ten million transactions).
+/// One sensitive item's holders (positions in band order, ascending) and the gaps between
+/// consecutive holders known to hold no ungrouped position. Gaps only empty as positions are
+/// grouped, so a gap found empty is linked once and stays linked: a walk over a run of holders
+/// whose gaps the scan has emptied jumps it whole.
 #[derive(Debug)]
-struct Ungrouped {
-    any: Links,
-    /// By sensitive item rank: links over the ungrouped positions not holding the item.
-    avoiding: Vec<Option<Links>>,
-    grouped: Vec<bool>,
-    remaining: usize,
+struct Holders {
+    positions: Vec<u32>,
+    /// Union-find over holder indices: `ahead[j] == j` unless the gap after holder `j` is
+    /// known empty (then it points to a later holder).
+    ahead: Vec<u32>,
+    /// The same for the gap before holder `j`, pointing to an earlier holder.
+    behind: Vec<u32>,
 }
 
-impl Ungrouped {
-    fn new(n: usize, avoiding: Vec<Option<Links>>) -> Self {
-        Self { any: Links::new(n), avoiding, grouped: vec![false; n], remaining: n }
+impl Holders {
+    fn new(positions: Vec<u32>) -> Self {
+        let indices: Vec<u32> = (0..positions.len() as u32).collect();
+        Self { positions, ahead: indices.clone(), behind: indices }
+    }
+}
+
+/// The positions (in band order) not yet grouped, and each sensitive item's holders among all
+/// positions. A candidate walk asks for the nearest ungrouped position holding none of its
+/// transaction's sensitive items: where the nearest ungrouped one holds such an item, the walk
+/// jumps the run of that item's holders with no ungrouped position between them, instead of
+/// testing them one by one. Where a band keeps an item's holders together and the scan has
+/// grouped the transactions between them, a walk would otherwise pass all the holders ahead of
+/// it, `r²` steps for `r` of them: quadratic in the data once the non-sensitive transactions
+/// near a run are used up (10⁷ transactions with 5% of the items sensitive, docs/SCALE.md).
+#[derive(Debug)]
+struct Ungrouped<'a> {
+    any: Links,
+    /// By sensitive item rank.
+    holders: Vec<Holders>,
+    grouped: Vec<bool>,
+    remaining: usize,
+    /// Each transaction's sensitive items (ascending), and the transaction at each position.
+    sensitive: &'a TransactionDb,
+    order: &'a [u32],
+    /// The rank of each sensitive item (by item id).
+    rank: &'a [usize],
+    /// Gaps found empty, for the tests: how often a walk really jumped.
+    gaps_linked: u64,
+}
+
+impl<'a> Ungrouped<'a> {
+    fn new(
+        sensitive: &'a TransactionDb,
+        order: &'a [u32],
+        rank: &'a [usize],
+        items: usize,
+    ) -> Self {
+        let n = order.len();
+        // One pass over the positions (each one's items read once) lists the holders.
+        let mut positions: Vec<Vec<u32>> = vec![Vec::new(); items];
+        for (pos, &t) in order.iter().enumerate() {
+            for &s in sensitive.transaction(t as usize) {
+                positions[rank[s as usize]].push(pos as u32);
+            }
+        }
+        Self {
+            any: Links::new(n),
+            holders: positions.into_iter().map(Holders::new).collect(),
+            grouped: vec![false; n],
+            remaining: n,
+            sensitive,
+            order,
+            rank,
+            gaps_linked: 0,
+        }
     }
 
     fn is_grouped(&self, pos: usize) -> bool {
         self.grouped[pos]
     }
 
-    /// The nearest ungrouped position at `k` or beyond (before it, `backwards`), passing over
-    /// the holders of the item ranked `avoid` where it has links of its own.
-    fn nearest(&mut self, k: isize, backwards: bool, avoid: usize) -> Option<usize> {
-        match self.avoiding.get_mut(avoid) {
-            Some(Some(links)) => links.nearest(k, backwards),
-            _ => self.any.nearest(k, backwards),
+    /// The nearest ungrouped position at `k` or beyond (before it, `backwards`) that holds
+    /// none of the sensitive items `mine` (ascending).
+    fn nearest_clear(&mut self, k: isize, backwards: bool, mine: &[ItemId]) -> Option<usize> {
+        let mut at = k;
+        loop {
+            let u = self.any.nearest(at, backwards)?;
+            let theirs = self.sensitive.transaction(self.order[u] as usize);
+            let Some(&s) = theirs.iter().find(|s| mine.binary_search(s).is_ok()) else {
+                return Some(u);
+            };
+            at = self.past_run(self.rank[s as usize], u, backwards)? as isize;
+        }
+    }
+
+    /// The nearest ungrouped position beyond holder `u` of the item ranked `r` (before it,
+    /// `backwards`) that does not hold the item.
+    fn past_run(&mut self, r: usize, u: usize, backwards: bool) -> Option<usize> {
+        let holders = &mut self.holders[r];
+        let mut j = holders.positions.binary_search(&(u as u32)).expect("u holds the item");
+        loop {
+            if backwards {
+                j = root(&mut holders.behind, j);
+                let v = self.any.nearest(holders.positions[j] as isize - 1, true)?;
+                match j.checked_sub(1) {
+                    Some(before) if v <= holders.positions[before] as usize => {
+                        holders.behind[j] = before as u32;
+                        self.gaps_linked += 1;
+                    }
+                    _ => return Some(v),
+                }
+            } else {
+                j = root(&mut holders.ahead, j);
+                let v = self.any.nearest(holders.positions[j] as isize + 1, false)?;
+                match holders.positions.get(j + 1) {
+                    Some(&after) if v >= after as usize => {
+                        holders.ahead[j] = j as u32 + 1;
+                        self.gaps_linked += 1;
+                    }
+                    _ => return Some(v),
+                }
+            }
         }
     }
 
@@ -255,9 +339,6 @@ impl Ungrouped {
         self.grouped[pos] = true;
         self.remaining -= 1;
         self.any.remove(pos);
-        for links in self.avoiding.iter_mut().flatten() {
-            links.remove(pos);
-        }
     }
 
     /// The positions left, in band order.
@@ -302,13 +383,14 @@ fn conflicts(a: &[ItemId], b: &[ItemId]) -> bool {
 /// Finally every transaction not grouped forms one group, which step 4 keeps private.
 ///
 /// # Complexity
-/// `O(Σ|t|)` to split every transaction into its sensitive and QID items, once, and
-/// `O(n · min(|S|, 16))` for the links; `O(n)` for the walk; per sensitive transaction, the
-/// candidate scan (at least `2αp` positions; grouped positions and, for the 16 most frequent
-/// sensitive items, the holders of the transaction's first sensitive item are jumped by
-/// union-find in near-constant amortized time; other conflicting positions are tested one by
-/// one), a sort of the candidates by similarity (each an intersection of two QID lists), and
-/// `O(|S|)` for the histogram check.
+/// `O(Σ|t|)` to split every transaction into its sensitive and QID items, once, and to list
+/// each sensitive item's holders (`O(Σ|t ∩ S|)` memory); `O(n)` for the walk; per sensitive
+/// transaction, the candidate scan: `2αp` non-conflicting positions at least, reached by
+/// union-find over the ungrouped positions and over the gaps between each conflicting item's
+/// holders (a run of holders with no ungrouped position between them is one jump, in
+/// near-constant amortized time, plus a binary search among the item's holders where the walk
+/// meets one); a sort of the candidates by similarity (each an intersection of two QID lists),
+/// and `O(|S|)` for the histogram check.
 ///
 /// Missed optimization: the candidates are sorted in full though usually only the first `p − 1`
 /// are taken (more only past conflicts); a partial selection would save the `log` factor.
@@ -319,22 +401,32 @@ pub fn form_groups(
     p: usize,
     alpha: usize,
 ) -> Grouping {
-    form_groups_avoiding(db, is_sensitive, order, (p, alpha), AVOIDING_ITEMS, &Progress::new())
+    form_groups_walking(db, is_sensitive, order, (p, alpha), Walk::Jumping, &Progress::new()).0
 }
 
-/// [`form_groups`] with links of their own for the `avoiding` most frequent sensitive items
-/// (the grouping is the same for any number: the links only skip conflicting positions).
+/// How a candidate walk passes over the positions that conflict with its transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    /// Jumping each run of holders of a conflicting item whose gaps the scan has emptied.
+    Jumping,
+    /// One position at a time (the tests' comparison: the groups must be the same).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Stepping,
+}
+
+/// [`form_groups`], walking as `walk` says, and how many gaps between an item's holders the
+/// walks found empty (each one jumped from then on).
 ///
 /// Long as one function: the paper's Figure 7 as one loop over the band order; the candidates, the
-/// links and the histogram's rollback share its state.
-fn form_groups_avoiding(
+/// holders and the histogram's rollback share its state.
+fn form_groups_walking(
     db: &TransactionDb,
     is_sensitive: &[bool],
     order: &[u32],
     (p, alpha): (usize, usize),
-    avoiding_items: usize,
+    walk: Walk,
     progress: &Progress,
-) -> Grouping {
+) -> (Grouping, u64) {
     let n = order.len();
     // Each transaction's sensitive and QID items, split once.
     let sensitive = db.filter_items(|i| is_sensitive[i as usize]);
@@ -346,25 +438,11 @@ fn form_groups_avoiding(
     for (k, &s) in sensitive_items.iter().enumerate() {
         rank[s as usize] = k;
     }
-    let mut by_support = sensitive_items.clone();
-    by_support.sort_by_key(|&s| (Reverse(db.supports()[s as usize]), s));
-    let mut avoiding: Vec<Option<Links>> = (0..sensitive_items.len()).map(|_| None).collect();
-    for &s in by_support.iter().take(avoiding_items) {
-        avoiding[rank[s as usize]] = Some(Links::new(n));
-    }
-    // One pass over the positions (each one's items read once) takes the holders out.
-    for pos in 0..n {
-        for &s in sensitive_of(pos) {
-            if let Some(links) = &mut avoiding[rank[s as usize]] {
-                links.remove(pos);
-            }
-        }
-    }
     let mut histogram = vec![0usize; db.num_items()];
     for &s in &sensitive_items {
         histogram[s as usize] = db.supports()[s as usize] as usize;
     }
-    let mut ungrouped = Ungrouped::new(n, avoiding);
+    let mut ungrouped = Ungrouped::new(&sensitive, order, &rank, sensitive_items.len());
     let mut stats = GroupingStats::default();
     let mut groups: Vec<Vec<u32>> = Vec::new();
     // At most every transaction on one side: α·p beyond n means all of them (and must not
@@ -382,20 +460,25 @@ fn form_groups_avoiding(
         stats.sensitive_transactions += 1;
         let t = qid.transaction(order[pos] as usize);
         candidates.clear();
-        // Every position the walk passes over holds `mine[0]` (so conflicts); the others are
-        // tested.
-        let avoid = rank[mine[0] as usize];
+        // Every position the walk passes over conflicts with `mine`.
         for backwards in [true, false] {
             let step = |k: usize| if backwards { k as isize - 1 } else { k as isize + 1 };
-            let (mut taken, mut at) = (0, ungrouped.nearest(step(pos), backwards, avoid));
+            let mut next = |k: usize| match walk {
+                Walk::Jumping => ungrouped.nearest_clear(step(k), backwards, mine),
+                Walk::Stepping => {
+                    let mut at = ungrouped.any.nearest(step(k), backwards);
+                    while let Some(u) = at.filter(|&u| conflicts(sensitive_of(u), mine)) {
+                        at = ungrouped.any.nearest(step(u), backwards);
+                    }
+                    at
+                }
+            };
+            let (mut taken, mut at) = (0, next(pos));
             while let Some(k) = at {
                 if taken == reach {
                     break;
                 }
-                at = ungrouped.nearest(step(k), backwards, avoid);
-                if conflicts(sensitive_of(k), mine) {
-                    continue;
-                }
+                at = next(k);
                 candidates.push(Candidate {
                     shared: Reverse(txanon_data::sets::intersection_len(
                         t,
@@ -448,7 +531,8 @@ fn form_groups_avoiding(
     if !rest.is_empty() {
         groups.push(rest);
     }
-    Grouping { groups, stats }
+    let jumps = ungrouped.gaps_linked;
+    (Grouping { groups, stats }, jumps)
 }
 
 #[cfg(test)]
@@ -457,39 +541,51 @@ mod tests {
 
     use super::*;
 
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(200))]
-
-        /// The links that skip an item's holders change the cost, never the groups: with none,
-        /// one or every sensitive item linked, the grouping is the same.
-        #[test]
-        fn the_grouping_does_not_depend_on_which_items_have_links(
-            rows in prop::collection::vec(prop::collection::btree_set(0u32..12, 1..5), 4..80),
-            sensitive in prop::collection::btree_set(0u32..12, 1..5),
-            p in 2usize..5,
-            alpha in 1usize..4,
-        ) {
-            let db = TransactionDb::from_int_transactions(
-                rows.iter().map(|t| t.iter().copied().collect::<Vec<_>>()),
-            );
-            let is_sensitive: Vec<bool> = (0..db.num_items() as ItemId)
-                .map(|i| sensitive.contains(&db.label(i).to_string().parse::<u32>().unwrap()))
-                .collect();
-            let order: Vec<u32> = (0..db.len() as u32).collect();
-            let none = Progress::new();
-            let all =
-                form_groups_avoiding(&db, &is_sensitive, &order, (p, alpha), usize::MAX, &none);
-            for avoiding in [0, 1] {
-                let some = form_groups_avoiding(
+    /// Jumping the runs of conflicting holders changes the cost, never the groups: the walks
+    /// that test every position one by one form the same ones. Counts the cases in which some
+    /// walk really jumped a run (a gap between two holders found empty).
+    #[test]
+    fn jumping_conflicting_runs_does_not_change_the_groups() {
+        let strategy = (
+            prop::collection::vec(prop::collection::btree_set(0u32..12, 1..5), 4..120),
+            prop::collection::btree_set(0u32..12, 1..5),
+            2usize..5,
+            1usize..4,
+            any::<bool>(),
+        );
+        let exercised =
+            txanon_testkit::exercised(300, strategy, |(rows, sensitive, p, alpha, sorted)| {
+                let mut rows: Vec<Vec<u32>> =
+                    rows.iter().map(|t| t.iter().copied().collect()).collect();
+                if sorted {
+                    // Holders of the same items side by side, as a band keeps them.
+                    rows.sort();
+                }
+                let db = TransactionDb::from_int_transactions(rows);
+                let is_sensitive: Vec<bool> = (0..db.num_items() as ItemId)
+                    .map(|i| sensitive.contains(&db.label(i).to_string().parse::<u32>().unwrap()))
+                    .collect();
+                let order: Vec<u32> = (0..db.len() as u32).collect();
+                let none = Progress::new();
+                let (jumping, jumps) = form_groups_walking(
                     &db,
                     &is_sensitive,
                     &order,
                     (p, alpha),
-                    avoiding,
+                    Walk::Jumping,
                     &none,
                 );
-                prop_assert_eq!(&all, &some);
-            }
-        }
+                let (stepping, _) = form_groups_walking(
+                    &db,
+                    &is_sensitive,
+                    &order,
+                    (p, alpha),
+                    Walk::Stepping,
+                    &none,
+                );
+                prop_assert_eq!(jumping, stepping);
+                Ok(jumps > 0)
+            });
+        exercised.at_least(0.5, "jumped a run of conflicting holders");
     }
 }
