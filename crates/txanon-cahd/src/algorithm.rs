@@ -473,12 +473,9 @@ fn form_groups_walking(
                     at
                 }
             };
+            // The walk stops at its last candidate, before searching past it.
             let (mut taken, mut at) = (0, next(pos));
-            while let Some(k) = at {
-                if taken == reach {
-                    break;
-                }
-                at = next(k);
+            while let Some(k) = at.filter(|_| taken < reach) {
                 candidates.push(Candidate {
                     shared: Reverse(txanon_data::sets::intersection_len(
                         t,
@@ -488,6 +485,7 @@ fn form_groups_walking(
                     position: k,
                 });
                 taken += 1;
+                at = if taken < reach { next(k) } else { None };
             }
         }
         candidates.sort_unstable();
