@@ -375,6 +375,66 @@ def test_the_long_shape_and_a_shard_column(spark):
     assert [s["records"] for s in publication.report["per_shard"]] == [2000, 2000]
 
 
+def test_each_shard_of_a_shard_column_reaches_one_task_of_its_own(spark):
+    """Shard numbers of any integers (negative, sparse) each land in a partition of their own,
+    their transactions whole and in the order of their ids."""
+    from pyspark.sql import functions as F
+
+    import txanon.spark as ts
+
+    regions = [-7, 3, 1000, 1001]
+    rows = [([j % 50, 50 + (j * 7) % 50], regions[(j * 5) % 4]) for j in range(6000)]
+    keyed = spark.createDataFrame(rows, "items array<int>, region int").repartition(3)
+    data = ts._shape(keyed, "items", None, "region")
+    pieces = ts._shard_pieces(data, sorted(regions))
+    placed = pieces.select("shard", F.spark_partition_id().alias("partition")).distinct().collect()
+    assert sorted((r["shard"], r["partition"]) for r in placed) == [
+        (s, j) for j, s in enumerate(sorted(regions))
+    ]
+    by_shard: dict[int, list[tuple[int, list[int]]]] = {}
+    for r in data.select("tid", "items", "shard").collect():
+        by_shard.setdefault(r["shard"], []).append((r["tid"], r["items"]))
+
+    def seen(shard: int, items: pa.Table) -> pa.Table:
+        nested = pa.array([items.column(0).to_pylist()], pa.list_(pa.list_(pa.int64())))
+        return pa.table({"shard": pa.array([shard], pa.int32()), "items": nested})
+
+    got = ts._each_shard(pieces, seen, "shard int, items array<array<bigint>>").collect()
+    assert sorted(r["shard"] for r in got) == sorted(regions)
+    for r in got:
+        assert r["items"] == [items for _, items in sorted(by_shard[r["shard"]])]
+
+
+def test_integer_items_travel_as_32_bits_only_where_every_label_fits():
+    import txanon.spark as ts
+
+    wide_type = pa.list_(pa.int64())
+    fits = pa.table({"tid": [1, 2], "items": pa.array([[0, 5], [0xFFFF_FFFF]], wide_type)})
+    assert ts._narrowed(fits).column("items").type.value_type == pa.uint32()
+    assert ts._narrowed(fits).column("items").to_pylist() == fits.column("items").to_pylist()
+    for items in ([[-1, 5], [2]], [[1 << 32], [2]]):
+        wide = pa.table({"tid": [1, 2], "items": pa.array(items, pa.list_(pa.int64()))})
+        assert ts._narrowed(wide).column("items").type.value_type == pa.int64()
+    text = pa.table({"tid": [1], "items": pa.array([["a", "b"]], pa.list_(pa.string()))})
+    assert ts._narrowed(text).equals(text)
+
+
+def test_integer_labels_at_the_ends_of_32_bits_publish_and_beyond_them_are_refused(spark):
+    import txanon.spark as ts
+
+    def frame(labels: list[int]):
+        rows = [([labels[j % 6], labels[(j + 1) % 6]],) for j in range(600)]
+        return spark.createDataFrame(rows, "items array<bigint>")
+
+    labels = [0, 1, (1 << 32) - 1, 7, 8, 9]
+    publication = ts.anonymize(frame(labels), "km", shards=2, seed=1, k=2, m=2)
+    published = {i for r in publication.transactions().collect() for i in r["items"]}
+    assert published == {str(v) for v in labels}
+    for bad in (-3, 1 << 32):
+        with pytest.raises(txanon.BadInput, match=rf"^items: item {bad} is out of range 0\.\.="):
+            ts.anonymize(frame([bad, 1, 2, 7, 8, 9]), "swap", shards=2, random_categories=2)
+
+
 def test_the_default_shards_are_a_multiple_of_the_tasks_run_at_once(spark, monkeypatch):
     import txanon.spark as ts
 
@@ -627,7 +687,7 @@ def test_the_union_audit_reads_each_shards_original_from_the_packed_shards(publi
     import txanon.spark as ts
 
     publication = publications["km"]
-    packed = ts._packed(publication.sharded, SHARDS)
+    packed = ts._packed(publication.sharded, list(range(SHARDS)))
     assert packed.select("shard").distinct().count() == SHARDS
     assert ts._km_audit(publication.files, dict(RUNS["km"][1]), packed)["passed"]
     shifted = packed.withColumn("shard", (F.col("shard") + 1) % SHARDS)

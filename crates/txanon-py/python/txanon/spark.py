@@ -2,10 +2,11 @@
 engine, and audited the same way.
 
 ``anonymize(df, method, ...)`` splits the transactions into shards (at random, keyed with a
-secret salt, or by a column of the caller's), hands each shard to the family as Arrow data
-(``groupBy(shard).applyInArrow``), and returns a :class:`SparkPublication`: per shard, the files
-of exactly the publication directory ``txanon anonymize`` writes (its manifest, its audit passed
-against the shard), as a DataFrame ``(shard, name, content)``. ``audit(publication, method,
+secret salt, or by a column of the caller's), hands each shard to the family as Arrow data in
+a task of its own (``repartitionById`` + ``mapInArrow``), and returns a
+:class:`SparkPublication`: per shard, the files of exactly the publication directory ``txanon
+anonymize`` writes (its manifest, its audit passed against the shard), as a DataFrame
+``(shard, name, content)``. ``audit(publication, method,
 ...)`` runs the family's independent audit on every shard's files, and the original's shard
 when given, and sums the violations.
 
@@ -60,6 +61,9 @@ FAMILIES = ("anatomy", "cahd", "coherence", "km", "swap")
 #: one batch. Half of that leaves room for the file's separators and the manifest's rewrite.
 MAX_SHARD_BYTES = 1 << 30
 
+#: The largest integer item: txanon reads integer labels as 32-bit unsigned.
+MAX_ITEM = (1 << 32) - 1
+
 #: Coherence's suppression sets: one per shard (each shard's own greedy algorithm), or one over
 #: every shard (the single machine's, decided on the driver from the shards' counts).
 SUPPRESSIONS = ("per-shard", "global")
@@ -97,11 +101,19 @@ _UTILITY = {
 
 def _spark() -> tuple[Any, Any]:
     try:
-        from pyspark.sql import functions, types
+        from pyspark.sql import DataFrame, functions, types
     except ImportError as error:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "txanon.spark needs pyspark (pip install 'pyspark>=4'); the rest of txanon does not"
+            "txanon.spark needs pyspark (pip install 'pyspark>=4.1'); the rest of txanon does not"
         ) from error
+    if not hasattr(DataFrame, "repartitionById"):  # pragma: no cover - depends on the environment
+        # Every shard's rows reach one task by their shard's place (repartitionById, 4.1).
+        import pyspark
+
+        raise ImportError(
+            f"txanon.spark needs pyspark 4.1 or newer (pip install 'pyspark>=4.1'); this is "
+            f"pyspark {pyspark.__version__}"
+        )
     return functions, types
 
 
@@ -251,8 +263,8 @@ def anonymize(
         )
     shard_ids = sorted(statistics)
     seeds = None if seed is None else {s: _shard_seed(seed, s) for s in shard_ids}
-    run = _anonymizer(_shard_publisher(method, params, seeds, shard_ids))
-    files = _by_shard(data, len(shard_ids)).applyInArrow(run, FILES_SCHEMA)
+    publish = _shard_publisher(method, params, seeds, shard_ids)
+    files = _each_shard(_shard_pieces(data, shard_ids), publish, FILES_SCHEMA)
     try:
         # Computed once: without a seed a rerun would publish differently.
         files = _computed_once(files)
@@ -400,39 +412,129 @@ def generate_quest(
 PACKED_ROWS = 1 << 20
 
 
-def _packed(data: DataFrame, shards: int) -> DataFrame:
+def _ipc(table: pa.Table) -> bytes:
+    """``table`` as one Arrow IPC stream."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def _narrowed(table: pa.Table) -> pa.Table:
+    """``table`` with its integer ``items`` as 32-bit unsigned where every one fits (the same
+    labels): a shard's pieces are shuffled once and the packed shards read by every request of
+    a search, and Spark's ``bigint`` doubles their bytes."""
+    items = table.column("items")
+    if not pa.types.is_integer(items.type.value_type) or items.type.value_type == pa.uint32():
+        return table
+    values = pa.compute.list_flatten(items)
+    if len(values) > 0:
+        low, high = pa.compute.min_max(values).values()
+        if low.as_py() < 0 or high.as_py() > MAX_ITEM:
+            return table
+    narrow = items.cast(pa.list_(pa.field("item", pa.uint32(), nullable=False)))
+    return table.set_column(table.schema.get_field_index("items"), "items", narrow)
+
+
+def _shard_pieces(data: DataFrame, shard_ids: list[int]) -> DataFrame:
+    """The rows ``(shard, tid, items)`` of ``data`` as binary pieces, each shard's in the
+    partition of its index among ``shard_ids``: each input partition's rows of a shard become
+    Arrow IPC streams of ``(tid, items)`` (a row ``(shard, data)`` per :data:`PACKED_ROWS` rows
+    of a partition, about), and only these few large values are shuffled, to exactly one
+    partition per shard. The packing of the searches grouped the rows by shard
+    (``groupBy(shard)``) and then ranged one shard per partition, and the range partitioning's
+    sample ran the packing a second time: twice this way's time at 10⁷ (docs/SPARK.md,
+    "Searches read packed shards"); for the per-shard families' single pass the two ways take
+    the same time, and a hash partitioning put two shards in one task when their hashes met."""
+    functions, _ = _spark()
+    index = {shard: j for j, shard in enumerate(shard_ids)}
+
+    def pieces(batches: Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
+        held: list[pa.RecordBatch] = []
+        rows = 0
+
+        def flushed() -> Iterable[pa.RecordBatch]:
+            table = _narrowed(pa.Table.from_batches(held))
+            shards = table.column("shard")
+            for shard in pa.compute.unique(shards).to_pylist():
+                of_shard = table.filter(pa.compute.equal(shards, shard)).select(["tid", "items"])
+                yield pa.record_batch(
+                    [
+                        pa.array([shard], pa.int32()),
+                        pa.array([index[shard]], pa.int32()),
+                        pa.array([_ipc(of_shard)], pa.binary()),
+                    ],
+                    names=["shard", "place", "data"],
+                )
+
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            held.append(batch)
+            rows += batch.num_rows
+            if rows >= PACKED_ROWS:
+                yield from flushed()
+                held, rows = [], 0
+        if held:
+            yield from flushed()
+
+    return (
+        data.select("shard", "tid", "items")
+        .mapInArrow(pieces, "shard int, place int, data binary")
+        .repartitionById(max(len(shard_ids), 1), functions.col("place"))
+    )
+
+
+def _each_shard(
+    pieces: DataFrame, answer: Callable[[int, pa.Table], pa.Table], schema: str
+) -> DataFrame:
+    """``answer(shard, items)`` for every shard of ``pieces`` (``_shard_pieces``), ``items``
+    in the order of the transactions' ids: one task per shard, which holds that shard's
+    answer alone (a task of several shards' files ran Java's heap out at 10⁸ transactions in
+    50 shards over 8 partitions)."""
+
+    def run(batches: Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
+        held: dict[int, list[Any]] = {}
+        for batch in batches:
+            data = batch.column("data")
+            for j, shard in enumerate(batch.column("shard").to_pylist()):
+                held.setdefault(shard, []).append(data[j].as_buffer())
+        for shard in sorted(held):
+            table = pa.concat_tables([pa.ipc.open_stream(b).read_all() for b in held.pop(shard)])
+            # In the order of the ids, not the order Spark delivers the pieces in: a seed then
+            # repeats a shard's publication byte for byte.
+            yield from answer(shard, table.sort_by("tid").select(["items"])).to_batches()
+
+    return pieces.mapInArrow(run, schema)
+
+
+def _packed(data: DataFrame, shard_ids: list[int]) -> DataFrame:
     """Each shard's transactions (``items``, in the order of their ids) as Arrow IPC streams of
     at most :data:`PACKED_ROWS` rows, a row ``(shard, chunk, data)`` each, one shard per
     partition, checkpointed: a search's requests each read every shard again, and a job over
     these reads a few large binary values with no shuffle, where one over the rows regrouped
     them by shard and turned each row into Arrow again (docs/SPARK.md, "Measured")."""
 
-    def pack(table: pa.Table) -> pa.Table:
-        shard = int(table.column("shard")[0].as_py())
-        items = table.sort_by("tid").select(["items"])
-        chunks = []
-        for start in range(0, max(items.num_rows, 1), PACKED_ROWS):
-            sink = pa.BufferOutputStream()
-            with pa.ipc.new_stream(sink, items.schema) as writer:
-                writer.write_table(items.slice(start, PACKED_ROWS))
-            chunks.append(sink.getvalue())
+    def pack(shard: int, items: pa.Table) -> pa.Table:
+        chunks = [
+            _ipc(items.slice(start, PACKED_ROWS))
+            for start in range(0, max(items.num_rows, 1), PACKED_ROWS)
+        ]
         return pa.table(
             {
                 "shard": pa.array([shard] * len(chunks), pa.int32()),
                 "chunk": pa.array(range(len(chunks)), pa.int32()),
-                "data": pa.array([c.to_pybytes() for c in chunks], pa.binary()),
+                "data": pa.array(chunks, pa.binary()),
             }
         )
 
     from pyspark import StorageLevel
 
-    packed = data.groupBy("shard").applyInArrow(pack, "shard int, chunk int, data binary")
+    packed = _each_shard(_shard_pieces(data, shard_ids), pack, "shard int, chunk int, data binary")
     try:
         # On the workers' disks, as the publication's files: a copy of the data that the JVM's
         # heap need not hold (at 10⁷ transactions in memory, the union's audit then ran out).
-        return packed.repartitionByRange(shards, "shard").localCheckpoint(
-            eager=True, storageLevel=StorageLevel.DISK_ONLY
-        )
+        return packed.localCheckpoint(eager=True, storageLevel=StorageLevel.DISK_ONLY)
     except Exception as error:
         raise _translated(error) from None
 
@@ -474,15 +576,6 @@ def _unpacked_items(chunks: list[tuple[int, Any]]) -> pa.Table:
     """A packed shard's ``items`` in the order of their ids, from its ``(chunk, data)`` rows
     in any order."""
     return pa.concat_tables([pa.ipc.open_stream(blob).read_all() for _, blob in sorted(chunks)])
-
-
-def _by_shard(data: DataFrame, shards: int) -> Any:
-    """``data`` grouped by shard over one partition per shard: a task then anonymizes one shard
-    (two when their hashes meet) and holds one shard's files, where Spark's default of
-    ``spark.sql.shuffle.partitions`` tasks would give each task several, in turn, and their
-    files together (Java's heap ran out writing them at 10⁸ transactions in 50 shards over
-    8 partitions)."""
-    return data.repartition(shards, "shard").groupBy("shard")
 
 
 #: Options of ``txanon.spark.anonymize`` beyond the family's own, by method.
@@ -654,6 +747,9 @@ def _sharded(
         )
         for key in ("records", "occurrences", "bytes", "nulls"):
             into[key] += r[key] or 0
+        for key, pick in (("lowest", min), ("highest", max)):
+            if r.get(key) is not None:
+                into[key] = r[key] if into.get(key) is None else pick(into[key], r[key])
     sharding = {"sharding": "random", "requested": number}
     statistics = _checked(list(pooled.values()), items, sharding, max_shard_bytes)
     sharded = keyed.withColumn(
@@ -686,6 +782,14 @@ def _counts(data: DataFrame, by: str) -> list[dict[str, Any]]:
     ).otherwise(0)
     if "null_items" in data.columns:
         nulls = nulls + functions.col("null_items")
+    # Integer items are labels of 32 bits, as txanon reads them everywhere: the smallest and
+    # largest are checked here, before the work, not by the first shard that meets one.
+    bounds = []
+    if data.schema["items"].dataType.elementType.simpleString() != "string":
+        bounds = [
+            functions.min(functions.array_min("items")).alias("lowest"),
+            functions.max(functions.array_max("items")).alias("highest"),
+        ]
     rows = (
         data.groupBy(by)
         .agg(
@@ -695,6 +799,7 @@ def _counts(data: DataFrame, by: str) -> list[dict[str, Any]]:
             ),
             functions.sum(labels).alias("bytes"),
             functions.sum(nulls).alias("nulls"),
+            *bounds,
         )
         .collect()
     )
@@ -713,6 +818,14 @@ def _checked(
         )
     if any(r["shard"] is None for r in rows):
         raise BadInput(f"shards: a transaction without a shard (null in {sharding['sharding']})")
+    for bound in ("lowest", "highest"):
+        values = [r[bound] for r in rows if r.get(bound) is not None]
+        value = (min if bound == "lowest" else max)(values, default=0)
+        if not 0 <= value <= MAX_ITEM:
+            raise BadInput(
+                f"{items}: item {value} is out of range 0..={MAX_ITEM} (integer items are 32-bit "
+                "labels; cast the column to array<string> for others)"
+            )
     largest = max(rows, key=lambda r: r["bytes"] or 0)
     if (largest["bytes"] or 0) > max_shard_bytes:
         raise BadInput(
@@ -942,18 +1055,6 @@ def _limit_threads() -> None:
         context = TaskContext.get()
         cpus = context.cpus() if context is not None else 1
         os.environ["RAYON_NUM_THREADS"] = str(max(1, cpus))
-
-
-def _anonymizer(publish: Callable[[int, pa.Table], pa.Table]) -> Callable[[pa.Table], pa.Table]:
-    """``publish`` (:func:`_shard_publisher`) over a shard's rows as ``groupBy`` hands them."""
-
-    def run(table: pa.Table) -> pa.Table:
-        shard = int(table.column("shard")[0].as_py())
-        # In the order of the ids, not the order Spark delivers the rows in: a seed then
-        # repeats a shard's publication byte for byte.
-        return publish(shard, table.sort_by("tid").select(["items"]))
-
-    return run
 
 
 def _shard_publisher(
@@ -1214,7 +1315,7 @@ def _coherence_global(
             raise BadInput(f"{name}: coherence needs h, k, p and nugget_support")
     # Read once: every request is a job over the same shards, packed.
     data = _on_disk(data.select("shard", "tid", "items"))
-    packed = _packed(data, len(statistics))
+    packed = _packed(data, sorted(statistics))
     exploded = data.select(functions.explode(functions.array_distinct("items")).alias("item"))
     supports = _supports(exploded)
     params = _global_params("coherence", params, supports, seed)
@@ -1577,7 +1678,7 @@ def _km(
     k = options["k"]
     # Read once: every request of the search is a job over the same shards, packed.
     data = _on_disk(data.select("shard", "tid", "items"))
-    packed = _packed(data, len(statistics))
+    packed = _packed(data, sorted(statistics))
     exploded = data.select(functions.explode(functions.array_distinct("items")).alias("item"))
     supports = _supports(exploded)
     spec = dict(options["spec"])
