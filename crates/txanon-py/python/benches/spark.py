@@ -19,8 +19,8 @@ JVM and Python workers are cold). Prints a Markdown table (docs/SPARK.md's "Meas
 
 With ``--requests`` the searches of km's one cut and coherence's one suppression set say how
 long each request to the shards took (each is a job): one line per request after the table,
-its kind, its size and its seconds; then the steps of the run around them, in order (the data
-kept on disk, the packing of the shards, the item supports, the whole search, the release of
+its kind, its size and its seconds; then the steps of the run around them, in order (the
+shard statistics, the packing of the shards, the item supports, the whole search, the release of
 the shards' files, the union's audit and, inside it, its per-shard checks, the write), each
 step's seconds.
 
@@ -288,7 +288,7 @@ def timed_requests() -> None:
     # Looked up in the module at each call: wrapping the names times every call of them.
     # `_checked_shards` is the union audit's per-shard checks (each shard's files against its
     # original, its itemsets counted), timed inside `_km_audit` / `_coherence_audit`.
-    steps = ("_sharded", "_on_disk", "_packed", "_supports", "_computed_once", "_checked_shards")
+    steps = ("_sharded", "_packed", "_packed_supports", "_supports", "_computed_once", "_checked_shards")
     for name in steps + ("_km_audit", "_coherence_audit"):
         setattr(ts, name, step(name.lstrip("_"), getattr(ts, name)))
     ts.SparkPublication.write = step("write", ts.SparkPublication.write)

@@ -539,17 +539,34 @@ def _packed(data: DataFrame, shard_ids: list[int]) -> DataFrame:
         raise _translated(error) from None
 
 
-def _on_disk(data: DataFrame) -> DataFrame:
-    """``data`` computed once and kept on the workers' disks: the searches read it three times
-    (the item supports, the packing, the release) and the union's audit once more, and held in
-    the JVM's heap beside the packed shards, the publication and the audit's cogroup, ten
-    million transactions ran a 6 GB local session out of heap."""
-    from pyspark import StorageLevel
+def _packed_supports(packed: DataFrame) -> dict[str, int]:
+    """Each distinct item of the packed shards (``_packed``) with its support, the
+    transactions holding it: each shard's counted by txanon's own reading (every transaction a
+    set of labels), summed by Spark. One job over the packed shards, where ``explode`` +
+    ``groupBy`` over the rows needed the rows kept on disk for it."""
+    functions, _ = _spark()
+
+    def count(_shard: int, items: pa.Table) -> pa.Table:
+        import txanon
+
+        counted = pa.compute.value_counts(pa.compute.list_flatten(txanon.read(items).column(0)))
+        return pa.table(
+            {
+                "item": counted.field("values").cast(pa.string()),
+                "support": counted.field("counts").cast(pa.int64()),
+            }
+        )
 
     try:
-        return data.localCheckpoint(eager=True, storageLevel=StorageLevel.DISK_ONLY)
+        rows = (
+            _each_packed_shard(packed, count, "item string, support long")
+            .groupBy("item")
+            .agg(functions.sum("support").alias("support"))
+            .collect()
+        )
     except Exception as error:
         raise _translated(error) from None
+    return {r["item"]: int(r["support"]) for r in rows}
 
 
 def _each_packed_shard(
@@ -1313,11 +1330,10 @@ def _coherence_global(
     for name in ("h", "k", "p", "nugget_support"):
         if name not in params:
             raise BadInput(f"{name}: coherence needs h, k, p and nugget_support")
-    # Read once: every request is a job over the same shards, packed.
-    data = _on_disk(data.select("shard", "tid", "items"))
+    # Read once: every request of the search is a job over the same shards, packed, and so
+    # are the item supports.
     packed = _packed(data, sorted(statistics))
-    exploded = data.select(functions.explode(functions.array_distinct("items")).alias("item"))
-    supports = _supports(exploded)
+    supports = _packed_supports(packed)
     params = _global_params("coherence", params, supports, seed)
     _dry_run("coherence", params, supports)
     private = list(params["sensitive"])
@@ -1674,13 +1690,11 @@ def _km(
     then every shard publishes its transactions under the cut, and the union is audited."""
     from . import _txanon
 
-    functions, _ = _spark()
     k = options["k"]
-    # Read once: every request of the search is a job over the same shards, packed.
-    data = _on_disk(data.select("shard", "tid", "items"))
+    # Read once: every request of the search is a job over the same shards, packed, and so
+    # are the item supports.
     packed = _packed(data, sorted(statistics))
-    exploded = data.select(functions.explode(functions.array_distinct("items")).alias("item"))
-    supports = _supports(exploded)
+    supports = _packed_supports(packed)
     spec = dict(options["spec"])
     if "hierarchy_text" not in spec:
         # Every shard builds the hierarchy one process builds over the whole data: the
