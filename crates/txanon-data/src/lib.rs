@@ -11,6 +11,8 @@
 //!   [`write_path`]) that round-trip the labels, and [`write_atomic`] so that no failed run
 //!   leaves a partial file;
 //! - a checksummed binary [`cache`] of parsed databases;
+//! - [`key_runs`], ascending 128-bit keys with counts as compact bytes, the form in which an
+//!   engine's tasks hand each other itemset counts;
 //! - [`Table`], typed relational microdata read with a JSON [`Schema`];
 //! - the IBM Quest generator ([`QuestParams`]) for data that needs no download;
 //! - the contract every anonymization family keeps, and their registry ([`family`]);
@@ -41,6 +43,7 @@ pub mod fetch;
 mod fimi;
 mod hash;
 mod index;
+pub mod key_runs;
 mod labels;
 pub mod parallel;
 pub mod progress;

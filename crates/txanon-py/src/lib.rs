@@ -65,6 +65,7 @@ fn _txanon(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sharded::km_sharded_cut, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::km_count_shard, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::km_rare_in_union, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::km_rare_count, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::km_release_shard, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::audit_km_shard, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::km_union_part, m)?)?;

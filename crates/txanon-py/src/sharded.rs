@@ -21,6 +21,7 @@ use arrow_pyarrow::IntoPyArrow;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use txanon_data::ErrorKind;
+use txanon_data::key_runs::{KeyRunWriter, read_runs, write_run};
 use txanon_km::sharded::{
     ShardCounts, ShardRequest, Shards, count_shard, part_of, rare_in_union, sharded_cut,
 };
@@ -106,19 +107,12 @@ impl<'py> PyShards<'py> {
 
 impl<'py> Shards for PyShards<'py> {
     fn rare_itemsets(&mut self, request: &ShardRequest) -> Result<Vec<u128>, KmError> {
-        // The parts' rare keys (`km_rare_in_union`) joined: 16 little-endian bytes a key.
-        let keys: Bound<'py, PyBytes> = self.ask(true, request)?;
-        let keys = keys.as_bytes();
-        if keys.len() % 16 != 0 {
-            return Err(KmError::Unreachable(format!(
-                "{} bytes of rare keys, not a whole number of 16-byte keys",
-                keys.len()
-            )));
-        }
-        Ok(keys
-            .chunks_exact(16)
-            .map(|c| u128::from_le_bytes(c.try_into().expect("16 bytes")))
-            .collect())
+        // The parts' rare keys (`km_rare_in_union`'s key runs) joined.
+        let runs: Bound<'py, PyBytes> = self.ask(true, request)?;
+        let mut keys = Vec::new();
+        read_runs(runs.as_bytes(), |key, _| keys.push(key))
+            .map_err(|e| KmError::Unreachable(format!("the rare keys: {e}")))?;
+        Ok(keys)
     }
 
     fn supports(&mut self, request: &ShardRequest) -> Result<Vec<u64>, KmError> {
@@ -156,14 +150,11 @@ pub(crate) fn km_sharded_cut<'py>(
     Ok((found.cut, found.generalizations, found.requests))
 }
 
-/// The bytes of one `(key, capped support)` in a part of a shard's answer: the key's 16 bytes
-/// and the support's 4, little-endian.
-const COUNTED_BYTES: usize = 20;
-
 /// One shard's answer to `request` (JSON, as `km_sharded_cut` hands it to its callbacks): for
 /// itemsets, a table `(part, counts)` with a row per part of the key space that holds any of
 /// its itemsets (`txanon_km::sharded::part_of` among `parts`), `counts` the part's keys and
-/// capped supports as bytes, for `km_rare_in_union` to sum part by part; for supports, a table
+/// capped supports as one key run (`txanon_data::key_runs`: about a quarter of 16 bytes a key
+/// and 4 a support), for `km_rare_in_union` to sum part by part; for supports, a table
 /// `(support)` in the order asked.
 #[pyfunction]
 #[pyo3(signature = (data_, *, request, parts=None, hierarchy_text=None, universe=None, fanout=None))]
@@ -188,16 +179,24 @@ pub(crate) fn km_count_shard<'py>(
                 let parts = parts.ok_or_else(|| {
                     Failure::bad_input("parts: an itemsets request is answered part by part")
                 })?;
-                // Each part's share of the itemsets and a little more, so that no piece grows
-                // by copies: a shard's answer holds tens of millions of them at 10⁷.
+                // Each part's share of the itemsets at about five bytes each, and a little more,
+                // so that no piece grows by copies: a shard's answer holds tens of millions of
+                // them at 10⁷.
                 let held: usize = counted.iter().map(Vec::len).sum();
-                let share = (held / parts as usize + held / (8 * parts as usize) + 16) * 20;
+                let share = (held / parts as usize + held / (8 * parts as usize) + 16) * 5;
                 let mut pieces: Vec<Vec<u8>> =
                     (0..parts).map(|_| Vec::with_capacity(share)).collect();
+                let mut runs = vec![KeyRunWriter::new(); parts as usize];
                 for (key, support) in counted.into_iter().flatten() {
-                    let piece = &mut pieces[part_of(key, parts) as usize];
-                    piece.extend_from_slice(&key.to_le_bytes());
-                    piece.extend_from_slice(&support.to_le_bytes());
+                    let part = part_of(key, parts) as usize;
+                    runs[part]
+                        .push(&mut pieces[part], key, u64::from(support))
+                        .map_err(|e| internal(format!("a shard's itemsets: {e}")))?;
+                }
+                for (run, piece) in runs.iter_mut().zip(&mut pieces) {
+                    if !piece.is_empty() {
+                        run.finish(piece);
+                    }
                 }
                 part_columns(pieces)
             }
@@ -233,7 +232,8 @@ fn part_columns(pieces: Vec<Vec<u8>>) -> Vec<(&'static str, ArrayRef)> {
 
 /// The union's rare keys in one part: `pieces` are the part's `counts` from the shards' answers
 /// (`km_count_shard`), summed (see `txanon_km::sharded::rare_in_union`); the keys whose capped
-/// supports stay below `k`, as 16 little-endian bytes each, ascending.
+/// supports stay below `k`, ascending, as one key run (`txanon_data::key_runs`) of keys alone.
+/// The parts' answers joined as bytes are what `km_sharded_cut`'s `rare_itemsets` returns.
 #[pyfunction]
 #[pyo3(signature = (pieces, *, k))]
 pub(crate) fn km_rare_in_union<'py>(
@@ -248,18 +248,37 @@ pub(crate) fn km_rare_in_union<'py>(
         let decoded = pieces
             .iter()
             .map(|piece| {
-                Ok(records(piece, COUNTED_BYTES, "pieces")?
-                    .map(|c| {
-                        let key = u128::from_le_bytes(c[..16].try_into().expect("16 bytes"));
-                        (key, u32::from_le_bytes(c[16..].try_into().expect("4 bytes")))
-                    })
-                    .collect::<Vec<(u128, u32)>>())
+                let mut counted = Vec::new();
+                let mut too_large = None;
+                read_runs(piece, |key, support| match u32::try_from(support) {
+                    Ok(support) => counted.push((key, support)),
+                    Err(_) => too_large = Some(support),
+                })
+                .map_err(|e| Failure::bad_input(format!("pieces: {e}")))?;
+                if let Some(support) = too_large {
+                    return Err(Failure::bad_input(format!(
+                        "pieces: a capped support of {support}, past 2³² − 1"
+                    )));
+                }
+                Ok(counted)
             })
             .collect::<Result<Vec<_>, Failure>>()?;
         let decoded: Vec<&[(u128, u32)]> = decoded.iter().map(Vec::as_slice).collect();
-        Ok(rare_in_union(&decoded, k).into_iter().flat_map(u128::to_le_bytes).collect::<Vec<u8>>())
+        let mut out = Vec::new();
+        write_run(&mut out, rare_in_union(&decoded, k).into_iter().map(|key| (key, 0)))
+            .map_err(|e| internal(format!("the rare keys: {e}")))?;
+        Ok(out)
     })?;
     Ok(PyBytes::new(py, &rare))
+}
+
+/// How many keys `rare` holds: `km_rare_in_union`'s answers, joined.
+#[pyfunction]
+pub(crate) fn km_rare_count(rare: &Bound<'_, PyBytes>) -> PyResult<u64> {
+    let mut count = 0u64;
+    read_runs(rare.as_bytes(), |_, _| count += 1)
+        .map_err(|e| Failure::bad_input(format!("rare: {e}")))?;
+    Ok(count)
 }
 
 /// One shard's release under the cut `cut` found over `shards` shards (see

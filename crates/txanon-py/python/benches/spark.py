@@ -253,7 +253,7 @@ def timed_requests() -> None:
     def rare(request: str, answer: bytes) -> str:
         asked = json.loads(request)
         scope = "all" if asked["fresh"] is None else f"holding {len(asked['fresh'])} fresh ranks"
-        return f"{asked['smallest']} to {asked['largest']} items, {scope}: {len(answer) // 16} rare"
+        return f"{asked['smallest']} to {asked['largest']} items, {scope}: {_txanon.km_rare_count(answer)} rare"
 
     km_cut = _txanon.km_sharded_cut
 

@@ -92,3 +92,19 @@ def test_the_exceptions_mirror_the_exit_codes():
     for cls in (txanon.BadInput, txanon.Infeasible, txanon.AuditFailed, txanon.InternalError):
         assert issubclass(cls, txanon.TxanonError)
     assert not issubclass(txanon.InternalError, ValueError)
+
+
+def test_km_count_pieces_are_summed_or_refused_never_misread():
+    """The shards' itemset counts travel as key runs (``txanon_data::key_runs``): summed part
+    by part, a key below k is rare and one at k is not; a damaged piece is refused with the
+    argument named."""
+    from txanon import _txanon
+
+    # One run: the key of rank 0 alone (its word 1, the rest zero), count 3 in the header.
+    piece = bytes([3 << 2, 1, 0, 0, 0, 0xFF])
+    assert _txanon.km_rare_count(_txanon.km_rare_in_union([piece, piece], k=7)) == 1
+    assert _txanon.km_rare_count(_txanon.km_rare_in_union([piece, piece], k=6)) == 0
+    with pytest.raises(txanon.BadInput, match=r"^pieces: key runs: the bytes end inside a run"):
+        _txanon.km_rare_in_union([piece[:-1]], k=7)
+    with pytest.raises(txanon.BadInput, match=r"^pieces: key runs: a key at byte 5 does not ascend"):
+        _txanon.km_rare_in_union([piece[:-1] + bytes([3, 0, 0xFF])], k=7)
