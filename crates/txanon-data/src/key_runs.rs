@@ -1,29 +1,34 @@
-//! Ascending runs of 128-bit keys, each with an optional count, as compact bytes: the form in
-//! which an engine's tasks hand each other itemset counts (`txanon.spark`'s kᵐ-anonymity
-//! search sends every shard's itemsets of a pass, tens of millions at 10⁷ transactions, through
-//! Spark's shuffle and back).
+//! Ascending runs of keys, each with a count, as compact bytes: the form in which an engine's
+//! tasks hand each other itemset counts (`txanon.spark`'s kᵐ-anonymity search sends every
+//! shard's itemsets of a pass, tens of millions at 10⁷ transactions, through Spark's shuffle
+//! and back; coherence's one suppression set sends every shard's itemsets with their private
+//! counts).
 //!
-//! A key is read as four 32-bit words, the most significant first (an itemset's ranks plus
-//! one, packed from the top down, leave trailing words zero). Each entry is a header byte, then
-//! the first word that differs from the previous key's as its increase (LEB128), then every
-//! later word as is (LEB128), then the count when the header does not hold it. The header's
-//! two low bits say how many leading words the key shares with the previous one (0 for a run's
-//! first key, measured against zero), its six high bits hold a count up to [`SMALL_COUNT`],
-//! [`LONG_COUNT`] for a count that follows as LEB128, and the header [`END`] closes the run. A
-//! run's key fields therefore take a byte or two each where the raw form takes 16 bytes a key
-//! and 4 or 8 a count, and runs can be joined as bytes: a reader takes them one after the other.
+//! A key is a fixed number of 32-bit words (one to [`MAX_WIDTH`]), compared word by word, the
+//! first most significant; a `u128` is four words, its most significant first (an itemset's
+//! ranks plus one, packed from the top down, leave trailing words zero). Each entry is a header
+//! byte, then the first word that differs from the previous key's as its increase (LEB128),
+//! then every later word as is (LEB128), then the count when the header does not hold it. The
+//! header's three low bits say how many leading words the key shares with the previous one (0
+//! for a run's first key, measured against zero), its five high bits hold a count up to
+//! [`SMALL_COUNT`], or say that the count follows as LEB128; the header [`END`] closes the run.
+//! A run's key words therefore take a byte or two each where the raw form takes 4, and runs
+//! can be joined as bytes: a reader takes them one after the other.
 //!
-//! Keys must ascend strictly within a run; [`KeyRunWriter::push`] refuses one that does not,
-//! and [`read_runs`] refuses any byte string that is not a sequence of whole, ascending runs, so
-//! that bytes from elsewhere give an error rather than wrong keys.
+//! Keys must ascend strictly within a run; [`KeyRunWriter::push_words`] refuses one that does
+//! not, and [`read_runs`] refuses any byte string that is not a sequence of whole, ascending
+//! runs of keys of the width it is told, so that bytes from elsewhere give an error rather
+//! than wrong keys.
 
 use std::fmt;
 
+/// The most words a key has.
+pub const MAX_WIDTH: usize = 7;
 /// The largest count a header holds itself.
-pub const SMALL_COUNT: u64 = 61;
+pub const SMALL_COUNT: u64 = 29;
 /// The header's count field when the count follows as LEB128.
-const LONG_COUNT: u8 = 62;
-/// The header that closes a run (count field 63, three shared words).
+const LONG_COUNT: u8 = 30;
+/// The header that closes a run (count field 31, seven shared words).
 pub const END: u8 = 0xff;
 
 /// Why bytes are not key runs, or a key does not extend its run.
@@ -67,8 +72,13 @@ impl fmt::Display for KeyRunError {
 
 impl std::error::Error for KeyRunError {}
 
-fn words(key: u128) -> [u32; 4] {
+/// A `u128`'s four words, the most significant first.
+pub fn words_of(key: u128) -> [u32; 4] {
     [(key >> 96) as u32, (key >> 64) as u32, (key >> 32) as u32, key as u32]
+}
+
+fn key_of(words: &[u32]) -> u128 {
+    words.iter().fold(0u128, |key, &w| (key << 32) | u128::from(w))
 }
 
 fn push_leb(out: &mut Vec<u8>, mut value: u64) {
@@ -79,56 +89,97 @@ fn push_leb(out: &mut Vec<u8>, mut value: u64) {
     out.push(value as u8);
 }
 
-/// One run being written into a byte vector: [`push`](Self::push) each key (with its count) in
-/// ascending order, then [`finish`](Self::finish).
-#[derive(Debug, Clone, Default)]
+/// One run being written into a byte vector: [`push`](Self::push) (or
+/// [`push_words`](Self::push_words)) each key with its count in ascending order, then
+/// [`finish`](Self::finish).
+#[derive(Debug, Clone)]
 pub struct KeyRunWriter {
-    previous: Option<u128>,
+    width: usize,
+    previous: [u32; MAX_WIDTH],
+    started: bool,
+}
+
+impl Default for KeyRunWriter {
+    /// A run of `u128` keys (four words).
+    fn default() -> Self {
+        Self::with_width(4)
+    }
 }
 
 impl KeyRunWriter {
-    /// A run with no key yet.
+    /// A run of `u128` keys with no key yet.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Appends `key` with `count` (0 for runs of keys alone) to `out`.
+    /// A run of keys of `width` words with no key yet.
+    ///
+    /// # Panics
+    /// For a width of none or more than [`MAX_WIDTH`] (a caller's constant).
+    pub fn with_width(width: usize) -> Self {
+        assert!((1..=MAX_WIDTH).contains(&width), "keys of 1 to {MAX_WIDTH} words");
+        Self { width, previous: [0; MAX_WIDTH], started: false }
+    }
+
+    /// Appends the `u128` key with `count` (0 for runs of keys alone) to `out`.
     ///
     /// # Errors
-    /// [`KeyRunError::NotAscending`] when `key` is not above the run's previous key; nothing is
-    /// appended then.
+    /// As [`push_words`](Self::push_words).
+    ///
+    /// # Panics
+    /// On a writer of another width than four.
     pub fn push(&mut self, out: &mut Vec<u8>, key: u128, count: u64) -> Result<(), KeyRunError> {
-        let now = words(key);
-        let (shared, before) = match self.previous {
-            None => (0, [0u32; 4]),
-            Some(previous) if previous >= key => return Err(KeyRunError::NotAscending { at: 0 }),
-            Some(previous) => {
-                let before = words(previous);
-                // Fewer than four: the keys differ.
-                (now.iter().zip(&before).take_while(|(a, b)| a == b).count(), before)
+        self.push_words(out, &words_of(key), count)
+    }
+
+    /// Appends the key of `words` with `count` to `out`.
+    ///
+    /// # Errors
+    /// [`KeyRunError::NotAscending`] when the key is not above the run's previous key; nothing
+    /// is appended then.
+    ///
+    /// # Panics
+    /// When `words` is not the writer's width.
+    pub fn push_words(
+        &mut self,
+        out: &mut Vec<u8>,
+        words: &[u32],
+        count: u64,
+    ) -> Result<(), KeyRunError> {
+        assert_eq!(words.len(), self.width, "a key of the run's width");
+        let before = &self.previous[..self.width];
+        let shared = if self.started {
+            let shared = words.iter().zip(before).take_while(|(a, b)| a == b).count();
+            if shared == self.width || words[shared] < before[shared] {
+                return Err(KeyRunError::NotAscending { at: 0 });
             }
+            shared
+        } else {
+            0
         };
         let count_field = if count <= SMALL_COUNT { count as u8 } else { LONG_COUNT };
-        out.push(shared as u8 | (count_field << 2));
-        push_leb(out, u64::from(now[shared] - before[shared]));
-        for &word in &now[shared + 1..] {
+        out.push(shared as u8 | (count_field << 3));
+        push_leb(out, u64::from(words[shared] - before[shared]));
+        for &word in &words[shared + 1..] {
             push_leb(out, u64::from(word));
         }
         if count > SMALL_COUNT {
             push_leb(out, count);
         }
-        self.previous = Some(key);
+        self.previous[..self.width].copy_from_slice(words);
+        self.started = true;
         Ok(())
     }
 
     /// Closes the run; the writer starts a new one.
     pub fn finish(&mut self, out: &mut Vec<u8>) {
         out.push(END);
-        self.previous = None;
+        self.previous = [0; MAX_WIDTH];
+        self.started = false;
     }
 }
 
-/// Writes `entries` (ascending keys) as one run.
+/// Writes `entries` (ascending `u128` keys) as one run.
 ///
 /// # Errors
 /// [`KeyRunError::NotAscending`] for a key not above the one before.
@@ -163,16 +214,27 @@ fn read_leb(bytes: &[u8], at: &mut usize, bits: u32, entry: usize) -> Result<u64
     Err(KeyRunError::Malformed { at: entry, reason: "a number too long for its field" })
 }
 
-/// Every entry of the runs in `bytes` (runs joined one after the other), each run's keys
-/// ascending, the runs in their order; `f` is called with each `(key, count)`.
+/// Every entry of the runs in `bytes` (runs joined one after the other) of keys of `width`
+/// words, each run's keys ascending, the runs in their order; `f` is called with each key's
+/// words and its count.
 ///
 /// # Errors
-/// [`KeyRunError`] for bytes that are not whole runs of strictly ascending keys.
-pub fn read_runs(bytes: &[u8], mut f: impl FnMut(u128, u64)) -> Result<(), KeyRunError> {
+/// [`KeyRunError`] for bytes that are not whole runs of strictly ascending keys of `width`
+/// words.
+///
+/// # Panics
+/// For a width of none or more than [`MAX_WIDTH`].
+pub fn read_words(
+    bytes: &[u8],
+    width: usize,
+    mut f: impl FnMut(&[u32], u64),
+) -> Result<(), KeyRunError> {
+    assert!((1..=MAX_WIDTH).contains(&width), "keys of 1 to {MAX_WIDTH} words");
     let mut at = 0;
     while at < bytes.len() {
         let run_start = at;
-        let mut previous: Option<[u32; 4]> = None;
+        let mut now = [0u32; MAX_WIDTH];
+        let mut started = false;
         loop {
             let entry = at;
             let Some(&header) = bytes.get(at) else {
@@ -182,32 +244,27 @@ pub fn read_runs(bytes: &[u8], mut f: impl FnMut(u128, u64)) -> Result<(), KeyRu
             if header == END {
                 break;
             }
-            let shared = usize::from(header & 3);
-            let count_field = header >> 2;
-            if count_field > LONG_COUNT {
+            let shared = usize::from(header & 7);
+            let count_field = header >> 3;
+            if count_field > LONG_COUNT || shared >= width {
                 return Err(KeyRunError::Malformed { at: entry, reason: "an unknown header" });
             }
-            let before = match previous {
-                None if shared > 0 => {
-                    return Err(KeyRunError::Malformed {
-                        at: entry,
-                        reason: "a run's first key shares words with none",
-                    });
-                }
-                None => [0u32; 4],
-                Some(before) => before,
-            };
-            let mut now = before;
+            if !started && shared > 0 {
+                return Err(KeyRunError::Malformed {
+                    at: entry,
+                    reason: "a run's first key shares words with none",
+                });
+            }
             let step = read_leb(bytes, &mut at, 32, entry)?;
-            let word = u64::from(before[shared]) + step;
+            if started && step == 0 {
+                return Err(KeyRunError::NotAscending { at: entry });
+            }
+            let word = u64::from(now[shared]) + step;
             if word > u64::from(u32::MAX) {
                 return Err(KeyRunError::Malformed { at: entry, reason: "a word past 32 bits" });
             }
-            if previous.is_some() && step == 0 {
-                return Err(KeyRunError::NotAscending { at: entry });
-            }
             now[shared] = word as u32;
-            for slot in &mut now[shared + 1..] {
+            for slot in &mut now[shared + 1..width] {
                 *slot = read_leb(bytes, &mut at, 32, entry)? as u32;
             }
             let count = if count_field == LONG_COUNT {
@@ -222,18 +279,25 @@ pub fn read_runs(bytes: &[u8], mut f: impl FnMut(u128, u64)) -> Result<(), KeyRu
             } else {
                 u64::from(count_field)
             };
-            let key = now.iter().fold(0u128, |key, &w| (key << 32) | u128::from(w));
-            f(key, count);
-            previous = Some(now);
+            f(&now[..width], count);
+            started = true;
         }
     }
     Ok(())
 }
 
+/// [`read_words`] of `u128` keys (four words).
+///
+/// # Errors
+/// As [`read_words`].
+pub fn read_runs(bytes: &[u8], mut f: impl FnMut(u128, u64)) -> Result<(), KeyRunError> {
+    read_words(bytes, 4, |words, count| f(key_of(words), count))
+}
+
 /// [`read_runs`] collected.
 ///
 /// # Errors
-/// As [`read_runs`].
+/// As [`read_words`].
 pub fn read_entries(bytes: &[u8]) -> Result<Vec<(u128, u64)>, KeyRunError> {
     let mut entries = Vec::new();
     read_runs(bytes, |key, count| entries.push((key, count)))?;
@@ -314,9 +378,12 @@ mod tests {
             );
         }
         // A first key that claims shared words; an unknown header; a repeated key.
-        assert!(matches!(read_entries(&[0x01, 0, END]), Err(KeyRunError::Malformed { .. })));
         assert!(matches!(
-            read_entries(&[0xfc, 0, 0, 0, 0, END]),
+            read_entries(&[0x01, 0, 0, 0, 0, END]),
+            Err(KeyRunError::Malformed { .. })
+        ));
+        assert!(matches!(
+            read_entries(&[0xf8, 0, 0, 0, 0, END]),
             Err(KeyRunError::Malformed { .. })
         ));
         assert!(matches!(
@@ -329,7 +396,35 @@ mod tests {
             Err(KeyRunError::Malformed { .. })
         ));
         assert!(matches!(
-            read_entries(&[LONG_COUNT << 2, 1, 0, 0, 0, 5, END]),
+            read_entries(&[LONG_COUNT << 3, 1, 0, 0, 0, 5, END]),
+            Err(KeyRunError::Malformed { .. })
+        ));
+    }
+
+    #[test]
+    fn wider_keys_read_back_and_a_header_past_the_width_is_refused() {
+        let keys: [[u32; 5]; 3] = [[0, 0, 0, 0, 9], [0, 0, 0, 1, 0], [7, u32::MAX, 0, 0, 0]];
+        let mut out = Vec::new();
+        let mut run = KeyRunWriter::with_width(5);
+        for (j, key) in keys.iter().enumerate() {
+            run.push_words(&mut out, key, j as u64 * 40).unwrap();
+        }
+        // Below the previous key in a word after the shared ones: refused.
+        assert_eq!(
+            run.push_words(&mut out, &[7, 5, 0, 0, 0], 1),
+            Err(KeyRunError::NotAscending { at: 0 })
+        );
+        run.finish(&mut out);
+        let mut read = Vec::new();
+        read_words(&out, 5, |words, count| read.push((words.to_vec(), count))).unwrap();
+        let expected: Vec<(Vec<u32>, u64)> =
+            keys.iter().enumerate().map(|(j, k)| (k.to_vec(), j as u64 * 40)).collect();
+        assert_eq!(read, expected);
+        // Read as four words the same bytes do not pass for keys.
+        assert!(read_entries(&out).is_err());
+        // Four shared words in a run of four-word keys.
+        assert!(matches!(
+            read_entries(&[0, 1, 0, 0, 0, 0x04, 1, END]),
             Err(KeyRunError::Malformed { .. })
         ));
     }

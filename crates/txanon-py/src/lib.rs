@@ -72,6 +72,7 @@ fn _txanon(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sharded::km_itemset_labels, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::coherence_sharded_suppression, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::coherence_count_shard, m)?)?;
+    m.add_function(wrap_pyfunction!(sharded::coherence_itemsets_in_union, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::coherence_release_shard, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::audit_coherence_shard, m)?)?;
     m.add_function(wrap_pyfunction!(sharded::coherence_union_part, m)?)?;

@@ -21,7 +21,7 @@ use arrow_pyarrow::IntoPyArrow;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use txanon_data::ErrorKind;
-use txanon_data::key_runs::{KeyRunWriter, read_runs, write_run};
+use txanon_data::key_runs::{KeyRunWriter, read_runs, read_words, words_of, write_run};
 use txanon_km::sharded::{
     ShardCounts, ShardRequest, Shards, count_shard, part_of, rare_in_union, sharded_cut,
 };
@@ -554,35 +554,17 @@ impl txanon_coherence::sharded::Shards for PyCoherenceShards<'_> {
         &mut self,
         request: &txanon_coherence::sharded::ShardRequest,
     ) -> Result<Vec<(u128, u32, u64)>, txanon_coherence::CoherenceError> {
-        use arrow_array::Array;
-        use arrow_pyarrow::FromPyArrow;
-        use txanon_coherence::sharded::NO_PRIVATE;
+        // The parts' sums (`coherence_itemsets_in_union`'s key runs) joined.
         let answer = self.call(1, request)?;
-        let batch = RecordBatch::from_pyarrow_bound(&answer).map_err(|e| self.kept(e))?;
-        let column = |name: &str| -> Result<Int64Array, String> {
-            let c = batch.column_by_name(name).ok_or_else(|| format!("no column {name}"))?;
-            let c = c.as_any().downcast_ref::<Int64Array>().ok_or("not int64")?;
-            if c.null_count() > 0 {
-                return Err(format!("nulls in {name}"));
-            }
-            Ok(c.clone())
-        };
-        let columns = ["hi", "lo", "private", "count"].map(column);
-        let [hi, lo, private, count] = match columns {
-            [Ok(a), Ok(b), Ok(c), Ok(d)] => [a, b, c, d],
-            other => {
-                let why = other.into_iter().find_map(Result::err).unwrap_or_default();
-                return Err(self.kept(internal(format!("the shards' itemsets: {why}")).into()));
-            }
-        };
-        Ok((0..batch.num_rows())
-            .map(|r| {
-                let key = (u128::from(hi.value(r) as u64) << 64) | u128::from(lo.value(r) as u64);
-                let s = private.value(r);
-                let s = if s < 0 { NO_PRIVATE } else { s as u32 };
-                (key, s, count.value(r) as u64)
-            })
-            .collect())
+        let runs = answer.cast::<PyBytes>().map_err(|e| self.kept(PyErr::from(e)))?;
+        let mut rows = Vec::new();
+        let read = read_words(runs.as_bytes(), COHERENCE_KEY_WORDS, |words, count| {
+            rows.push(coherence_row(words, count))
+        });
+        match read {
+            Ok(()) => Ok(rows),
+            Err(e) => Err(self.kept(internal(format!("the shards' itemsets: {e}")).into())),
+        }
     }
 
     fn candidates(
@@ -639,16 +621,19 @@ pub(crate) fn coherence_sharded_suppression<'py>(
 
 /// One shard's answer to a coherence `request` (JSON, as `coherence_sharded_suppression`
 /// hands it to its callbacks), as an Arrow record batch: `(longest, length, count)`,
-/// `(hi, lo, private, count)` (private −1 for the support), `(itemset)` or `(support)`.
+/// `(part, counts)` for the itemsets (a row per part of the keys among `parts` that holds any,
+/// `counts` the part's rows `(itemset, private item or none, count)` as one key run, for
+/// `coherence_itemsets_in_union` to sum part by part), `(itemset)` or `(support)`.
 #[pyfunction]
-#[pyo3(signature = (data_, *, request))]
+#[pyo3(signature = (data_, *, request, parts=None))]
 pub(crate) fn coherence_count_shard<'py>(
     py: Python<'py>,
     data_: &Bound<'py, PyAny>,
     request: &str,
+    parts: Option<Int>,
 ) -> PyResult<Bound<'py, PyAny>> {
     use arrow_array::builder::{Int32Builder, ListBuilder};
-    use txanon_coherence::sharded::{NO_PRIVATE, ShardCounts, ShardRequest, count_shard};
+    use txanon_coherence::sharded::{ShardCounts, ShardRequest, count_shard};
     let request: ShardRequest = serde_json::from_str(request)
         .map_err(|e| Failure::bad_input(format!("request: not a shard request: {e}")))?;
     let data = data(py, data_, &Reading::default())?;
@@ -660,19 +645,13 @@ pub(crate) fn coherence_count_shard<'py>(
             ("length", long((0..histogram.len() as i64).collect())),
             ("count", long(histogram.into_iter().map(|c| c as i64).collect())),
         ],
-        ShardCounts::Itemsets(rows) => vec![
-            ("hi", long(rows.iter().map(|r| (r.0 >> 64) as u64 as i64).collect())),
-            ("lo", long(rows.iter().map(|r| r.0 as u64 as i64).collect())),
-            (
-                "private",
-                long(
-                    rows.iter()
-                        .map(|r| if r.1 == NO_PRIVATE { -1 } else { i64::from(r.1) })
-                        .collect(),
-                ),
-            ),
-            ("count", long(rows.iter().map(|r| r.2 as i64).collect())),
-        ],
+        ShardCounts::Itemsets(rows) => {
+            let parts = parts.ok_or_else(|| {
+                Failure::bad_input("parts: an itemsets request is answered part by part")
+            })?;
+            let parts = whole("parts", parts, 1u32, 1 << 20)?;
+            part_columns(detached(py, || coherence_pieces(rows, parts))?)
+        }
         ShardCounts::Candidates(sets) => {
             // Ranks as Spark's ints (ranks count items, far below 2³¹).
             let mut lists = ListBuilder::new(Int32Builder::new());
@@ -688,6 +667,84 @@ pub(crate) fn coherence_count_shard<'py>(
     };
     let batch = RecordBatch::try_from_iter(columns).map_err(|e| internal(e.to_string()))?;
     batch.into_pyarrow(py)
+}
+
+/// A coherence itemset row's key in a key run: the itemset's four words, then its private
+/// item's rank plus one (0 for the itemset's support row), so that an itemset's rows follow
+/// each other, its support first.
+const COHERENCE_KEY_WORDS: usize = 5;
+
+fn coherence_words(key: u128, private: u32) -> [u32; COHERENCE_KEY_WORDS] {
+    use txanon_coherence::sharded::NO_PRIVATE;
+    let [a, b, c, d] = words_of(key);
+    [a, b, c, d, if private == NO_PRIVATE { 0 } else { private + 1 }]
+}
+
+fn coherence_row(words: &[u32], count: u64) -> (u128, u32, u64) {
+    use txanon_coherence::sharded::NO_PRIVATE;
+    let key = words[..4].iter().fold(0u128, |key, &w| (key << 32) | u128::from(w));
+    let private = if words[4] == 0 { NO_PRIVATE } else { words[4] - 1 };
+    (key, private, count)
+}
+
+/// The part of the itemsets' key space, among `parts`, of an itemset: all its rows in one.
+fn coherence_part(key: u128, parts: u32) -> usize {
+    let mixed = txanon_data::mix64((key >> 64) as u64 ^ txanon_data::mix64(key as u64 ^ 0xc0e));
+    (mixed % u64::from(parts)) as usize
+}
+
+/// A shard's itemset rows sorted and split into one key run per part (empty for a part that
+/// holds none).
+fn coherence_pieces(mut rows: Vec<(u128, u32, u64)>, parts: u32) -> Result<Vec<Vec<u8>>, Failure> {
+    rows.sort_unstable_by_key(|&(key, private, _)| coherence_words(key, private));
+    let mut pieces: Vec<Vec<u8>> = vec![Vec::new(); parts as usize];
+    let mut runs = vec![KeyRunWriter::with_width(COHERENCE_KEY_WORDS); parts as usize];
+    for (key, private, count) in rows {
+        let part = coherence_part(key, parts);
+        runs[part]
+            .push_words(&mut pieces[part], &coherence_words(key, private), count)
+            .map_err(|e| internal(format!("a shard's itemsets: {e}")))?;
+    }
+    for (run, piece) in runs.iter_mut().zip(&mut pieces) {
+        if !piece.is_empty() {
+            run.finish(piece);
+        }
+    }
+    Ok(pieces)
+}
+
+/// One part's itemset rows summed over the shards: `pieces` are the part's `counts` from the
+/// shards' answers (`coherence_count_shard`); the rows with their counts summed, as one key
+/// run. The parts' answers joined as bytes are what `coherence_sharded_suppression`'s
+/// `itemsets` returns.
+#[pyfunction]
+pub(crate) fn coherence_itemsets_in_union<'py>(
+    py: Python<'py>,
+    pieces: Vec<Bound<'py, PyBytes>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let pieces: Vec<&[u8]> = pieces.iter().map(|p| p.as_bytes()).collect();
+    let summed = detached(py, || {
+        let mut all: Vec<([u32; COHERENCE_KEY_WORDS], u64)> = Vec::new();
+        for piece in &pieces {
+            read_words(piece, COHERENCE_KEY_WORDS, |words, count| {
+                let mut key = [0u32; COHERENCE_KEY_WORDS];
+                key.copy_from_slice(words);
+                all.push((key, count));
+            })
+            .map_err(|e| Failure::bad_input(format!("pieces: {e}")))?;
+        }
+        all.sort_unstable_by_key(|&(key, _)| key);
+        let mut out = Vec::new();
+        let mut run = KeyRunWriter::with_width(COHERENCE_KEY_WORDS);
+        for rows in all.chunk_by(|a, b| a.0 == b.0) {
+            let count = rows.iter().map(|&(_, c)| c).fold(0, u64::saturating_add);
+            run.push_words(&mut out, &rows[0].0, count)
+                .map_err(|e| internal(format!("the summed itemsets: {e}")))?;
+        }
+        run.finish(&mut out);
+        Ok(out)
+    })?;
+    Ok(PyBytes::new(py, &summed))
 }
 
 /// One shard's release under the suppressions `suppression` (JSON, from

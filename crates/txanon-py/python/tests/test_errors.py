@@ -101,10 +101,24 @@ def test_km_count_pieces_are_summed_or_refused_never_misread():
     from txanon import _txanon
 
     # One run: the key of rank 0 alone (its word 1, the rest zero), count 3 in the header.
-    piece = bytes([3 << 2, 1, 0, 0, 0, 0xFF])
+    piece = bytes([3 << 3, 1, 0, 0, 0, 0xFF])
     assert _txanon.km_rare_count(_txanon.km_rare_in_union([piece, piece], k=7)) == 1
     assert _txanon.km_rare_count(_txanon.km_rare_in_union([piece, piece], k=6)) == 0
     with pytest.raises(txanon.BadInput, match=r"^pieces: key runs: the bytes end inside a run"):
         _txanon.km_rare_in_union([piece[:-1]], k=7)
     with pytest.raises(txanon.BadInput, match=r"^pieces: key runs: a key at byte 5 does not ascend"):
         _txanon.km_rare_in_union([piece[:-1] + bytes([3, 0, 0xFF])], k=7)
+
+
+def test_coherence_itemset_pieces_are_summed_or_refused():
+    """Coherence's itemset rows travel as key runs of five words (the itemset's four, then its
+    private item's rank plus one, 0 for its support): a part's pieces summed row by row into
+    one run; a damaged piece refused with the argument named."""
+    from txanon import _txanon
+
+    # Rank 0's support 3, then its row with private rank 1 counted once (four words shared).
+    piece = bytes([3 << 3, 0, 0, 0, 1, 0, 4 | 1 << 3, 2, 0xFF])
+    summed = _txanon.coherence_itemsets_in_union([piece, piece])
+    assert summed == bytes([6 << 3, 0, 0, 0, 1, 0, 4 | 2 << 3, 2, 0xFF])
+    with pytest.raises(txanon.BadInput, match=r"^pieces: key runs: the bytes end inside a run"):
+        _txanon.coherence_itemsets_in_union([piece[:-1]])
