@@ -2,7 +2,7 @@
 //! violations a pass finds and the cheapest raise that fixes each.
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use txanon_data::TransactionDb;
 use txanon_data::progress::Progress;
 
@@ -330,14 +330,7 @@ impl<'a> Search<'a> {
             return Ok(());
         }
         let itemset: Vec<NodeId> = unpack(key).map(|r| self.node_of_rank[r as usize]).collect();
-        let mut candidates: Vec<(u128, Vec<NodeId>)> = self
-            .raises(&itemset)
-            .into_iter()
-            .map(|top| (top.iter().map(|&a| self.raise_cost(a)).sum::<u128>(), top))
-            .collect();
-        candidates.sort_unstable();
-        candidates.dedup();
-        for (_, raised) in candidates {
+        for raised in self.raises_cheapest_first(&itemset) {
             let generalized = self.generalized(&itemset, &raised);
             if supported(self, &generalized)? {
                 for &a in &raised {
@@ -354,15 +347,31 @@ impl<'a> Search<'a> {
         )))
     }
 
-    /// The generalized itemsets whose supports [`Search::fix_by`] may ask about to fix `key`,
-    /// whatever the cut: each way of raising its items, applied to it.
+    /// The ways of raising the items of `itemset` in the order [`Search::fix_by`] tries them:
+    /// by the loss each adds (under the current cut), then by the nodes raised to.
+    fn raises_cheapest_first(&self, itemset: &[NodeId]) -> Vec<Vec<NodeId>> {
+        let mut candidates: Vec<(u128, Vec<NodeId>)> = self
+            .raises(itemset)
+            .into_iter()
+            .map(|top| (top.iter().map(|&a| self.raise_cost(a)).sum::<u128>(), top))
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        candidates.into_iter().map(|(_, raised)| raised).collect()
+    }
+
+    /// The generalized itemsets whose supports [`Search::fix_by`] may ask about to fix `key`
+    /// under the current cut, each once, in the order it asks: each way of raising its items,
+    /// applied to it, cheapest first. The set of them depends on the hierarchy alone; their
+    /// order, on the cut.
     pub(crate) fn candidate_itemsets(&self, key: u128) -> Vec<Vec<NodeId>> {
         let itemset: Vec<NodeId> = unpack(key).map(|r| self.node_of_rank[r as usize]).collect();
-        let mut sets: Vec<Vec<NodeId>> =
-            self.raises(&itemset).iter().map(|raised| self.generalized(&itemset, raised)).collect();
-        sets.sort_unstable();
-        sets.dedup();
-        sets
+        let mut seen: FxHashSet<Vec<NodeId>> = FxHashSet::default();
+        self.raises_cheapest_first(&itemset)
+            .iter()
+            .map(|raised| self.generalized(&itemset, raised))
+            .filter(|set| seen.insert(set.clone()))
+            .collect()
     }
 
     /// `itemset` with each item replaced by the node of `raised` above it, sorted, deduplicated.
