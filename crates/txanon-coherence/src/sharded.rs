@@ -90,6 +90,35 @@ pub enum ShardRequest {
 /// The key of [`ShardCounts::Itemsets`]' support rows (no private item).
 pub const NO_PRIVATE: u32 = u32::MAX;
 
+/// The part of the key space, among `parts`, that an itemset's rows (its support and its
+/// private counts) fall in: an engine sums a [`ShardCounts::Itemsets`] answer part by part
+/// ([`sum_itemset_rows`]), so that no one task holds every row.
+///
+/// # Panics
+/// With no part.
+pub fn itemset_part(key: u128, parts: u32) -> u32 {
+    assert!(parts > 0, "at least one part");
+    let mixed = txanon_data::mix64((key >> 64) as u64 ^ txanon_data::mix64(key as u64 ^ 0xc0e));
+    (mixed % u64::from(parts)) as u32
+}
+
+/// The rows `(itemset key, private item or [`NO_PRIVATE`], count)` of one part from every
+/// shard, in any order, summed by itemset and private item: what
+/// [`Shards::itemsets`] returns for the part, ascending by key, then private item.
+pub fn sum_itemset_rows(mut rows: Vec<(u128, u32, u64)>) -> Vec<(u128, u32, u64)> {
+    rows.sort_unstable_by_key(|&(key, private, _)| (key, private));
+    let mut summed: Vec<(u128, u32, u64)> = Vec::new();
+    for (key, private, count) in rows {
+        match summed.last_mut() {
+            Some(last) if (last.0, last.1) == (key, private) => {
+                last.2 = last.2.saturating_add(count);
+            }
+            _ => summed.push((key, private, count)),
+        }
+    }
+    summed
+}
+
 /// A shard's answer to a [`ShardRequest`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ShardCounts {
@@ -734,6 +763,28 @@ pub fn publish_shard(
 mod tests {
     use super::*;
     use crate::CoherenceParams;
+
+    /// Rows of one part from several shards, summed by itemset and private item, ascending,
+    /// each itemset's support after its private rows; nothing lost, nothing merged across keys.
+    #[test]
+    fn part_rows_sum_by_itemset_and_private_item() {
+        let rows = vec![
+            (5u128, NO_PRIVATE, 4),
+            (2, 1, 1),
+            (5, 0, 2),
+            (2, NO_PRIVATE, 3),
+            (5, NO_PRIVATE, 6),
+            (2, 1, u64::MAX),
+        ];
+        assert_eq!(
+            sum_itemset_rows(rows),
+            [(2, 1, u64::MAX), (2, NO_PRIVATE, 3), (5, 0, 2), (5, NO_PRIVATE, 10)]
+        );
+        // A part among the parts asked for.
+        for parts in [1, 2, 7] {
+            assert!(itemset_part(5, parts) < parts);
+        }
+    }
 
     /// Shards in memory: each request answered by [`count_shard`] on every shard and combined
     /// as `txanon.spark` combines them.

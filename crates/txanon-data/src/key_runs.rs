@@ -20,8 +20,6 @@
 //! runs of keys of the width it is told, so that bytes from elsewhere give an error rather
 //! than wrong keys.
 
-use std::fmt;
-
 /// The most words a key has.
 pub const MAX_WIDTH: usize = 7;
 /// The largest count a header holds itself.
@@ -32,20 +30,23 @@ const LONG_COUNT: u8 = 30;
 pub const END: u8 = 0xff;
 
 /// Why bytes are not key runs, or a key does not extend its run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KeyRunError {
     /// A key not above the run's previous key.
+    #[error("key runs: a key at byte {at} does not ascend from the one before")]
     NotAscending {
         /// The byte offset of the entry (0 when writing).
         at: usize,
     },
     /// The bytes end inside an entry or before a run's [`END`].
+    #[error("key runs: the bytes end inside a run begun at byte {at}")]
     Truncated {
         /// Where the unfinished entry or run starts.
         at: usize,
     },
     /// A malformed entry: a LEB128 number too long for its field, a word past 32 bits, or a
     /// header that does not fit its place.
+    #[error("key runs: the entry at byte {at}: {reason}")]
     Malformed {
         /// The byte offset of the entry.
         at: usize,
@@ -53,24 +54,6 @@ pub enum KeyRunError {
         reason: &'static str,
     },
 }
-
-impl fmt::Display for KeyRunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::NotAscending { at } => {
-                write!(f, "key runs: a key at byte {at} does not ascend from the one before")
-            }
-            Self::Truncated { at } => {
-                write!(f, "key runs: the bytes end inside a run begun at byte {at}")
-            }
-            Self::Malformed { at, reason } => {
-                write!(f, "key runs: the entry at byte {at}: {reason}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for KeyRunError {}
 
 /// A `u128`'s four words, the most significant first.
 pub fn words_of(key: u128) -> [u32; 4] {

@@ -670,53 +670,58 @@ pub(crate) fn coherence_count_shard<'py>(
 }
 
 /// A coherence itemset row's key in a key run: the itemset's four words, then its private
-/// item's rank plus one (0 for the itemset's support row), so that an itemset's rows follow
-/// each other, its support first.
+/// item's rank (`NO_PRIVATE`, the largest, for the itemset's support row), so that the runs
+/// ascend as `txanon_coherence::sharded::sum_itemset_rows` orders the rows.
 const COHERENCE_KEY_WORDS: usize = 5;
 
 fn coherence_words(key: u128, private: u32) -> [u32; COHERENCE_KEY_WORDS] {
-    use txanon_coherence::sharded::NO_PRIVATE;
     let [a, b, c, d] = words_of(key);
-    [a, b, c, d, if private == NO_PRIVATE { 0 } else { private + 1 }]
+    [a, b, c, d, private]
 }
 
 fn coherence_row(words: &[u32], count: u64) -> (u128, u32, u64) {
-    use txanon_coherence::sharded::NO_PRIVATE;
     let key = words[..4].iter().fold(0u128, |key, &w| (key << 32) | u128::from(w));
-    let private = if words[4] == 0 { NO_PRIVATE } else { words[4] - 1 };
-    (key, private, count)
+    (key, words[4], count)
 }
 
-/// The part of the itemsets' key space, among `parts`, of an itemset: all its rows in one.
-fn coherence_part(key: u128, parts: u32) -> usize {
-    let mixed = txanon_data::mix64((key >> 64) as u64 ^ txanon_data::mix64(key as u64 ^ 0xc0e));
-    (mixed % u64::from(parts)) as usize
-}
-
-/// A shard's itemset rows sorted and split into one key run per part (empty for a part that
-/// holds none).
-fn coherence_pieces(mut rows: Vec<(u128, u32, u64)>, parts: u32) -> Result<Vec<Vec<u8>>, Failure> {
-    rows.sort_unstable_by_key(|&(key, private, _)| coherence_words(key, private));
-    let mut pieces: Vec<Vec<u8>> = vec![Vec::new(); parts as usize];
-    let mut runs = vec![KeyRunWriter::with_width(COHERENCE_KEY_WORDS); parts as usize];
+/// Rows as one key run.
+fn coherence_run(
+    rows: impl IntoIterator<Item = (u128, u32, u64)>,
+    out: &mut Vec<u8>,
+) -> Result<(), Failure> {
+    let mut run = KeyRunWriter::with_width(COHERENCE_KEY_WORDS);
     for (key, private, count) in rows {
-        let part = coherence_part(key, parts);
-        runs[part]
-            .push_words(&mut pieces[part], &coherence_words(key, private), count)
-            .map_err(|e| internal(format!("a shard's itemsets: {e}")))?;
+        run.push_words(out, &coherence_words(key, private), count)
+            .map_err(|e| internal(format!("coherence's itemset rows: {e}")))?;
     }
-    for (run, piece) in runs.iter_mut().zip(&mut pieces) {
-        if !piece.is_empty() {
-            run.finish(piece);
-        }
-    }
-    Ok(pieces)
+    run.finish(out);
+    Ok(())
 }
 
-/// One part's itemset rows summed over the shards: `pieces` are the part's `counts` from the
-/// shards' answers (`coherence_count_shard`); the rows with their counts summed, as one key
-/// run. The parts' answers joined as bytes are what `coherence_sharded_suppression`'s
-/// `itemsets` returns.
+/// A shard's itemset rows split by part (`txanon_coherence::sharded::itemset_part`), each
+/// part's as one key run (empty for a part that holds none).
+fn coherence_pieces(rows: Vec<(u128, u32, u64)>, parts: u32) -> Result<Vec<Vec<u8>>, Failure> {
+    let mut by_part: Vec<Vec<(u128, u32, u64)>> = vec![Vec::new(); parts as usize];
+    for row in rows {
+        by_part[txanon_coherence::sharded::itemset_part(row.0, parts) as usize].push(row);
+    }
+    by_part
+        .into_iter()
+        .map(|rows| {
+            let mut piece = Vec::new();
+            if !rows.is_empty() {
+                // Ascending, as a key run needs: the shard's rows are one per key already.
+                coherence_run(txanon_coherence::sharded::sum_itemset_rows(rows), &mut piece)?;
+            }
+            Ok(piece)
+        })
+        .collect()
+}
+
+/// One part's itemset rows summed over the shards (see
+/// `txanon_coherence::sharded::sum_itemset_rows`): `pieces` are the part's `counts` from the
+/// shards' answers (`coherence_count_shard`); the sums as one key run. The parts' answers
+/// joined as bytes are what `coherence_sharded_suppression`'s `itemsets` returns.
 #[pyfunction]
 pub(crate) fn coherence_itemsets_in_union<'py>(
     py: Python<'py>,
@@ -724,24 +729,15 @@ pub(crate) fn coherence_itemsets_in_union<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let pieces: Vec<&[u8]> = pieces.iter().map(|p| p.as_bytes()).collect();
     let summed = detached(py, || {
-        let mut all: Vec<([u32; COHERENCE_KEY_WORDS], u64)> = Vec::new();
+        let mut rows = Vec::new();
         for piece in &pieces {
             read_words(piece, COHERENCE_KEY_WORDS, |words, count| {
-                let mut key = [0u32; COHERENCE_KEY_WORDS];
-                key.copy_from_slice(words);
-                all.push((key, count));
+                rows.push(coherence_row(words, count))
             })
             .map_err(|e| Failure::bad_input(format!("pieces: {e}")))?;
         }
-        all.sort_unstable_by_key(|&(key, _)| key);
         let mut out = Vec::new();
-        let mut run = KeyRunWriter::with_width(COHERENCE_KEY_WORDS);
-        for rows in all.chunk_by(|a, b| a.0 == b.0) {
-            let count = rows.iter().map(|&(_, c)| c).fold(0, u64::saturating_add);
-            run.push_words(&mut out, &rows[0].0, count)
-                .map_err(|e| internal(format!("the summed itemsets: {e}")))?;
-        }
-        run.finish(&mut out);
+        coherence_run(txanon_coherence::sharded::sum_itemset_rows(rows), &mut out)?;
         Ok(out)
     })?;
     Ok(PyBytes::new(py, &summed))

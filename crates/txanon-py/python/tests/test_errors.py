@@ -112,13 +112,14 @@ def test_km_count_pieces_are_summed_or_refused_never_misread():
 
 def test_coherence_itemset_pieces_are_summed_or_refused():
     """Coherence's itemset rows travel as key runs of five words (the itemset's four, then its
-    private item's rank plus one, 0 for its support): a part's pieces summed row by row into
-    one run; a damaged piece refused with the argument named."""
+    private item's rank, 2³² − 1 for its support): a part's pieces summed row by row into one
+    run; a damaged piece refused with the argument named."""
     from txanon import _txanon
 
-    # Rank 0's support 3, then its row with private rank 1 counted once (four words shared).
-    piece = bytes([3 << 3, 0, 0, 0, 1, 0, 4 | 1 << 3, 2, 0xFF])
+    # Rank 0 with private rank 0 counted 3, then its support 1 (four words shared).
+    support = [0xFF, 0xFF, 0xFF, 0xFF, 0x0F]
+    piece = bytes([3 << 3, 0, 0, 0, 1, 0, 4 | 1 << 3, *support, 0xFF])
     summed = _txanon.coherence_itemsets_in_union([piece, piece])
-    assert summed == bytes([6 << 3, 0, 0, 0, 1, 0, 4 | 2 << 3, 2, 0xFF])
+    assert summed == bytes([6 << 3, 0, 0, 0, 1, 0, 4 | 2 << 3, *support, 0xFF])
     with pytest.raises(txanon.BadInput, match=r"^pieces: key runs: the bytes end inside a run"):
         _txanon.coherence_itemsets_in_union([piece[:-1]])
