@@ -6,7 +6,9 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use txanon_data::{TransactionDb, TransactionDbBuilder, push_decimal};
+#[cfg(test)]
+use txanon_data::TransactionDbBuilder;
+use txanon_data::{BlockRows, RowWriter, TransactionDb, push_decimal};
 
 use crate::algorithm::ItemPartition;
 use crate::params::Diversity;
@@ -191,7 +193,6 @@ pub(crate) fn publish(
             .collect(),
         buckets: Vec::with_capacity(buckets.len()),
     };
-    let mut flattened = TransactionDbBuilder::with_capacity(db.len(), db.occurrences());
     let mut bucket_of = vec![u32::MAX; db.len()];
     for (at, &b) in order.iter().enumerate() {
         for &r in &buckets[b] {
@@ -199,6 +200,21 @@ pub(crate) fn publish(
         }
     }
     let p = columns.len();
+    // Each block's rows and items counted first, so that blocks write their flattened records
+    // straight into the database's arrays.
+    let sizes: Vec<(usize, usize)> = order
+        .par_chunks(BUCKETS_PER_BLOCK)
+        .map(|chunk| {
+            let members = chunk.iter().flat_map(|&b| &buckets[b]);
+            let items = members
+                .clone()
+                .map(|&r| (0..p).map(|j| values.items(j, values.value(r, j)).len()).sum::<usize>())
+                .sum();
+            (members.count(), items)
+        })
+        .collect();
+    let mut flattened = BlockRows::new(sizes);
+    let mut writers = flattened.writers().into_iter();
     let mut permutations: Vec<u32> = Vec::new();
     let mut starts: Vec<usize> = Vec::new();
     for wave in order.chunks(BUCKETS_PER_BLOCK * BLOCKS_PER_WAVE) {
@@ -214,26 +230,31 @@ pub(crate) fn publish(
             }
         }
         starts.push(permutations.len());
-        let blocks: Vec<(Vec<Bucket>, TransactionDbBuilder)> = wave
+        let wave_writers: Vec<RowWriter<'_>> =
+            writers.by_ref().take(wave.len().div_ceil(BUCKETS_PER_BLOCK)).collect();
+        let blocks: Vec<Vec<Bucket>> = wave
             .par_chunks(BUCKETS_PER_BLOCK)
+            .zip(wave_writers)
             .enumerate()
-            .map(|(block, chunk)| {
+            .map(|(block, (chunk, mut rows))| {
                 let first = block * BUCKETS_PER_BLOCK;
                 let mut builder = BucketBuilder::new(p);
                 let mut made = Vec::with_capacity(chunk.len());
-                let mut rows = TransactionDbBuilder::default();
                 for (k, &b) in chunk.iter().enumerate() {
                     let permutation = &permutations[starts[first + k]..starts[first + k + 1]];
                     made.push(builder.build(&buckets[b], permutation, values, &shared, &mut rows));
                 }
-                (made, rows)
+                made
             })
             .collect();
-        for (made, rows) in blocks {
+        for made in blocks {
             table.buckets.extend(made);
-            flattened.append(rows);
         }
     }
+    drop(writers);
+    // Most values are shared with the table's buckets: dropping them is a decrement each,
+    // scattered over gigabytes at 10⁷ records, so on every core.
+    shared.positions.into_par_iter().for_each(|column| column.into_par_iter().for_each(drop));
     (table, flattened.finish(db.labels().clone()), bucket_of)
 }
 
@@ -306,7 +327,7 @@ impl BucketBuilder {
         permutation: &[u32],
         values: &ColumnValues,
         shared: &SharedValues,
-        rows: &mut TransactionDbBuilder,
+        rows: &mut RowWriter<'_>,
     ) -> Bucket {
         let size = members.len();
         let mut multisets = Vec::with_capacity(self.sorted.len());

@@ -59,8 +59,8 @@ pub use annotations::{
     random_categories, random_items, read_categories, read_label_list, resolve_labels,
 };
 pub use db::{
-    CategoriesMismatch, Categorized, DbStats, ItemCategories, TransactionDb, TransactionDbBuilder,
-    Transactions, lexicographic_order_by, prefix_key, prefix_key_bits,
+    BlockRows, CategoriesMismatch, Categorized, DbStats, ItemCategories, RowWriter, TransactionDb,
+    TransactionDbBuilder, Transactions, lexicographic_order_by, prefix_key, prefix_key_bits,
 };
 pub use error::{Classify, DataError, ErrorKind, Location, ParamError, Result, io_is_users};
 pub use family::{Family, FamilyName, MarkedDb, reaudit};
