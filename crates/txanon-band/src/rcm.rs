@@ -208,8 +208,12 @@ fn ordering(
             // Until the component is searched, the vertices left bound its size.
             progress.set_total(progress.done() + (n - order.len()) as u64);
         }
+        // The component of `seed` is among the vertices not placed yet: a search that has
+        // reached all of them has reached its whole component (at scale, one component holds
+        // nearly every vertex).
+        let unplaced = n - order.len();
         let (candidates, size, mut searched) =
-            start_candidates(graph, seed, start, &key, &mut work, progress);
+            start_candidates(graph, seed, start, &key, unplaced, &mut work, progress);
         if let Some(progress) = progress {
             // From here the work is known: a search of this component per candidate, and at
             // least a visit per vertex of the components still to come.
@@ -224,7 +228,8 @@ fn ordering(
                 Some(searched.swap_remove(at).1)
             })
             .collect();
-        best_sequence(graph, &candidates, &mut given, size, &key, &mut work, &mut best, progress);
+        let reach = if size > 0 { size } else { unplaced };
+        best_sequence(graph, &candidates, &mut given, reach, &key, &mut work, &mut best, progress);
         for &v in &best {
             placed.mark(v);
         }
@@ -251,12 +256,14 @@ struct Work {
 
 /// The vertices to try as the first of the component of `seed`, the component's size when it
 /// was searched (0 otherwise), and the Cuthill-McKee sequences George & Liu's search already
-/// made: `seed` itself, the pseudo-peripheral vertex, or several candidates ([`Start`]).
+/// made: `seed` itself, the pseudo-peripheral vertex, or several candidates ([`Start`]). The
+/// component has at most `reach` vertices.
 fn start_candidates(
     graph: &impl Pattern,
     seed: u32,
     start: Start,
     key: &impl Fn(u32) -> (u64, u32),
+    reach: usize,
     work: &mut Work,
     progress: Option<&Progress>,
 ) -> (Vec<u32>, usize, Searched) {
@@ -265,12 +272,12 @@ fn start_candidates(
         Start::LowestDegree => (vec![seed], 0, Vec::new()),
         Start::PseudoPeripheral => {
             let (root, _, searched) =
-                pseudo_peripheral(graph, seed, key, scratch, component, progress);
+                pseudo_peripheral(graph, seed, key, reach, scratch, component, progress);
             (vec![root], component.len(), searched)
         }
         Start::SmallestProfile { candidates } => {
             let (root, last, searched) =
-                pseudo_peripheral(graph, seed, key, scratch, component, progress);
+                pseudo_peripheral(graph, seed, key, reach, scratch, component, progress);
             let mut c = vec![root, seed];
             let mut ends = last;
             ends.sort_unstable_by_key(|&v| key(v));
@@ -310,14 +317,15 @@ fn start_candidates(
 
 /// Into `best`, the reversed Cuthill-McKee sequence of the component from the candidate of
 /// least profile (then bandwidth, then the earlier candidate); `given[k]`, when set, is the
-/// sequence of `candidates[k]`, already searched. Components of at least `PARALLEL_COMPONENT`
-/// vertices try their candidates on rayon.
+/// sequence of `candidates[k]`, already searched. The component has at most `reach` vertices
+/// (its size, where known); components of at least `PARALLEL_COMPONENT` vertices try their
+/// candidates on rayon.
 #[allow(clippy::too_many_arguments)]
 fn best_sequence(
     graph: &impl Pattern,
     candidates: &[u32],
     given: &mut [Option<Vec<u32>>],
-    size: usize,
+    reach: usize,
     key: &(impl Fn(u32) -> (u64, u32) + Sync),
     work: &mut Work,
     best: &mut Vec<u32>,
@@ -333,12 +341,12 @@ fn best_sequence(
         match given[0].take() {
             Some(sequence) => *best = sequence,
             None => {
-                cuthill_mckee(graph, candidates[0], key, scratch, best, progress);
+                cuthill_mckee(graph, candidates[0], key, reach, scratch, best, progress);
             }
         }
         searched(best.len());
         best.reverse();
-    } else if size >= PARALLEL_COMPONENT {
+    } else if reach >= PARALLEL_COMPONENT {
         *best = candidates
             .par_iter()
             .zip(given.par_iter_mut())
@@ -348,7 +356,7 @@ fn best_sequence(
                 |(search, probe), (k, (&first, given))| {
                     let mut sequence = given.take().unwrap_or_else(|| {
                         let mut sequence = Vec::new();
-                        cuthill_mckee(graph, first, key, search, &mut sequence, progress);
+                        cuthill_mckee(graph, first, key, reach, search, &mut sequence, progress);
                         sequence
                     });
                     searched(sequence.len());
@@ -366,7 +374,7 @@ fn best_sequence(
             match given[k].take() {
                 Some(sequence) => *component = sequence,
                 None => {
-                    cuthill_mckee(graph, first, key, scratch, component, progress);
+                    cuthill_mckee(graph, first, key, reach, scratch, component, progress);
                 }
             }
             searched(component.len());
@@ -384,12 +392,16 @@ fn best_sequence(
 const CHECKPOINT_VERTICES: usize = 4096;
 
 /// The Cuthill-McKee sequence of the component of `first` (not reversed), into `out`, and its
-/// breadth-first levels: how many, and where the last one lies in `out`. A cancelled
-/// `progress` stops it (see [`Progress::checkpoint`]).
+/// breadth-first levels: how many, and where the last one lies in `out`. The component has at
+/// most `reach` vertices: once the sequence holds that many, the rest of it is known and is
+/// not expanded (at ten million Quest transactions a search reaches every vertex in its first
+/// quarter of a second of three and a half, and the rest was reading rows that add nothing).
+/// A cancelled `progress` stops it (see [`Progress::checkpoint`]).
 fn cuthill_mckee(
     graph: &impl Pattern,
     first: u32,
     key: &impl Fn(u32) -> (u64, u32),
+    reach: usize,
     state: &mut SearchState,
     out: &mut Vec<u32>,
     progress: Option<&Progress>,
@@ -401,7 +413,7 @@ fn cuthill_mckee(
     let mut head = 0;
     // `out[level]` is the level being expanded; the next one is what its expansion appends.
     let (mut level, mut depth) = (0..1, 1);
-    while head < out.len() {
+    while head < out.len() && out.len() < reach {
         if head == level.end {
             level = level.end..out.len();
             depth += 1;
@@ -415,14 +427,18 @@ fn cuthill_mckee(
         graph.expand(v, state, out);
         out[from..].sort_unstable_by_key(|&u| key(u));
     }
-    (depth, level)
+    // Every vertex is in `out`. Past the level being expanded, what its expansion appended is
+    // the next level, and the last: nothing is left for a level after it. (A search that ran
+    // to its end stops at the end of its last level, which this leaves as it is.)
+    if out.len() > level.end { (depth + 1, level.end..out.len()) } else { (depth, level) }
 }
 
 /// Cuthill-McKee sequences (not reversed) already searched in a component, by first vertex.
 type Searched = Vec<(u32, Vec<u32>)>;
 
 /// George & Liu's pseudo-peripheral node finder, from `seed`: the node, the last level of its
-/// level structure, and the Cuthill-McKee sequences of `seed` and of the node; at most
+/// level structure, and the Cuthill-McKee sequences of `seed`, of the node and of the last
+/// vertex tried beyond it (a candidate of [`Start::SmallestProfile`] too); at most
 /// [`PERIPHERAL_STEPS`] level structures, and no more than two beyond what [`SEARCH_BUDGET`]
 /// allows. `component` gets the vertices of the component.
 ///
@@ -431,17 +447,19 @@ type Searched = Vec<(u32, Vec<u32>)>;
 /// the searches of the seed and of the node, both candidates of [`Start::SmallestProfile`], are
 /// not made again (at ten million vertices, two starts, each search is seconds of cache
 /// misses, and the level structures ran on one core before the candidates' searches).
+#[allow(clippy::too_many_arguments)]
 fn pseudo_peripheral(
     graph: &impl Pattern,
     seed: u32,
     key: &impl Fn(u32) -> (u64, u32),
+    reach: usize,
     state: &mut SearchState,
     component: &mut Vec<u32>,
     progress: Option<&Progress>,
 ) -> (u32, Vec<u32>, Searched) {
     let mut root = seed;
     let mut sequence = Vec::new();
-    let (mut depth, mut last) = levels(graph, root, key, state, &mut sequence, progress);
+    let (mut depth, mut last) = levels(graph, root, key, reach, state, &mut sequence, progress);
     component.clone_from(&sequence);
     let mut searched = vec![(seed, sequence)];
     let steps = (SEARCH_BUDGET / component.len().max(1)).clamp(2, PERIPHERAL_STEPS);
@@ -455,8 +473,11 @@ fn pseudo_peripheral(
     for _ in 1..steps {
         let candidate = last.iter().copied().min_by_key(|&v| key(v)).expect("a last level");
         let mut sequence = Vec::new();
-        let (d, l) = levels(graph, candidate, key, state, &mut sequence, progress);
+        let (d, l) = levels(graph, candidate, key, component.len(), state, &mut sequence, progress);
         if d <= depth {
+            // The lowest vertex of the last level is also the first of the candidates taken
+            // from that level: its search is kept rather than made again.
+            searched.push((candidate, sequence));
             return (root, last, searched);
         }
         if root != seed {
@@ -474,13 +495,59 @@ fn levels(
     graph: &impl Pattern,
     root: u32,
     key: &impl Fn(u32) -> (u64, u32),
+    reach: usize,
     state: &mut SearchState,
     sequence: &mut Vec<u32>,
     progress: Option<&Progress>,
 ) -> (usize, Vec<u32>) {
-    let (depth, last) = cuthill_mckee(graph, root, key, state, sequence, progress);
+    let (depth, last) = cuthill_mckee(graph, root, key, reach, state, sequence, progress);
     if let Some(progress) = progress {
         progress.advance(sequence.len() as u64);
     }
     (depth, sequence[last].to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use txanon_data::TransactionDb;
+
+    use super::*;
+    use crate::SharedItems;
+    use crate::graph::walk::Walk;
+
+    /// A search told its component's size (or any bound at least that) stops expanding once it
+    /// holds that many vertices, and gives the sequence, the depth and the last level of the
+    /// search that expands every vertex. Counts the cases where a component of at least three
+    /// levels was searched: those where whole levels' expansions were skipped.
+    #[test]
+    fn a_search_that_has_reached_its_component_stops_with_the_same_levels() {
+        let strategy = prop::collection::vec(prop::collection::btree_set(0u32..12, 0..4), 1..40);
+        txanon_testkit::exercised(300, strategy, |rows| {
+            let db = TransactionDb::from_int_transactions(
+                rows.iter().map(|r| r.iter().copied().collect::<Vec<_>>()),
+            );
+            let graph = SharedItems::all_items(&db);
+            let degrees = graph.degrees();
+            let key = |v: u32| (u64::from(degrees[v as usize]), v);
+            let mut state = graph.search_state();
+            let mut deep = false;
+            for first in 0..db.len() as u32 {
+                let mut full = Vec::new();
+                let levels =
+                    cuthill_mckee(&graph, first, &key, usize::MAX, &mut state, &mut full, None);
+                let size = full.len();
+                for reach in [size, size + 1, db.len()] {
+                    let mut cut = Vec::new();
+                    let cut_levels =
+                        cuthill_mckee(&graph, first, &key, reach, &mut state, &mut cut, None);
+                    prop_assert_eq!(&cut, &full, "reach {}", reach);
+                    prop_assert_eq!(&cut_levels, &levels, "reach {}", reach);
+                }
+                deep |= levels.0 >= 3;
+            }
+            Ok(deep)
+        })
+        .at_least(0.5, "searched a component of three levels or more");
+    }
 }
