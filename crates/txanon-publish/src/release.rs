@@ -191,37 +191,17 @@ impl Release {
         to: Option<Format>,
         inputs: &[Source<'_>],
     ) -> Result<Committed> {
-        // Each file on its own thread, their formatting on rayon's: while one file's bytes go
-        // to the kernel another's are formatted (at 10⁷ records anatomy's two files are a
-        // gigabyte, and writing them one after the other left a core idle for seconds).
-        let staged_ref = &staged;
-        let written: Vec<Result<()>> = std::thread::scope(|scope| {
-            let writers: Vec<_> = self
-                .files
-                .iter()
-                .map(|(name, content)| {
-                    scope.spawn(move || -> Result<()> {
-                        match content {
-                            Content::Transactions(db) => {
-                                write_transactions(staged_ref.dir(), name, db, to).map(drop)
-                            }
-                            Content::Json(write) => write_with(&staged_ref.path(name), |w| {
-                                write(w).map_err(std::io::Error::other)
-                            }),
-                            Content::Text(text) => {
-                                crate::files::write_text(&staged_ref.path(name), text)
-                            }
-                        }
-                    })
-                })
-                .collect();
-            writers
-                .into_iter()
-                .map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        });
-        // The first failure in the release's order of files.
-        written.into_iter().collect::<Result<()>>()?;
+        for (name, content) in &self.files {
+            match content {
+                Content::Transactions(db) => {
+                    write_transactions(staged.dir(), name, db, to)?;
+                }
+                Content::Json(write) => {
+                    write_with(&staged.path(name), |w| write(w).map_err(std::io::Error::other))?
+                }
+                Content::Text(text) => crate::files::write_text(&staged.path(name), text)?,
+            }
+        }
         crate::files::write_text(&staged.path(SUMMARY), &self.summary)?;
         staged.commit(Description {
             method: &self.method,
