@@ -5,6 +5,7 @@ use std::cmp::Reverse;
 use txanon_data::{Family, MarkedDb};
 
 use txanon_band::{BandEnvelopes, Permutation, band_order};
+use txanon_data::fetch::fetched_ahead;
 use txanon_data::progress::{Progress, Unit};
 use txanon_data::{ItemId, TransactionDb};
 
@@ -12,6 +13,9 @@ use crate::audit::{CahdAuditReport, audit};
 use crate::error::CahdError;
 use crate::params::{BandOrder, ValidCahdParams};
 use crate::publish::{PublishedGroups, publish};
+
+/// Cache lines of each candidate's QID row fetched ahead: one holds sixteen items.
+const FETCH_LINES: usize = 1;
 
 /// What group formation did, for the summary and the experiments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -449,6 +453,7 @@ fn form_groups_walking(
     // overflow for any α a flag can hold).
     let reach = alpha.saturating_mul(p).min(n);
     let mut candidates: Vec<Candidate> = Vec::with_capacity(2 * reach);
+    let mut walked: Vec<usize> = Vec::with_capacity(2 * reach);
     for pos in 0..n {
         if pos % 65_536 == 65_535 {
             progress.advance(65_536);
@@ -459,7 +464,7 @@ fn form_groups_walking(
         }
         stats.sensitive_transactions += 1;
         let t = qid.transaction(order[pos] as usize);
-        candidates.clear();
+        walked.clear();
         // Every position the walk passes over conflicts with `mine`.
         for backwards in [true, false] {
             let step = |k: usize| if backwards { k as isize - 1 } else { k as isize + 1 };
@@ -476,18 +481,21 @@ fn form_groups_walking(
             // The walk stops at its last candidate, before searching past it.
             let (mut taken, mut at) = (0, next(pos));
             while let Some(k) = at.filter(|_| taken < reach) {
-                candidates.push(Candidate {
-                    shared: Reverse(txanon_data::sets::intersection_len(
-                        t,
-                        qid.transaction(order[k] as usize),
-                    )),
-                    distance: pos.abs_diff(k),
-                    position: k,
-                });
+                walked.push(k);
                 taken += 1;
                 at = if taken < reach { next(k) } else { None };
             }
         }
+        // The candidates' rows lie far apart in memory (the band order is not the input's):
+        // found first, then read with a batch's first lines fetched together, where reading
+        // each as the walk met it waited for one cache miss after another.
+        let row = |k: usize| qid.transaction(order[k] as usize);
+        candidates.clear();
+        candidates.extend(fetched_ahead(&walked, row, FETCH_LINES).map(|k| Candidate {
+            shared: Reverse(txanon_data::sets::intersection_len(t, row(k))),
+            distance: pos.abs_diff(k),
+            position: k,
+        }));
         candidates.sort_unstable();
         let mut members = vec![pos];
         let mut held = mine.to_vec();
