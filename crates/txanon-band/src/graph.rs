@@ -3,12 +3,8 @@
 
 use nalgebra_sparse::pattern::SparsityPattern;
 use rayon::prelude::*;
-use txanon_data::fetch::fetched_ahead;
+use txanon_data::fetch::{FIRST_LINE, fetched_ahead};
 use txanon_data::{ItemId, ItemIndex, TransactionDb};
-
-/// Cache lines of each row [`fetched_ahead`] loads before an envelope reads the rows: one
-/// holds sixteen items, more than most transactions have.
-const FETCH_LINES: usize = 1;
 
 /// Bandwidth and profile of a symmetric pattern under an ordering.
 ///
@@ -228,7 +224,7 @@ impl walk::Walk for SharedItems<'_> {
         let mut profile = 0u64;
         // Rows are read in the sequence's order, each a cache miss at scale: a batch's first
         // lines are fetched together before it is scanned.
-        let rows = fetched_ahead(vertices, |v| self.db.transaction(v as usize), FETCH_LINES);
+        let rows = fetched_ahead(vertices, |v| self.db.transaction(v as usize), FIRST_LINE);
         for (k, v) in rows.enumerate() {
             let k = k as u32;
             let mut first = k;

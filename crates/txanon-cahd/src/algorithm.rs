@@ -5,7 +5,7 @@ use std::cmp::Reverse;
 use txanon_data::{Family, MarkedDb};
 
 use txanon_band::{BandEnvelopes, Permutation, band_order};
-use txanon_data::fetch::fetched_ahead;
+use txanon_data::fetch::{FIRST_LINE, fetched_ahead};
 use txanon_data::progress::{Progress, Unit};
 use txanon_data::{ItemId, TransactionDb};
 
@@ -13,9 +13,6 @@ use crate::audit::{CahdAuditReport, audit};
 use crate::error::CahdError;
 use crate::params::{BandOrder, ValidCahdParams};
 use crate::publish::{PublishedGroups, publish};
-
-/// Cache lines of each candidate's QID row fetched ahead: one holds sixteen items.
-const FETCH_LINES: usize = 1;
 
 /// What group formation did, for the summary and the experiments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
@@ -491,7 +488,7 @@ fn form_groups_walking(
         // each as the walk met it waited for one cache miss after another.
         let row = |k: usize| qid.transaction(order[k] as usize);
         candidates.clear();
-        candidates.extend(fetched_ahead(&walked, row, FETCH_LINES).map(|k| Candidate {
+        candidates.extend(fetched_ahead(&walked, row, FIRST_LINE).map(|k| Candidate {
             shared: Reverse(txanon_data::sets::intersection_len(t, row(k))),
             distance: pos.abs_diff(k),
             position: k,

@@ -20,7 +20,7 @@ use serde::Serialize;
 use txanon_data::audit::{
     MAX_VIOLATIONS, RowMultiset, ViolationLog, Violations, share_exceeds, unmatched_rows,
 };
-use txanon_data::fetch::fetched_ahead;
+use txanon_data::fetch::{FIRST_LINE, fetched_ahead};
 use txanon_data::progress::{Progress, Unit};
 use txanon_data::sets::each_subset_up_to;
 use txanon_data::{ItemId, ParamError, TransactionDb};
@@ -530,10 +530,6 @@ fn search(
 /// cache anyway.
 const COPIED_BRANCH: usize = 1 << 12;
 
-/// Cache lines of each row fetched ahead where rows are read in random order: one holds
-/// sixteen items.
-const FETCH_LINES: usize = 1;
-
 /// A worker's counters, all zero between visits.
 struct Scratch {
     /// Per public rank, its count in a node's rows.
@@ -572,7 +568,7 @@ impl Search<'_> {
         // cache miss at scale, so a batch's first lines are fetched together first).
         let lists = &mut scratch.lists;
         let mut touched: Vec<ItemId> = Vec::new();
-        for t in fetched_ahead(&node.tids, |t| public.row(t), FETCH_LINES) {
+        for t in fetched_ahead(&node.tids, |t| public.row(t), FIRST_LINE) {
             let row = public.row(t);
             let w = public.weights[t as usize];
             for &b in &row[after(row)..] {

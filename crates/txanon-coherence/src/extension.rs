@@ -3,14 +3,11 @@
 //! minimal moles.
 
 use rustc_hash::FxHashSet;
-use txanon_data::fetch::fetched_ahead;
+use txanon_data::fetch::{FIRST_LINE, fetched_ahead};
 
 use crate::nonmoles::{Grandparent, Level};
 use crate::projection::Projection;
 use crate::working::{Working, breaches};
-
-/// Cache lines of each transaction's public items fetched ahead: one holds sixteen items.
-const FETCH_LINES: usize = 1;
 
 /// What extending the children of one grandparent reads: its projection and its rows'
 /// transactions.
@@ -297,7 +294,7 @@ pub(crate) fn extend(
     let Scratch { extensions, private_pairs, private_seen, tid_cursor, .. } = scratch;
     // Each transaction's rows are scattered over the working data (a cache miss each at
     // scale): a batch's first lines are fetched together before it is scanned.
-    for t in fetched_ahead(tids, |t| &w.public[t as usize], FETCH_LINES) {
+    for t in fetched_ahead(tids, |t| &w.public[t as usize], FIRST_LINE) {
         let private = w.private[t as usize].len() as u32;
         for &x in &w.public[t as usize] {
             if x > last {

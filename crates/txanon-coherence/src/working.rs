@@ -1,7 +1,7 @@
 //! The data the greedy algorithm works on: public and private parts of every transaction, over
 //! dense indices, with the suppressed public items removed as it goes.
 
-use txanon_data::fetch::fetched_ahead;
+use txanon_data::fetch::{FIRST_LINE, fetched_ahead};
 use txanon_data::{ItemId, Label, TransactionDb};
 
 /// Transactions split into public items (dense indices `0..P`, only those kept by the
@@ -111,7 +111,7 @@ impl Working {
         let mut offsets = vec![0];
         let mut labels = Vec::new();
         // The rows are scattered: a batch's first lines are fetched together first.
-        let rows = fetched_ahead(&self.tids[v as usize], |t| &self.public[t as usize], 1);
+        let rows = fetched_ahead(&self.tids[v as usize], |t| &self.public[t as usize], FIRST_LINE);
         for t in rows {
             let public = &self.public[t as usize];
             let Ok(at) = public.binary_search(&v) else { continue };

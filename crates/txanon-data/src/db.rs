@@ -564,19 +564,6 @@ impl TransactionDbBuilder {
         self.offsets.push(self.items.len());
     }
 
-    /// Appends the rows `rows` has closed after this builder's (its row being built, if any,
-    /// is dropped): rows built in parallel blocks, joined in order.
-    ///
-    /// # Panics
-    /// When this builder has a row open.
-    pub fn append(&mut self, rows: TransactionDbBuilder) {
-        let base = self.items.len();
-        assert_eq!(self.offsets.last(), Some(&base), "a row is open");
-        let closed = *rows.offsets.last().expect("offsets start with 0");
-        self.items.extend_from_slice(&rows.items[..closed]);
-        self.offsets.extend(rows.offsets[1..].iter().map(|&end| base + end));
-    }
-
     /// The database of the rows pushed, over `labels`.
     ///
     /// # Panics
@@ -999,28 +986,6 @@ mod tests {
         assert_eq!((kept.labels(), kept.supports()), (db.labels(), &[2, 0, 2][..]));
     }
 
-    /// Blocks of rows built apart and appended equal the rows built in one builder; a block's
-    /// open row is not carried over.
-    #[test]
-    fn appended_builders_join_in_order() {
-        let labels = ItemLabels::Int(vec![1, 2, 3, 4]);
-        let rows: [&[u32]; 5] = [&[3, 0], &[], &[2], &[1, 3, 0], &[]];
-        let mut whole = TransactionDbBuilder::default();
-        for row in rows {
-            whole.push_row(row.iter().copied());
-        }
-        let mut joined = TransactionDbBuilder::default();
-        for block in [&rows[..2], &rows[2..2], &rows[2..]] {
-            let mut part = TransactionDbBuilder::default();
-            for row in block {
-                part.push_row(row.iter().copied());
-            }
-            part.extend_row(&[2]);
-            joined.append(part);
-        }
-        assert_eq!(joined.finish(labels.clone()), whole.finish(labels));
-    }
-
     /// Rows given as one array are the database the same rows give one by one: small labels
     /// (a direct table), labels far apart (a map) and empty rows.
     #[test]
@@ -1123,14 +1088,6 @@ mod tests {
     #[should_panic(expected = "strictly ascending")]
     fn int_rows_must_ascend() {
         TransactionDb::from_int_rows(vec![0, 2], vec![4, 4]);
-    }
-
-    #[test]
-    #[should_panic(expected = "a row is open")]
-    fn append_refuses_an_open_row() {
-        let mut open = TransactionDbBuilder::default();
-        open.extend_row(&[1]);
-        open.append(TransactionDbBuilder::default());
     }
 
     #[test]

@@ -7,6 +7,10 @@
 //! are served together. At kosarak-shaped 10⁷ transactions km spends about 11 s less CPU
 //! with it (91–95 s against 80–83 s, docs/PERFORMANCE.md, km).
 
+/// The `lines` for rows read from their start that most transactions fit in: a line holds
+/// sixteen items, more than most baskets have. (km's packed rows, longer, fetch three.)
+pub const FIRST_LINE: usize = 1;
+
 /// Words of a 64-byte cache line.
 const WORDS_PER_LINE: usize = 16;
 

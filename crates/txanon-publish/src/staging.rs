@@ -18,7 +18,6 @@
 use std::collections::BTreeMap;
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -36,31 +35,19 @@ const MANIFEST_FORMAT: &str = "txanon-publication/2";
 /// Names of the staging directories (and of a replaced publication on its way out).
 const STAGING: &str = ".txanon-staging-";
 
-/// The sha256 of each of `names` in `dir`, in order, the files taken by as many threads as
-/// there are cores (never more threads than files).
+/// The sha256 of each of `names` in `dir`, in order, each file on a thread of its own (a
+/// publication has a handful of files).
 fn hash_all(dir: &Path, names: &[String]) -> Vec<Result<String>> {
-    let next = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(names.len());
-    let mut digests: Vec<(usize, Result<String>)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(name) = names.get(k) else { return done };
-                        done.push((k, sha256_file(&dir.join(name)).map_err(PublishError::from)));
-                    }
-                })
-            })
+    std::thread::scope(|scope| {
+        let hashers: Vec<_> = names
+            .iter()
+            .map(|name| scope.spawn(move || Ok(sha256_file(&dir.join(name))?)))
             .collect();
-        workers
+        hashers
             .into_iter()
-            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
-    });
-    digests.sort_unstable_by_key(|&(k, _)| k);
-    digests.into_iter().map(|(_, digest)| digest).collect()
+    })
 }
 
 /// Names of the lock files beside a target.
@@ -345,9 +332,8 @@ impl Staged {
             .collect::<std::io::Result<_>>()
             .map_err(listing)?;
         names.sort();
-        // The files read back and hashed on every core: at 10⁷ records a publication is a
-        // gigabyte in two or three files, and hashing them one after the other was about two
-        // seconds of a thirty-second run.
+        // The files read back and hashed side by side: at 10⁷ records a publication is a
+        // gigabyte in two or three files (docs/PERFORMANCE.md, anatomy).
         let digests = hash_all(&self.staging, &names);
         for (name, sha) in names.into_iter().zip(digests) {
             files.insert(name, sha?);
