@@ -243,13 +243,61 @@ impl RowMultiset {
         let from = if r == 0 { 0 } else { self.ends[r - 1] };
         &self.items[from..self.ends[r]]
     }
+}
 
-    /// The rows in one total order (a 64-bit hash of the row, then the row itself), with their
-    /// hashes: two multisets are equal exactly when these lists name equal rows in turn. The
-    /// hash only spreads the order (whole rows are compared when hashes tie), so it cannot make
-    /// two different rows equal.
-    fn sorted(&self) -> Vec<(u64, u32)> {
-        sorted_by_hash(self.len(), |r| self.row(r))
+/// Rows of `u32` codes, each sorted ascending, that a comparison reads where they are: a
+/// [`RowMultiset`], or a publication's [`TransactionDb`](crate::TransactionDb) as it was read
+/// (its ids its own codes), with no copy.
+pub trait SortedRows: Sync {
+    /// The number of rows.
+    fn count(&self) -> usize;
+
+    /// Row `r`, sorted.
+    fn sorted_row(&self, r: usize) -> &[u32];
+}
+
+impl SortedRows for RowMultiset {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn sorted_row(&self, r: usize) -> &[u32] {
+        self.row(r)
+    }
+}
+
+impl SortedRows for crate::TransactionDb {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn sorted_row(&self, r: usize) -> &[u32] {
+        self.transaction(r)
+    }
+}
+
+/// Rows in one total order (a 64-bit hash of the row, then the row itself), with their
+/// hashes: two multisets are equal exactly when their orders name equal rows in turn. The hash
+/// only spreads the order (whole rows are compared when hashes tie), so it cannot make two
+/// different rows equal. Made once, it serves both an audit's distinct rows
+/// ([`RowOrder::distinct`]) and its comparison with the original ([`unmatched_rows_in_order`]).
+#[derive(Debug, Clone)]
+pub struct RowOrder {
+    keys: Vec<(u64, u32)>,
+}
+
+impl RowOrder {
+    /// The order of `rows` (sorted on rayon).
+    ///
+    /// # Panics
+    /// With more than 2³² − 1 rows.
+    pub fn of(rows: &impl SortedRows) -> Self {
+        Self { keys: sorted_by_hash(rows.count(), |r| rows.sorted_row(r)) }
+    }
+
+    /// [`distinct_rows`] of `rows`, which must be the rows this order was made of.
+    pub fn distinct(&self, rows: &impl SortedRows) -> Vec<(u32, u64)> {
+        distinct_in_order(&self.keys, |r| rows.sorted_row(r))
     }
 }
 
@@ -316,7 +364,14 @@ pub fn equal_row_runs<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -
 /// # Panics
 /// With more than 2³² − 1 rows.
 pub fn distinct_rows<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> Vec<(u32, u64)> {
-    let sorted = sorted_by_hash(len, &row);
+    distinct_in_order(&sorted_by_hash(len, &row), row)
+}
+
+/// [`distinct_rows`] from the rows' keys in [`RowOrder`]'s order.
+fn distinct_in_order<'r>(
+    sorted: &[(u64, u32)],
+    row: impl Fn(usize) -> &'r [u32],
+) -> Vec<(u32, u64)> {
     let mut out: Vec<(u32, u64)> = Vec::new();
     for (j, &(hash, r)) in sorted.iter().enumerate() {
         let (previous_hash, previous) = if j > 0 { sorted[j - 1] } else { (!hash, 0) };
@@ -351,19 +406,33 @@ pub struct UnmatchedRow {
 ///
 /// # Panics
 /// With more than 2³² − 1 rows on a side.
-pub fn unmatched_rows(left: &RowMultiset, right: &RowMultiset, limit: usize) -> Vec<UnmatchedRow> {
+pub fn unmatched_rows(
+    left: &impl SortedRows,
+    right: &impl SortedRows,
+    limit: usize,
+) -> Vec<UnmatchedRow> {
+    let (a, b) = rayon::join(|| RowOrder::of(left), || RowOrder::of(right));
+    unmatched_rows_in_order((left, &a), (right, &b), limit)
+}
+
+/// [`unmatched_rows`] with each side's [`RowOrder`] made already (each must be its rows').
+pub fn unmatched_rows_in_order(
+    left: (&impl SortedRows, &RowOrder),
+    right: (&impl SortedRows, &RowOrder),
+    limit: usize,
+) -> Vec<UnmatchedRow> {
     unmatched_rows_in(left, right, limit, 4 * rayon::current_num_threads())
 }
 
-/// [`unmatched_rows`], merged in about `pieces` ranges of hashes (tests compare counts).
+/// [`unmatched_rows_in_order`], merged in about `pieces` ranges of hashes (tests compare
+/// counts).
 fn unmatched_rows_in(
-    left: &RowMultiset,
-    right: &RowMultiset,
+    (left, a): (&impl SortedRows, &RowOrder),
+    (right, b): (&impl SortedRows, &RowOrder),
     limit: usize,
     pieces: usize,
 ) -> Vec<UnmatchedRow> {
-    assert!(u32::try_from(left.len().max(right.len())).is_ok(), "more than 2³² − 1 rows");
-    let (a, b) = rayon::join(|| left.sorted(), || right.sorted());
+    let (a, b) = (&a.keys, &b.keys);
     // Ranges cut at hashes of the left side's quantiles: a row's copies on both sides share a
     // hash, so each distinct row falls in one range, and the ranges in turn are the order of
     // one merge.
@@ -376,7 +445,7 @@ fn unmatched_rows_in(
         at.push(keys.len());
         at
     };
-    let (in_a, in_b) = (bounds(&a), bounds(&b));
+    let (in_a, in_b) = (bounds(a), bounds(b));
     let found: Vec<Vec<UnmatchedRow>> = (0..in_a.len() - 1)
         .into_par_iter()
         .map(|p| {
@@ -394,12 +463,12 @@ fn unmatched_rows_in(
 
 /// The first `limit` unmatched rows of one range of both sides' sorted keys, in merge order.
 fn merge_unmatched(
-    (a, left): (&[(u64, u32)], &RowMultiset),
-    (b, right): (&[(u64, u32)], &RowMultiset),
+    (a, left): (&[(u64, u32)], &impl SortedRows),
+    (b, right): (&[(u64, u32)], &impl SortedRows),
     limit: usize,
 ) -> Vec<UnmatchedRow> {
-    let key_a = |x: usize| (a[x].0, left.row(a[x].1 as usize));
-    let key_b = |y: usize| (b[y].0, right.row(b[y].1 as usize));
+    let key_a = |x: usize| (a[x].0, left.sorted_row(a[x].1 as usize));
+    let key_b = |y: usize| (b[y].0, right.sorted_row(b[y].1 as usize));
     let (mut x, mut y) = (0, 0);
     let mut out = Vec::new();
     while (x < a.len() || y < b.len()) && out.len() < limit {
@@ -519,9 +588,21 @@ mod tests {
             proptest::prop_assert_eq!(found.len(), expected.len().min(limit));
             proptest::prop_assert_eq!(unmatched_rows(&a, &a, limit), Vec::new());
             // Merged in ranges, the same rows as in one merge.
+            let (order_a, order_b) = (RowOrder::of(&a), RowOrder::of(&b));
             for pieces in [2, 5, 64] {
-                proptest::prop_assert_eq!(&unmatched_rows_in(&a, &b, limit, pieces), &unmatched_rows_in(&a, &b, limit, 1));
+                proptest::prop_assert_eq!(
+                    &unmatched_rows_in((&a, &order_a), (&b, &order_b), limit, pieces),
+                    &unmatched_rows_in((&a, &order_a), (&b, &order_b), limit, 1)
+                );
             }
+            // A database read in place compares as the multiset of its rows copied out.
+            let db = crate::TransactionDb::from_int_transactions(
+                left.iter().map(|row| row.iter().map(|&i| i + 7).collect::<Vec<u32>>()),
+            );
+            let copied = RowMultiset::from_rows(db.len(), |r, row| row.extend(db.transaction(r)));
+            proptest::prop_assert_eq!(unmatched_rows(&db, &copied, limit), Vec::new());
+            proptest::prop_assert_eq!(unmatched_rows(&db, &b, limit), unmatched_rows(&copied, &b, limit));
+            proptest::prop_assert_eq!(RowOrder::of(&db).distinct(&db), distinct_rows(db.len(), |r| db.transaction(r)));
             // Filled in chunks, the same multiset.
             let filled = RowMultiset::from_rows(left.len(), |r, row| row.extend(left[r].iter().rev()));
             proptest::prop_assert_eq!(unmatched_rows(&filled, &a, limit), Vec::new());

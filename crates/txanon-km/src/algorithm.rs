@@ -248,8 +248,8 @@ pub(crate) fn publish(
         id_of_node[v as usize] = id;
     }
     let id_of_item: Vec<ItemId> = node_of_item.iter().map(|&v| id_of_node[v as usize]).collect();
-    let rows = generalize(db, &id_of_item, 0, None);
-    let generalized = TransactionDb::from_parts(rows.ends, rows.flat, labels);
+    // Every row kept: row `r`'s code is `r`.
+    let generalized = generalize(db, &id_of_item, 0, None).into_db(labels);
     let mut order = generalized.lexicographic_order();
     order.shuffle(&mut publication_rng(seed, db));
     generalized.select(order.into_iter().map(|r| r as usize))
@@ -447,7 +447,7 @@ mod tests {
                 })
                 .collect();
             non_empty += usize::from(!expected.is_empty());
-            assert_eq!(search.transactions[v as usize], expected, "node {v}");
+            assert_eq!(search.transactions.transactions(v), expected, "node {v}");
         }
         assert!(non_empty > 40, "inner nodes met too: {non_empty}");
         assert!(db.iter().any(<[u32]>::is_empty));

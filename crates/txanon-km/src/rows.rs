@@ -2,22 +2,71 @@
 //! end and weight, and the data generalized by a cut.
 
 use rayon::prelude::*;
-use txanon_data::TransactionDb;
+use txanon_data::{ItemIndex, ItemLabels, PairBlocks, TransactionDb};
 
-/// Rows of ranks or ids in one buffer.
+/// Input rows per chunk of [`FlatRows`], and the bits of a row's place in its chunk in its
+/// code.
+const CHUNK_BITS: u32 = 16;
+
+/// Rows of ranks or ids in chunks, each made on its own and left where it was made: joining
+/// them into one buffer was a copy of every row on one core at each pass. A row is named by
+/// its code, its chunk's number above its place in the chunk ([`CHUNK_BITS`]).
 pub(crate) struct FlatRows {
-    pub(crate) flat: Vec<u32>,
-    /// Row `j` is `flat[ends[j]..ends[j + 1]]`.
-    pub(crate) ends: Vec<usize>,
+    chunks: Vec<Chunk>,
+}
+
+/// One chunk's rows: row `j` is `flat[ends[j]..ends[j + 1]]`.
+struct Chunk {
+    flat: Vec<u32>,
+    ends: Vec<usize>,
 }
 
 impl FlatRows {
     pub(crate) fn len(&self) -> usize {
-        self.ends.len() - 1
+        self.chunks.iter().map(|c| c.ends.len() - 1).sum()
     }
 
-    pub(crate) fn row(&self, j: usize) -> &[u32] {
-        &self.flat[self.ends[j]..self.ends[j + 1]]
+    /// The row coded `code`.
+    pub(crate) fn row(&self, code: u32) -> &[u32] {
+        let chunk = &self.chunks[(code >> CHUNK_BITS) as usize];
+        let j = (code & ((1 << CHUNK_BITS) - 1)) as usize;
+        &chunk.flat[chunk.ends[j]..chunk.ends[j + 1]]
+    }
+
+    /// The rows in their order as a database over `labels` (their ids below its length).
+    pub(crate) fn into_db(self, labels: ItemLabels) -> TransactionDb {
+        let mut ends = Vec::with_capacity(self.len() + 1);
+        ends.push(0);
+        let mut flat = Vec::with_capacity(self.chunks.iter().map(|c| c.flat.len()).sum());
+        for chunk in self.chunks {
+            let base = flat.len();
+            flat.extend_from_slice(&chunk.flat);
+            ends.extend(chunk.ends[1..].iter().map(|&e| base + e));
+        }
+        TransactionDb::from_parts(ends, flat, labels)
+    }
+
+    /// `key` of every row with the row's code, in the rows' order, on rayon.
+    pub(crate) fn keyed<K: Send + Copy + Default>(
+        &self,
+        key: impl Fn(&[u32]) -> K + Sync,
+    ) -> Vec<(K, u32)> {
+        // Each chunk fills its own part of one vector.
+        let mut keyed = vec![(K::default(), 0u32); self.len()];
+        let mut parts = Vec::with_capacity(self.chunks.len());
+        let mut rest: &mut [(K, u32)] = &mut keyed;
+        for chunk in &self.chunks {
+            let (part, after) = std::mem::take(&mut rest).split_at_mut(chunk.ends.len() - 1);
+            parts.push(part);
+            rest = after;
+        }
+        parts.into_par_iter().zip(&self.chunks).enumerate().for_each(|(c, (part, chunk))| {
+            for (j, slot) in part.iter_mut().enumerate() {
+                let code = (c as u32) << CHUNK_BITS | j as u32;
+                *slot = (key(&chunk.flat[chunk.ends[j]..chunk.ends[j + 1]]), code);
+            }
+        });
+        keyed
     }
 }
 
@@ -43,10 +92,6 @@ impl PackedRows {
         self.words.extend_from_slice(row);
         self.words.push(END);
         self.words.push(weight);
-    }
-
-    pub(crate) fn add_to_last(&mut self, weight: u32) {
-        *self.words.last_mut().expect("a row pushed") += weight;
     }
 
     /// The rows and their multiplicities, in order.
@@ -78,27 +123,43 @@ impl PackedRows {
             .map(|p| self.tail(p as usize))
     }
 
-    /// Per rank, the places it holds in the rows, ascending.
+    /// Per rank, the places it holds in the rows, ascending: transposed in blocks of whole
+    /// rows on rayon.
     pub(crate) fn places(&self, ranks: usize) -> Places {
-        let mut starts = vec![0usize; ranks + 1];
+        // Each block's even share of the words, its start moved forward to the start of a
+        // row: past the first end marker at or after the cut (no rank and no weight equals
+        // it), and its weight.
+        let len = self.words.len();
+        let blocks = ItemIndex::blocks_for(len / 8);
+        let mut bounds: Vec<usize> = (0..blocks)
+            .map(|b| match b * len / blocks {
+                0 => 0,
+                cut => {
+                    self.words[cut..].iter().position(|&r| r == END).map_or(len, |e| cut + e + 2)
+                }
+            })
+            .collect();
+        bounds.push(len);
+        Places(ItemIndex::transpose(ranks, &RowBlocks { words: &self.words, bounds }))
+    }
+}
+
+/// [`PackedRows`] in blocks of whole rows, each pair a rank and a place holding it.
+struct RowBlocks<'a> {
+    words: &'a [u32],
+    /// Block `b` is `words[bounds[b]..bounds[b + 1]]`.
+    bounds: Vec<usize>,
+}
+
+impl PairBlocks for RowBlocks<'_> {
+    fn blocks(&self) -> usize {
+        self.bounds.len() - 1
+    }
+
+    fn each_pair(&self, block: usize, mut pair: impl FnMut(u32, u32)) {
+        let (from, to) = (self.bounds[block], self.bounds[block + 1]);
         let mut weight_next = false;
-        for &r in &self.words {
-            if std::mem::take(&mut weight_next) {
-                continue;
-            }
-            if r == END {
-                weight_next = true;
-            } else {
-                starts[r as usize + 1] += 1;
-            }
-        }
-        for a in 0..ranks {
-            starts[a + 1] += starts[a];
-        }
-        let mut next = starts[..ranks].to_vec();
-        let mut at = vec![0u32; starts[ranks]];
-        let mut weight_next = false;
-        for (place, &r) in self.words.iter().enumerate() {
+        for (place, &r) in self.words[from..to].iter().enumerate() {
             if std::mem::take(&mut weight_next) {
                 continue;
             }
@@ -106,19 +167,14 @@ impl PackedRows {
                 weight_next = true;
             } else {
                 // Below 2³²: checked before the search.
-                at[next[r as usize]] = place as u32;
-                next[r as usize] += 1;
+                pair(r, (from + place) as u32);
             }
         }
-        Places { starts, at }
     }
 }
 
 /// Per rank, its places in [`PackedRows`].
-pub(crate) struct Places {
-    pub(crate) starts: Vec<usize>,
-    pub(crate) at: Vec<u32>,
-}
+pub(crate) struct Places(ItemIndex);
 
 impl Places {
     /// The ranks whose count-tree branches a pass counts, in rank order: those some row holds,
@@ -130,17 +186,18 @@ impl Places {
             .filter(|&a| last.is_some_and(|last| a as usize <= last) && !self.of(a).is_empty())
             .collect()
     }
-}
 
-impl Places {
     pub(crate) fn of(&self, rank: u32) -> &[u32] {
-        &self.at[self.starts[rank as usize]..self.starts[rank as usize + 1]]
+        self.0.transactions(rank)
     }
 }
 
 /// The transactions of `db` of at least `min_len` items after mapping each item `i` to
-/// `map[i]` (duplicates merged, ascending), in order, in one buffer; with `marked`, only those
-/// holding a value it marks.
+/// `map[i]` (duplicates merged, ascending), in order; with `marked`, only those holding a value
+/// it marks. With neither filter, transaction `r`'s code is `r`.
+///
+/// # Panics
+/// With 2³² transactions or more (checked before the search).
 pub(crate) fn generalize(
     db: &TransactionDb,
     map: &[u32],
@@ -149,12 +206,13 @@ pub(crate) fn generalize(
 ) -> FlatRows {
     // Chunks of transactions generalized on rayon into one flat buffer each: a `Vec` per row
     // was ten million allocations, and sorting them chased a pointer per comparison.
-    const CHUNK: usize = 1 << 16;
+    const CHUNK: usize = 1 << CHUNK_BITS;
     let n = db.len();
-    let chunks: Vec<(Vec<u32>, Vec<usize>)> = (0..n.div_ceil(CHUNK))
+    assert!(u32::try_from(n).is_ok(), "rows are coded in 32 bits");
+    let chunks: Vec<Chunk> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
-            let (mut flat, mut ends) = (Vec::new(), Vec::new());
+            let (mut flat, mut ends) = (Vec::new(), vec![0]);
             for r in c * CHUNK..n.min((c + 1) * CHUNK) {
                 let t = db.transaction(r);
                 if t.len() < min_len {
@@ -172,16 +230,10 @@ pub(crate) fn generalize(
                     ends.push(flat.len());
                 }
             }
-            (flat, ends)
+            Chunk { flat, ends }
         })
         .collect();
-    let mut all = FlatRows { flat: Vec::new(), ends: vec![0] };
-    for (flat, ends) in chunks {
-        let base = all.flat.len();
-        all.flat.extend_from_slice(&flat);
-        all.ends.extend(ends.iter().map(|&e| base + e));
-    }
-    all
+    FlatRows { chunks }
 }
 
 /// Keeps the first of each run of equal values of `sorted` at its front; returns how many.

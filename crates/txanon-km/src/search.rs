@@ -3,15 +3,15 @@
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-use txanon_data::TransactionDb;
 use txanon_data::progress::Progress;
+use txanon_data::{ItemIndex, PairBlocks, TransactionDb};
 
 use crate::combinations::{binomial, unpack};
 use crate::counter::{BranchCounter, TRIPLE_TABLE};
 use crate::cut::{Cut, weight};
 use crate::error::KmError;
 use crate::hierarchy::{Hierarchy, NodeId};
-use crate::rows::{PackedRows, generalize};
+use crate::rows::{END, PackedRows, generalize};
 
 /// The most raises of one violation enumerated: `Π (depth + 1)` over its items is at most
 /// `6⁴ = 1296` for the paper's hierarchies; past this (a hierarchy thousands of levels deep)
@@ -36,7 +36,7 @@ pub(crate) struct Search<'a> {
     pub(crate) k: u32,
     pub(crate) cut: Cut,
     /// Per node, the transactions holding a leaf below it, ascending.
-    pub(crate) transactions: Vec<Vec<u32>>,
+    pub(crate) transactions: ItemIndex,
     /// Per node, the item occurrences below it.
     pub(crate) occurrences: Vec<u64>,
     /// The loss of the cut per leaf position (occurrences × the weight of its cut node).
@@ -49,6 +49,37 @@ pub(crate) struct Search<'a> {
     pub(crate) raised_since: Vec<NodeId>,
 }
 
+/// The data's rows in blocks, each pair a node and a row holding a leaf below it.
+struct NodeRows<'a> {
+    db: &'a TransactionDb,
+    hierarchy: &'a Hierarchy,
+    leaf_of_item: &'a [NodeId],
+    nodes: usize,
+}
+
+impl PairBlocks for NodeRows<'_> {
+    fn blocks(&self) -> usize {
+        ItemIndex::blocks_for(self.db.len())
+    }
+
+    fn each_pair(&self, block: usize, mut pair: impl FnMut(NodeId, u32)) {
+        let (n, blocks) = (self.db.len(), self.blocks());
+        // The row each node was last met in: a walk up from an item stops at the first node
+        // another item of the row reached, whose ancestors it reached too.
+        let mut seen = vec![u32::MAX; self.nodes];
+        for r in block * n / blocks..(block + 1) * n / blocks {
+            for &i in self.db.transaction(r) {
+                for v in self.hierarchy.ancestors_or_self(self.leaf_of_item[i as usize]) {
+                    if std::mem::replace(&mut seen[v as usize], r as u32) == r as u32 {
+                        break;
+                    }
+                    pair(v, r as u32);
+                }
+            }
+        }
+    }
+}
+
 impl<'a> Search<'a> {
     pub(crate) fn new(
         db: &'a TransactionDb,
@@ -57,20 +88,8 @@ impl<'a> Search<'a> {
         k: u32,
     ) -> Self {
         let nodes = hierarchy.len();
-        let mut transactions: Vec<Vec<u32>> = vec![Vec::new(); nodes];
-        let mut seen = vec![u32::MAX; nodes];
-        for (r, t) in db.iter().enumerate() {
-            for &i in t {
-                for v in hierarchy.ancestors_or_self(leaf_of_item[i as usize]) {
-                    if seen[v as usize] == r as u32 {
-                        // An item below `v` was already met: so were its ancestors.
-                        break;
-                    }
-                    seen[v as usize] = r as u32;
-                    transactions[v as usize].push(r as u32);
-                }
-            }
-        }
+        let transactions =
+            ItemIndex::transpose(nodes, &NodeRows { db, hierarchy, leaf_of_item, nodes });
         let mut occurrences = vec![0u64; nodes];
         for (item, &support) in db.supports().iter().enumerate() {
             let leaf = leaf_of_item[item];
@@ -90,7 +109,7 @@ impl<'a> Search<'a> {
         occurrences: Vec<u64>,
         k: u32,
     ) -> Self {
-        let transactions = vec![Vec::new(); hierarchy.len()];
+        let transactions = ItemIndex::from_rows(hierarchy.len(), std::iter::empty::<[u32; 0]>());
         Self::of_lists(empty, hierarchy, &[], k, transactions, occurrences)
     }
 
@@ -103,7 +122,7 @@ impl<'a> Search<'a> {
         leaf_of_item: &'a [NodeId],
         k: u32,
     ) -> Self {
-        let transactions = vec![Vec::new(); hierarchy.len()];
+        let transactions = ItemIndex::from_rows(hierarchy.len(), std::iter::empty::<[u32; 0]>());
         let occurrences = vec![0; hierarchy.len()];
         Self::of_lists(db, hierarchy, leaf_of_item, k, transactions, occurrences)
     }
@@ -113,7 +132,7 @@ impl<'a> Search<'a> {
         hierarchy: &'a Hierarchy,
         leaf_of_item: &'a [NodeId],
         k: u32,
-        transactions: Vec<Vec<u32>>,
+        transactions: ItemIndex,
         occurrences: Vec<u64>,
     ) -> Self {
         let nodes = hierarchy.len();
@@ -170,8 +189,10 @@ impl<'a> Search<'a> {
             |combinations| Err(too_many_combinations(&sizes, combinations, max_combinations));
         if sizes == (1..=1) {
             // A cut node's support is its transaction list's length: nothing to count.
-            let rare = self
-                .rare_cut_nodes(|v| self.transactions[v as usize].len() as u64, max_combinations)?;
+            let rare = self.rare_cut_nodes(
+                |v| self.transactions.transactions(v).len() as u64,
+                max_combinations,
+            )?;
             return Ok(vec![rare]);
         }
         let rows = self.generalized_rows(*sizes.start(), fresh);
@@ -255,19 +276,15 @@ impl<'a> Search<'a> {
         // Sorted by a key of their first ranks (ties, rare, compared in full): equal rows meet,
         // and a branch then reads its rows in ascending addresses.
         let bits = txanon_data::prefix_key_bits(self.node_of_rank.len());
-        let mut keyed: Vec<(u128, u32)> = (0..all.len())
-            .into_par_iter()
-            .map(|j| (txanon_data::prefix_key(all.row(j), bits), j as u32))
-            .collect();
+        let mut keyed: Vec<(u128, u32)> = all.keyed(|row| txanon_data::prefix_key(row, bits));
         keyed.par_sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0).then_with(|| all.row(a.1 as usize).cmp(all.row(b.1 as usize)))
+            a.0.cmp(&b.0).then_with(|| all.row(a.1).cmp(all.row(b.1)))
         });
         // Packed in pieces on rayon (a gather of every row), each piece starting at a row
-        // unlike the one before it.
+        // unlike the one before it and writing its own part of one buffer: the words each
+        // piece's distinct rows take are counted first, so nothing is copied to join them.
         let same = |j: usize| {
-            j > 0
-                && keyed[j - 1].0 == keyed[j].0
-                && all.row(keyed[j - 1].1 as usize) == all.row(keyed[j].1 as usize)
+            j > 0 && keyed[j - 1].0 == keyed[j].0 && all.row(keyed[j - 1].1) == all.row(keyed[j].1)
         };
         let pieces = 4 * rayon::current_num_threads();
         let mut starts: Vec<usize> = (0..pieces).map(|p| p * keyed.len() / pieces).collect();
@@ -278,24 +295,42 @@ impl<'a> Search<'a> {
         }
         starts.push(keyed.len());
         starts.dedup();
-        let packed: Vec<PackedRows> = starts
+        // Per place in the order, whether its row is the first of its run of equal rows.
+        let first: Vec<bool> = (0..keyed.len()).into_par_iter().map(|j| !same(j)).collect();
+        let piece_words: Vec<usize> = starts
             .par_windows(2)
             .map(|piece| {
-                let mut rows = PackedRows::default();
-                for (j, &(_, r)) in keyed.iter().enumerate().take(piece[1]).skip(piece[0]) {
-                    if j > piece[0] && same(j) {
-                        rows.add_to_last(1);
-                    } else {
-                        rows.push(all.row(r as usize), 1);
-                    }
-                }
-                rows
+                (piece[0]..piece[1])
+                    .filter(|&j| first[j])
+                    .map(|j| all.row(keyed[j].1).len() + 2)
+                    .sum()
             })
             .collect();
-        let mut distinct = PackedRows::default();
-        for piece in packed {
-            distinct.words.extend_from_slice(&piece.words);
+        let mut distinct = PackedRows { words: vec![0; piece_words.iter().sum()] };
+        let mut parts: Vec<&mut [u32]> = Vec::with_capacity(piece_words.len());
+        let mut rest: &mut [u32] = &mut distinct.words;
+        for &len in &piece_words {
+            let (part, after) = std::mem::take(&mut rest).split_at_mut(len);
+            parts.push(part);
+            rest = after;
         }
+        starts.par_windows(2).zip(parts).for_each(|(piece, part)| {
+            let mut at = 0;
+            for j in piece[0]..piece[1] {
+                if first[j] {
+                    let row = all.row(keyed[j].1);
+                    part[at..at + row.len()].copy_from_slice(row);
+                    at += row.len();
+                    part[at] = END;
+                    part[at + 1] = 1;
+                    at += 2;
+                } else {
+                    // Another copy of the row just written: its weight is the last word.
+                    part[at - 1] += 1;
+                }
+            }
+            debug_assert_eq!(at, part.len());
+        });
         distinct
     }
 
@@ -483,7 +518,7 @@ impl<'a> Search<'a> {
         let words = n.div_ceil(64);
         let mut bitsets = NodeBitsets::default();
         for v in nodes {
-            let list = &self.transactions[v as usize];
+            let list = self.transactions.transactions(v);
             if list.len() * 32 < n || bitsets.of.contains_key(&v) {
                 continue;
             }
@@ -505,7 +540,7 @@ impl<'a> Search<'a> {
     /// galloping through a long list of a large node cost a search each.
     pub(crate) fn support_up_to(&self, nodes: &[NodeId], cap: u32, bitsets: &NodeBitsets) -> u32 {
         let mut lists: Vec<(NodeId, &[u32])> =
-            nodes.iter().map(|&v| (v, self.transactions[v as usize].as_slice())).collect();
+            nodes.iter().map(|&v| (v, self.transactions.transactions(v))).collect();
         lists.sort_by_key(|(_, l)| l.len());
         let Some(((_, first), rest)) = lists.split_first().filter(|_| cap > 0) else { return 0 };
         // The probed lists first: a bit is one load, a gallop several.
@@ -550,7 +585,7 @@ impl<'a> Search<'a> {
     pub(crate) fn support_at_least_k(&self, nodes: &[NodeId]) -> bool {
         let k = self.k as usize;
         let mut lists: Vec<&[u32]> =
-            nodes.iter().map(|&v| self.transactions[v as usize].as_slice()).collect();
+            nodes.iter().map(|&v| self.transactions.transactions(v)).collect();
         lists.sort_by_key(|l| l.len());
         if lists[0].len() < k {
             return false;

@@ -3,9 +3,9 @@
 //! rows intersected with the item's), the last two levels together in a pair table, long
 //! tails through column bitsets. Apart from the claim and the checks that read its findings.
 
-use txanon_data::audit::{ViolationLog, distinct_rows};
+use txanon_data::audit::{RowOrder, ViolationLog};
 use txanon_data::progress::{Progress, Unit};
-use txanon_data::{ItemId, TransactionDb};
+use txanon_data::{ItemId, ItemIndex, TransactionDb};
 
 use super::{KmClaim, KmViolation};
 
@@ -13,25 +13,21 @@ use super::{KmClaim, KmViolation};
 /// `table_limit` cells (0: none): how many were checked and the smallest support met.
 pub(super) fn check_itemsets(
     published: &TransactionDb,
+    order: &RowOrder,
     claim: &KmClaim,
     table_limit: usize,
     dense_tails: Option<DenseTails>,
     progress: &Progress,
     log: &mut ViolationLog<KmViolation>,
 ) -> (u64, Option<u64>) {
-    let (rows, weights): (Vec<&[ItemId]>, Vec<u64>) =
-        distinct_rows(published.len(), |r| published.transaction(r))
-            .into_iter()
-            .map(|(r, w)| (published.transaction(r as usize), w))
-            .filter(|(row, _)| !row.is_empty())
-            .unzip();
+    let (rows, weights): (Vec<&[ItemId]>, Vec<u64>) = order
+        .distinct(published)
+        .into_iter()
+        .map(|(r, w)| (published.transaction(r as usize), w))
+        .filter(|(row, _)| !row.is_empty())
+        .unzip();
     // Each item's rows, ascending: an itemset's rows are its prefix's intersected with them.
-    let mut postings: Vec<Vec<u32>> = vec![Vec::new(); published.num_items()];
-    for (r, row) in rows.iter().enumerate() {
-        for &i in *row {
-            postings[i as usize].push(r as u32);
-        }
-    }
+    let postings = ItemIndex::of_rows(published.num_items(), &rows);
     let search = ItemsetSearch {
         published,
         rows: &rows,
@@ -48,7 +44,7 @@ pub(super) fn check_itemsets(
     let mut counts = vec![0u64; published.num_items()];
     let all: Vec<u32> = (0..rows.len() as u32).collect();
     let singles = search.extensions(&all, 0, &mut counts);
-    let rows_below = |&(i, _): &(ItemId, u64)| postings[i as usize].len() as u64;
+    let rows_below = |&(i, _): &(ItemId, u64)| postings.transactions(i).len() as u64;
     progress.begin(
         "km audit: itemsets below each item (rows)",
         Unit::Items,
@@ -64,9 +60,9 @@ pub(super) fn check_itemsets(
             if support < claim.k {
                 branch.violations.push(search.rare(&[i], support));
             } else if claim.m > 1 {
-                search.extend(&postings[i as usize], &mut vec![i], scratch, &mut branch);
+                search.extend(postings.transactions(i), &mut vec![i], scratch, &mut branch);
             }
-            progress.advance(postings[i as usize].len() as u64);
+            progress.advance(postings.transactions(i).len() as u64);
             branch
         },
     );
@@ -90,7 +86,7 @@ struct ItemsetSearch<'a> {
     published: &'a TransactionDb,
     rows: &'a [&'a [ItemId]],
     weights: &'a [u64],
-    postings: &'a [Vec<u32>],
+    postings: &'a ItemIndex,
     claim: &'a KmClaim,
     /// The most cells of a pair table (see [`ItemsetSearch::pair_table`]).
     table_limit: usize,
@@ -195,7 +191,11 @@ impl ItemsetSearch<'_> {
                     table.check_extensions(self, i, prefix, branch);
                 } else {
                     next.clear();
-                    txanon_data::sets::intersection(holding, &self.postings[i as usize], &mut next);
+                    txanon_data::sets::intersection(
+                        holding,
+                        self.postings.transactions(i),
+                        &mut next,
+                    );
                     let rows = std::mem::take(&mut next);
                     self.extend(&rows, prefix, scratch, branch);
                     next = rows;
@@ -488,7 +488,13 @@ mod tests {
             ] {
                 let mut log = ViolationLog::new();
                 let (checked, smallest) = check_itemsets(
-                    &db, &claim, table_limit, dense_tails, &Progress::default(), &mut log,
+                    &db,
+                    &RowOrder::of(&db),
+                    &claim,
+                    table_limit,
+                    dense_tails,
+                    &Progress::default(),
+                    &mut log,
                 );
                 let found = match log.finish(()) {
                     Ok(()) => Vec::new(),
@@ -514,12 +520,7 @@ mod tests {
         }));
         let rows: Vec<&[ItemId]> = (0..db.len()).map(|r| db.transaction(r)).collect();
         let weights: Vec<u64> = (0..rows.len() as u64).map(|r| 1 + u64::from(r % 7 == 0)).collect();
-        let mut postings: Vec<Vec<u32>> = vec![Vec::new(); db.num_items()];
-        for (r, row) in rows.iter().enumerate() {
-            for &i in *row {
-                postings[i as usize].push(r as u32);
-            }
-        }
+        let postings = ItemIndex::of_rows(db.num_items(), &rows);
         let claim = KmClaim::new(2, 3).unwrap();
         let every_tail = DenseTails { min_len: 0, width_share: usize::MAX, pairs_per_word: 0 };
         let mut tables = Vec::new();
@@ -535,7 +536,7 @@ mod tests {
             };
             let mut scratch = Scratch::new(db.num_items());
             let mut tails = Tails::default();
-            search.copy_tails(&postings[0], 1, &mut tails);
+            search.copy_tails(postings.transactions(0), 1, &mut tails);
             assert!(tails.weights.len() > 256 * 64, "{} tails", tails.weights.len());
             let extensions = supports_after(tails.iter(), 1, &mut scratch.counts);
             let table = search.pair_table(&tails, &extensions, &mut scratch).expect("a table");

@@ -20,7 +20,8 @@ use std::fmt;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use txanon_data::audit::{
-    MAX_VIOLATIONS, RowMultiset, ViolationLog, Violations, distinct_rows, unmatched_rows,
+    MAX_VIOLATIONS, RowMultiset, RowOrder, ViolationLog, Violations, distinct_rows,
+    unmatched_rows_in_order,
 };
 use txanon_data::progress::{Progress, Unit};
 use txanon_data::sets::each_subset_up_to;
@@ -279,14 +280,23 @@ pub fn audit_with_progress(
     if (n as u64) < claim.k {
         log.push(KmViolation::TooFewTransactions { transactions: n, k: claim.k });
     }
-    let (itemsets_checked, smallest_support) =
-        check_itemsets(published, claim, PAIR_TABLE_CELLS, Some(DENSE_TAILS), progress, &mut log);
+    // The published rows in one order, for their distinct rows and the original's comparison.
+    let order = RowOrder::of(published);
+    let (itemsets_checked, smallest_support) = check_itemsets(
+        published,
+        &order,
+        claim,
+        PAIR_TABLE_CELLS,
+        Some(DENSE_TAILS),
+        progress,
+        &mut log,
+    );
     if let Some(cut) = cut {
         check_cut(published, hierarchy, cut, &mut log);
     }
     if let Some(original) = original {
         progress.begin("km audit: against the original", Unit::Items, 0);
-        check_original(published, hierarchy, &node_of_item, original, &mut log);
+        check_original((published, &order), hierarchy, &node_of_item, original, &mut log);
     }
     log.finish(KmAuditReport {
         claim: *claim,
@@ -340,7 +350,8 @@ pub fn audit_shard(
         check_cut(published, hierarchy, cut, &mut log);
     }
     if let Some(original) = original {
-        check_original(published, hierarchy, &node_of_item, original, &mut log);
+        let order = RowOrder::of(published);
+        check_original((published, &order), hierarchy, &node_of_item, original, &mut log);
     }
     log.finish(KmShardAuditReport {
         claim: *claim,
@@ -732,7 +743,7 @@ fn check_cut(
 }
 
 fn check_original(
-    published: &TransactionDb,
+    (published, order): (&TransactionDb, &RowOrder),
     hierarchy: &Hierarchy,
     node_of_item: &[Option<NodeId>],
     original: &TransactionDb,
@@ -761,19 +772,18 @@ fn check_original(
     if !log.is_empty() {
         return;
     }
-    // Published against generalized original, as multisets of rows of published ids.
-    let (found, expected) = rayon::join(
-        || RowMultiset::from_rows(published.len(), |r, row| row.extend(published.transaction(r))),
-        || {
-            RowMultiset::from_rows(original.len(), |r, row| {
-                let t = original.transaction(r);
-                row.extend(t.iter().map(|&i| generalized_item[i as usize].expect("checked above")));
-                row.sort_unstable();
-                row.dedup();
-            })
-        },
-    );
-    for off in unmatched_rows(&found, &expected, MAX_VIOLATIONS) {
+    // Published against generalized original, as multisets of rows of published ids (the
+    // published rows read where they are).
+    let expected = RowMultiset::from_rows(original.len(), |r, row| {
+        let t = original.transaction(r);
+        row.extend(t.iter().map(|&i| generalized_item[i as usize].expect("checked above")));
+        row.sort_unstable();
+        row.dedup();
+    });
+    let expected_order = RowOrder::of(&expected);
+    for off in
+        unmatched_rows_in_order((published, order), (&expected, &expected_order), MAX_VIOLATIONS)
+    {
         let transaction = off.row.iter().map(|&i| published.label(i).to_string()).collect();
         if !log.push(KmViolation::TransactionsNotFromOriginal {
             transaction,
