@@ -352,7 +352,7 @@ pub fn anonymize(
             nuggets_after.checked_sub(nu[v]).expect("a step loses at most the nuggets held");
         // The two counters read the working data as it was, each on a worker.
         let (moles_done, nuggets_done) = both(
-            w.tids[v].len() >= PARALLEL_STEP,
+            w.tids.transactions(v as u32).len() >= PARALLEL_STEP,
             || moles.suppress(&w, v as u32),
             || nuggets.suppress(&w, v as u32),
         );

@@ -85,8 +85,9 @@ impl NonMoles {
         let mut known = Known::new(w.public_items());
         // Each non-mole of the level with its transactions (the single items' are `w`'s own).
         let mut level: Vec<(Vec<u32>, Cow<'_, [u32]>)> = Vec::new();
-        for (j, tids) in w.tids.iter().enumerate() {
-            let itemset = vec![j as u32];
+        for j in 0..w.public_items() as u32 {
+            let tids = w.tids.transactions(j);
+            let itemset = vec![j];
             if tids.len() < k as usize || breach(tids) {
                 minimal_count += 1;
                 if list_minimal {
@@ -94,7 +95,7 @@ impl NonMoles {
                 }
             } else {
                 known.insert(&itemset);
-                level.push((itemset, Cow::Borrowed(tids.as_slice())));
+                level.push((itemset, Cow::Borrowed(tids)));
             }
         }
         for depth in 1..p {

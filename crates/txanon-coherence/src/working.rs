@@ -1,8 +1,9 @@
 //! The data the greedy algorithm works on: public and private parts of every transaction, over
 //! dense indices, with the suppressed public items removed as it goes.
 
+use rayon::prelude::*;
 use txanon_data::fetch::{FIRST_LINE, fetched_ahead};
-use txanon_data::{ItemId, Label, TransactionDb};
+use txanon_data::{ItemId, ItemIndex, Label, TransactionDb};
 
 /// Transactions split into public items (dense indices `0..P`, only those kept by the
 /// pre-step) and private items (dense indices `0..S`).
@@ -17,7 +18,7 @@ pub(crate) struct Working {
     /// Per transaction, its private indices, ascending.
     pub private: Vec<Vec<u32>>,
     /// Per public index, the transactions that held it before any suppression, ascending.
-    pub tids: Vec<Vec<u32>>,
+    pub tids: ItemIndex,
 }
 
 /// Whether an item ends up public, private, or was dropped by the pre-step.
@@ -35,7 +36,8 @@ impl Working {
         txanon_border::maximal_only(self.public.iter().filter(|t| !t.is_empty()).cloned().collect())
     }
 
-    /// Splits `db`: `roles[i]` says what item `i` becomes.
+    /// Splits `db`: `roles[i]` says what item `i` becomes, the public indices numbered in the
+    /// order of the item ids, and the private ones too.
     pub fn new(db: &TransactionDb, roles: &[Role]) -> Self {
         let public_count = roles.iter().filter(|r| matches!(r, Role::Public(_))).count();
         let private_count = roles.iter().filter(|r| matches!(r, Role::Private(_))).count();
@@ -48,26 +50,28 @@ impl Working {
                 Role::Dropped => {}
             }
         }
-        let mut public = Vec::with_capacity(db.len());
-        let mut private = Vec::with_capacity(db.len());
-        let mut tids = vec![Vec::new(); public_count];
-        for (t, items) in db.iter().enumerate() {
-            let (mut pu, mut pr) = (Vec::new(), Vec::new());
-            for &i in items {
-                match roles[i as usize] {
-                    Role::Public(j) => {
-                        pu.push(j);
-                        tids[j as usize].push(t as u32);
-                    }
-                    Role::Private(j) => pr.push(j),
-                    Role::Dropped => {}
-                }
-            }
-            pu.sort_unstable();
-            pr.sort_unstable();
-            public.push(pu);
-            private.push(pr);
-        }
+        debug_assert!(public_ids.is_sorted() && private_ids.is_sorted(), "roles in id order");
+        // A row's items ascend and the roles number items in id order, so each part comes out
+        // ascending. The rows split on rayon (at 10⁷ transactions, two allocations each were
+        // seconds on one core), their transpose in blocks.
+        let (public, private): (Vec<Vec<u32>>, Vec<Vec<u32>>) = (0..db.len())
+            .into_par_iter()
+            .map(|t| {
+                let items = db.transaction(t);
+                let part = |private: bool| -> Vec<u32> {
+                    let index = |&i: &ItemId| match roles[i as usize] {
+                        Role::Public(j) if !private => Some(j),
+                        Role::Private(j) if private => Some(j),
+                        _ => None,
+                    };
+                    let mut part = Vec::with_capacity(items.iter().filter_map(index).count());
+                    part.extend(items.iter().filter_map(index));
+                    part
+                };
+                (part(false), part(true))
+            })
+            .unzip();
+        let tids = ItemIndex::of_rows(public_count, &public);
         Self { public_ids, private_ids, public, private, tids }
     }
 
@@ -78,7 +82,7 @@ impl Working {
 
     /// Removes public item `v` from every transaction.
     pub fn suppress(&mut self, v: u32) {
-        for &t in &self.tids[v as usize] {
+        for &t in self.tids.transactions(v) {
             let list = &mut self.public[t as usize];
             if let Ok(at) = list.binary_search(&v) {
                 list.remove(at);
@@ -86,18 +90,23 @@ impl Working {
         }
     }
 
-    /// The public parts as a database whose item labels are the public indices.
+    /// The public parts as a database whose item labels (and ids) are the public indices.
     pub fn public_db(&self) -> TransactionDb {
-        TransactionDb::from_int_transactions(self.public.iter())
+        let p = self.public_items() as u32;
+        TransactionDb::from_int_row_fn(self.public.len(), p, |t, row| {
+            row.extend_from_slice(&self.public[t]);
+        })
     }
 
     /// Public and private parts as one database: public index `j` is label `j`, private index
-    /// `j` is label `P + j`.
+    /// `j` is label `P + j` (labels are the ids).
     pub fn full_db(&self) -> TransactionDb {
         let p = self.public_items() as u32;
-        TransactionDb::from_int_transactions(self.public.iter().zip(&self.private).map(
-            |(pu, pr)| pu.iter().copied().chain(pr.iter().map(|&s| s + p)).collect::<Vec<_>>(),
-        ))
+        let labels = p + self.private_ids.len() as u32;
+        TransactionDb::from_int_row_fn(self.public.len(), labels, |t, row| {
+            row.extend_from_slice(&self.public[t]);
+            row.extend(self.private[t].iter().map(|&s| s + p));
+        })
     }
 
     /// The transactions now holding public item `v`, without `v`: public parts only, or with
@@ -111,7 +120,8 @@ impl Working {
         let mut offsets = vec![0];
         let mut labels = Vec::new();
         // The rows are scattered: a batch's first lines are fetched together first.
-        let rows = fetched_ahead(&self.tids[v as usize], |t| &self.public[t as usize], FIRST_LINE);
+        let rows =
+            fetched_ahead(self.tids.transactions(v), |t| &self.public[t as usize], FIRST_LINE);
         for t in rows {
             let public = &self.public[t as usize];
             let Ok(at) = public.binary_search(&v) else { continue };

@@ -188,14 +188,7 @@ impl TransactionDb {
                 |mut supports, w| {
                     assert!(w[0] <= w[1], "offsets must not decrease");
                     let t = &items[w[0]..w[1]];
-                    assert!(
-                        t.windows(2).all(|p| p[0] < p[1]),
-                        "transactions must be strictly ascending"
-                    );
-                    assert!(
-                        t.last().is_none_or(|&x| (x as usize) < m),
-                        "item id beyond the dictionary"
-                    );
+                    check_row(t, m);
                     for &i in t {
                         supports[i as usize] += 1;
                     }
@@ -378,7 +371,12 @@ impl TransactionDb {
     /// When an index is not below [`len`](Self::len).
     pub fn select(&self, records: impl IntoIterator<Item = usize>) -> Self {
         let records: Vec<usize> = records.into_iter().collect();
-        Self::gather_unchecked(records.len(), self.labels.clone(), |k| self.transaction(records[k]))
+        Self::gather_rows(
+            records.len(),
+            self.labels.clone(),
+            |k| self.transaction(records[k]),
+            false,
+        )
     }
 
     /// The rows `row(0..len)`, each strictly ascending with ids below `labels.len()`, copied
@@ -392,44 +390,112 @@ impl TransactionDb {
         labels: ItemLabels,
         row: impl Fn(usize) -> &'a [ItemId] + Sync,
     ) -> Self {
-        let m = labels.len();
-        Self::gather_unchecked(len, labels, |r| {
-            let t = row(r);
-            assert!(t.windows(2).all(|p| p[0] < p[1]), "transactions must be strictly ascending");
-            assert!(t.last().is_none_or(|&x| (x as usize) < m), "item id beyond the dictionary");
-            t
+        Self::gather_rows(len, labels, row, true)
+    }
+
+    /// Rows `0..len` of integer labels below `labels`, row `r` the labels `row(r, items)`
+    /// appends to `items`, each strictly ascending; the dictionary is every label `0..labels`
+    /// (item id = label; a label in no row has support 0). Built in blocks on rayon: a caller
+    /// that derives rows from other rows (a projection, a relabelling) builds no vector per row.
+    ///
+    /// # Panics
+    /// When a row is not strictly ascending or holds a label not below `labels`.
+    pub fn from_int_row_fn(
+        len: usize,
+        labels: u32,
+        row: impl Fn(usize, &mut Vec<u32>) + Sync,
+    ) -> Self {
+        Self::in_blocks(len, ItemLabels::Int((0..labels).collect()), |rows, ends, items| {
+            for r in rows {
+                let start = items.len();
+                row(r, items);
+                check_row(&items[start..], labels as usize);
+                ends.push(items.len());
+            }
         })
     }
 
-    /// [`TransactionDb::gather`] of rows known to be valid (a database's own).
-    fn gather_unchecked<'a>(
+    /// [`TransactionDb::gather`], each row checked when `check` (not when the rows are a
+    /// database's own).
+    fn gather_rows<'a>(
         len: usize,
         labels: ItemLabels,
         row: impl Fn(usize) -> &'a [ItemId] + Sync,
+        check: bool,
     ) -> Self {
-        use rayon::prelude::*;
+        let m = labels.len();
+        Self::in_blocks(len, labels, |rows, ends, items| {
+            // A shuffled selection reads each row at random: a batch of them fetched ahead.
+            let rows: Vec<usize> = rows.collect();
+            for r in crate::fetch::fetched_ahead(&rows, &row, crate::fetch::FIRST_LINE) {
+                let t = row(r);
+                if check {
+                    check_row(t, m);
+                }
+                items.extend_from_slice(t);
+                ends.push(items.len());
+            }
+        })
+    }
+
+    /// Rows `0..len` made in blocks on rayon: `fill(rows, ends, items)` appends the items of
+    /// each row of the range `rows` to `items` and, after each, the length of `items` to
+    /// `ends`. The rows must be strictly ascending with ids below `labels.len()`.
+    fn in_blocks(
+        len: usize,
+        labels: ItemLabels,
+        fill: impl Fn(std::ops::Range<usize>, &mut Vec<usize>, &mut Vec<ItemId>) + Sync,
+    ) -> Self {
         const ROWS_PER_BLOCK: usize = 16_384;
         let blocks: Vec<(Vec<usize>, Vec<ItemId>)> = (0..len.div_ceil(ROWS_PER_BLOCK))
             .into_par_iter()
             .map(|b| {
                 let rows = b * ROWS_PER_BLOCK..((b + 1) * ROWS_PER_BLOCK).min(len);
                 let (mut ends, mut items) = (Vec::with_capacity(rows.len()), Vec::new());
-                for r in rows {
-                    items.extend_from_slice(row(r));
-                    ends.push(items.len());
-                }
+                fill(rows, &mut ends, &mut items);
                 (ends, items)
             })
             .collect();
-        let mut offsets = Vec::with_capacity(len + 1);
-        offsets.push(0);
-        let mut items = Vec::with_capacity(blocks.iter().map(|b| b.1.len()).sum());
-        for (ends, block) in blocks {
-            let base = items.len();
-            offsets.extend(ends.iter().map(|&e| base + e));
-            items.extend_from_slice(&block);
+        // Joined on rayon, each block into its own part of the arrays, the supports counted
+        // on the way: on one core the join was a copy of every row.
+        let mut offsets = vec![0usize; len + 1];
+        let mut items = vec![0; blocks.iter().map(|b| b.1.len()).sum()];
+        let mut parts = Vec::with_capacity(blocks.len());
+        let (mut ends_left, mut items_left) = (&mut offsets[1..], &mut items[..]);
+        let mut base = 0;
+        for (ends, block) in &blocks {
+            let (block_ends, rest_ends) = std::mem::take(&mut ends_left).split_at_mut(ends.len());
+            let (block_items, rest_items) =
+                std::mem::take(&mut items_left).split_at_mut(block.len());
+            parts.push((block_ends, block_items, base));
+            (ends_left, items_left) = (rest_ends, rest_items);
+            base += block.len();
         }
-        Self::from_parts_unchecked(offsets, items, labels)
+        let m = labels.len();
+        let supports = parts
+            .into_par_iter()
+            .zip(&blocks)
+            .fold(
+                || vec![0u32; m],
+                |mut supports, ((to_ends, to_items, base), (ends, block))| {
+                    to_items.copy_from_slice(block);
+                    for (to, &e) in to_ends.iter_mut().zip(ends) {
+                        *to = base + e;
+                    }
+                    for &i in block.iter() {
+                        supports[i as usize] += 1;
+                    }
+                    supports
+                },
+            )
+            .reduce(
+                || vec![0u32; m],
+                |mut a, b| {
+                    a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                    a
+                },
+            );
+        Self { offsets, items, labels, supports }
     }
 
     /// The first `n` records (all of them when there are fewer), over the same dictionary.
@@ -444,15 +510,13 @@ impl TransactionDb {
 
     /// The same records in the same order, each keeping only the items `keep` accepts; the
     /// dictionary is unchanged (a dropped item keeps its id, with support 0).
-    pub fn filter_items(&self, keep: impl Fn(ItemId) -> bool) -> Self {
-        let mut offsets = Vec::with_capacity(self.offsets.len());
-        offsets.push(0);
-        let mut items = Vec::with_capacity(self.items.len());
-        for t in self.iter() {
-            items.extend(t.iter().copied().filter(|&i| keep(i)));
-            offsets.push(items.len());
-        }
-        Self::from_parts_unchecked(offsets, items, self.labels.clone())
+    pub fn filter_items(&self, keep: impl Fn(ItemId) -> bool + Sync) -> Self {
+        Self::in_blocks(self.len(), self.labels.clone(), |rows, ends, items| {
+            for r in rows {
+                items.extend(self.transaction(r).iter().copied().filter(|&i| keep(i)));
+                ends.push(items.len());
+            }
+        })
     }
 
     /// Drops empty transactions, keeping the order of the others.
@@ -466,6 +530,13 @@ impl TransactionDb {
         }
         Self { offsets, ..self.clone() }
     }
+}
+
+/// Panics unless `row` is strictly ascending with ids below `num_items`: a transaction of a
+/// database over `num_items` items.
+fn check_row(row: &[ItemId], num_items: usize) {
+    assert!(row.windows(2).all(|p| p[0] < p[1]), "transactions must be strictly ascending");
+    assert!(row.last().is_none_or(|&x| (x as usize) < num_items), "item id beyond the dictionary");
 }
 
 /// A database with an item → category map that covers its dictionary (one category per item),
@@ -1088,6 +1159,69 @@ mod tests {
     #[should_panic(expected = "strictly ascending")]
     fn int_rows_must_ascend() {
         TransactionDb::from_int_rows(vec![0, 2], vec![4, 4]);
+    }
+
+    /// Over many blocks, a shuffled selection (repeats and empty rows among them) holds the
+    /// rows it names in its order, with the supports a count of them gives.
+    #[test]
+    fn a_selection_over_many_blocks_is_its_rows() {
+        let rows: Vec<Vec<u32>> = (0..70_000u64)
+            .map(|r| {
+                (0..40u32)
+                    .filter(|&i| crate::mix64(r * 41 + u64::from(i)).is_multiple_of(9))
+                    .collect()
+            })
+            .collect();
+        let db = TransactionDb::from_int_transactions(rows.iter().cloned());
+        assert!(rows.iter().any(Vec::is_empty));
+        let picked: Vec<usize> =
+            (0..100_000u64).map(|k| (crate::mix64(k) % rows.len() as u64) as usize).collect();
+        let selected = db.select(picked.iter().copied());
+        assert_eq!(selected.len(), picked.len());
+        let mut supports = vec![0u32; db.num_items()];
+        for (k, &r) in picked.iter().enumerate() {
+            assert_eq!(selected.transaction(k), db.transaction(r), "row {k}");
+            db.transaction(r).iter().for_each(|&i| supports[i as usize] += 1);
+        }
+        assert_eq!(selected.supports(), &supports[..]);
+        let gathered =
+            TransactionDb::gather(picked.len(), db.labels().clone(), |k| db.transaction(picked[k]));
+        assert_eq!(gathered.transaction(99_999), selected.transaction(99_999));
+        assert_eq!(gathered.supports(), selected.supports());
+    }
+
+    /// Rows made by a function, over many blocks: each row as made, the dictionary every
+    /// label below the bound (ids are labels), the supports a count of the rows.
+    #[test]
+    fn rows_from_a_function_are_the_rows_it_makes() {
+        let row = |r: usize| -> Vec<u32> {
+            (0..30u32)
+                .filter(|&i| crate::mix64(r as u64 * 31 + u64::from(i)).is_multiple_of(7))
+                .collect()
+        };
+        let n = 40_000;
+        let db = TransactionDb::from_int_row_fn(n, 32, |r, items| items.extend(row(r)));
+        assert_eq!((db.len(), db.num_items()), (n, 32));
+        let mut supports = [0u32; 32];
+        for r in 0..n {
+            assert_eq!(db.transaction(r), &row(r)[..], "row {r}");
+            row(r).iter().for_each(|&i| supports[i as usize] += 1);
+        }
+        assert_eq!(db.supports(), &supports[..]);
+        assert_eq!((db.supports()[30], db.label(31)), (0, Label::Int(31)));
+    }
+
+    #[test]
+    #[should_panic(expected = "item id beyond the dictionary")]
+    fn a_row_from_a_function_stays_below_its_labels() {
+        TransactionDb::from_int_row_fn(2, 3, |r, items| items.extend([r as u32, 3]));
+    }
+
+    #[test]
+    #[should_panic(expected = "strictly ascending")]
+    fn a_gathered_row_must_ascend() {
+        let rows: [&[ItemId]; 2] = [&[0, 1], &[1, 0]];
+        TransactionDb::gather(2, ItemLabels::Int(vec![5, 6]), |k| rows[k]);
     }
 
     #[test]

@@ -20,14 +20,14 @@ const BATCH: usize = 16;
 /// `places` in order, each yielded once the batch of 16 places holding it has been
 /// fetched: for each place `p`, the words `row(p)[16 · j]` for `j < lines` (those the row
 /// has) are loaded first. `row(p)` is the row's words from where its scan starts.
-pub fn fetched_ahead<'s, P, F>(
+pub fn fetched_ahead<'s, 'r, P, F>(
     places: &'s [P],
     row: F,
     lines: usize,
 ) -> impl Iterator<Item = P> + 's
 where
     P: Copy + 's,
-    F: Fn(P) -> &'s [u32] + 's,
+    F: Fn(P) -> &'r [u32] + 's,
 {
     places.chunks(BATCH).flat_map(move |batch| {
         let mut touched = 0u32;

@@ -31,8 +31,8 @@ impl ItemIndex {
     ///
     /// # Panics
     /// With `u32::MAX` rows or more, or an id not below `num_items`.
-    pub fn of_rows(num_items: usize, rows: &[&[ItemId]]) -> Self {
-        Self::of_indexed_rows(num_items, rows.len(), |r| rows[r])
+    pub fn of_rows<R: AsRef<[ItemId]> + Sync>(num_items: usize, rows: &[R]) -> Self {
+        Self::of_indexed_rows(num_items, rows.len(), |r| rows[r].as_ref())
     }
 
     /// The transpose of rows `row(0..n)`, in blocks on rayon.

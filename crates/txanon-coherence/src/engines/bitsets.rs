@@ -129,7 +129,7 @@ impl Bitsets {
             pairs.alive[v as usize / 64] &= !(1 << (v % 64));
         }
         let Some(bits) = &mut self.bits else { return };
-        for &t in &w.tids[v as usize] {
+        for &t in w.tids.transactions(v) {
             bits[t as usize * self.words + v as usize / 64] &= !(1 << (v % 64));
         }
     }
@@ -139,7 +139,7 @@ impl Bitsets {
     /// zero on entry for the touched items' rows.
     fn neighbourhoods(&self, w: &Working, anchor: u32, acc: &mut [u64], touched: &mut Vec<u32>) {
         touched.clear();
-        for &t in &w.tids[anchor as usize] {
+        for &t in w.tids.transactions(anchor) {
             let items = &w.public[t as usize];
             if items.binary_search(&anchor).is_err() {
                 continue;
@@ -170,7 +170,7 @@ impl Bitsets {
     /// `mark` is all false on entry and on return.
     fn neighbours(w: &Working, anchor: u32, mark: &mut [bool], touched: &mut Vec<u32>) {
         touched.clear();
-        for &t in &w.tids[anchor as usize] {
+        for &t in w.tids.transactions(anchor) {
             let items = &w.public[t as usize];
             if items.binary_search(&anchor).is_err() {
                 continue;
@@ -267,7 +267,7 @@ pub(crate) fn occurring_up_to_triples(
     progress.begin(
         "coherence: public itemsets that occur (transactions read)",
         Unit::Items,
-        w.tids.iter().map(|t| t.len() as u64).sum(),
+        (0..w.public_items() as u32).map(|u| w.tids.transactions(u).len() as u64).sum(),
     );
     struct Tally {
         /// Per public item, the pairs and triples holding it.
@@ -293,7 +293,7 @@ pub(crate) fn occurring_up_to_triples(
             },
             |mut tally, u| {
                 let Tally { holding, pairs, triples, fits, local_of, locals, marked } = &mut tally;
-                let rows = w.tids[u as usize].iter().map(|&t| {
+                let rows = w.tids.transactions(u).iter().map(|&t| {
                     let row = &w.public[t as usize];
                     let at = row.partition_point(|&x| x <= u);
                     // The transactions that no longer hold `u` hold none of its itemsets.
@@ -341,7 +341,7 @@ pub(crate) fn occurring_up_to_triples(
                     *triples += u128::from(found);
                 }
                 locals.clear();
-                progress.advance(w.tids[u as usize].len() as u64);
+                progress.advance(w.tids.transactions(u).len() as u64);
                 tally
             },
         )

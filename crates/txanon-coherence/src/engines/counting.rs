@@ -100,7 +100,7 @@ impl Counter for CountedMoles {
         let Self { bits, nonmoles, p, .. } = self;
         // The occurring itemsets lost and the non-moles lost, each on a worker.
         let (occurring, non) = both(
-            w.tids[v as usize].len() >= PARALLEL_STEP,
+            w.tids.transactions(v).len() >= PARALLEL_STEP,
             || -> Result<Vec<u128>, CoherenceError> {
                 Ok(match bits {
                     Some(bits) => {

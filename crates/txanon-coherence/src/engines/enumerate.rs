@@ -105,9 +105,9 @@ impl ListedMoles {
         let mut counts = vec![0u32; w.private_ids.len()];
         for gamma in &frequent {
             // Transactions holding gamma: intersect its items' lists.
-            let mut tids: Vec<u32> = w.tids[gamma[0] as usize].clone();
+            let mut tids: Vec<u32> = w.tids.transactions(gamma[0]).to_vec();
             for &i in &gamma[1..] {
-                tids.retain(|t| w.tids[i as usize].binary_search(t).is_ok());
+                tids.retain(|t| w.tids.transactions(i).binary_search(t).is_ok());
             }
             let mut worst = 0;
             for &t in &tids {
