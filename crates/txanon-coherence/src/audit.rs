@@ -18,7 +18,8 @@ use std::fmt;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use txanon_data::audit::{
-    MAX_VIOLATIONS, RowMultiset, ViolationLog, Violations, share_exceeds, unmatched_rows,
+    MAX_VIOLATIONS, RowMultiset, ViolationLog, Violations, distinct_rows, share_exceeds,
+    unmatched_rows,
 };
 use txanon_data::fetch::{FIRST_LINE, fetched_ahead};
 use txanon_data::progress::{Progress, Unit};
@@ -255,17 +256,18 @@ pub fn audit_with_progress(
     original: Option<&TransactionDb>,
     progress: &Progress,
 ) -> Result<CoherenceAuditReport, CoherenceError> {
-    audit_copying(published, claim, original, progress, COPIED_BRANCH)
+    audit_copying(published, claim, original, progress, (COPIED_BRANCH, DISTINCT_BY_SORT))
 }
 
 /// [`audit_with_progress`], its branches of at least `copied_branch` rows searched on a copy of
-/// their rows (tests compare both ways).
+/// their rows, and the distinct transactions of a publication of at least `distinct_by_sort`
+/// found by a sort (tests compare both ways of each).
 fn audit_copying(
     published: &TransactionDb,
     claim: &CoherenceClaim,
     original: Option<&TransactionDb>,
     progress: &Progress,
-    copied_branch: usize,
+    (copied_branch, distinct_by_sort): (usize, usize),
 ) -> Result<CoherenceAuditReport, CoherenceError> {
     // A short phase (one pass), shown without a total: nothing advances it.
     progress.begin("coherence audit: distinct transactions", Unit::Items, 0);
@@ -285,16 +287,30 @@ fn audit_copying(
     // Public and private parts of every transaction, compressed rows.
     // Identical transactions merged into one row with a weight: k copies of a wide
     // transaction are one row, whose every itemset has the same transactions.
-    let mut distinct: FxHashMap<&[ItemId], u32> = FxHashMap::default();
+    // Both ways number the distinct transactions in order of first occurrence: the same rows.
     let mut public = Rows::default();
     let mut secret = Rows::default();
-    for t in published.iter() {
-        let row = *distinct.entry(t).or_insert_with(|| {
-            public.push(t.iter().copied().filter(|&i| !is_private[i as usize]));
-            secret.push(t.iter().copied().filter(|&i| is_private[i as usize]));
-            public.weights.len() as u32 - 1
-        });
-        public.weights[row as usize] += 1;
+    let split = |t: &[ItemId], public: &mut Rows, secret: &mut Rows| {
+        public.push(t.iter().copied().filter(|&i| !is_private[i as usize]));
+        secret.push(t.iter().copied().filter(|&i| is_private[i as usize]));
+    };
+    if n >= distinct_by_sort {
+        for (t, count) in distinct_rows(n, |t| published.transaction(t)) {
+            split(published.transaction(t as usize), &mut public, &mut secret);
+            *public.weights.last_mut().expect("pushed") = count;
+        }
+    } else {
+        let mut distinct: FxHashMap<&[ItemId], u32> = FxHashMap::default();
+        let mut weights = Vec::new();
+        for t in published.iter() {
+            let row = *distinct.entry(t).or_insert_with(|| {
+                split(t, &mut public, &mut secret);
+                weights.push(0);
+                weights.len() as u32 - 1
+            });
+            weights[row as usize] += 1;
+        }
+        public.weights = weights;
     }
     secret.weights.clone_from(&public.weights);
     // Public items renumbered by ascending support (the usual order of itemset search): the
@@ -361,6 +377,12 @@ fn audit_copying(
     })
     .map_err(CoherenceError::Audit)
 }
+
+/// From this many transactions up, the audit finds the distinct ones by a sort on rayon
+/// (`txanon_data::audit::distinct_rows`), below it in a hash map: at BMS-WebView-1's 60,000
+/// (few distinct rows, in cache) the map took half the time, at 10⁷ Quest baskets (most rows
+/// distinct, each look-up a cache miss) the sort ran on both cores (docs/PERFORMANCE.md).
+const DISTINCT_BY_SORT: usize = 1 << 20;
 
 /// Compressed rows of item ids, each the distinct transaction it stands for `weight` times.
 #[derive(Debug, Default)]
@@ -898,8 +920,9 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
-        /// A branch searched on a copy of its rows finds what it finds on the whole data's: the
-        /// same report, or the same violations in the same order.
+        /// A branch searched on a copy of its rows finds what it finds on the whole data's, and
+        /// distinct transactions found by a sort what they find in a map: the same report, or
+        /// the same violations in the same order.
         #[test]
         fn copied_branches_find_the_same(
             ts in prop::collection::vec(prop::collection::btree_set(0u32..12, 1..8), 1..60),
@@ -914,10 +937,13 @@ mod tests {
             let private: Vec<String> = private.iter().map(u32::to_string).collect();
             let claim = CoherenceClaim::new(h, k, p).unwrap().private(private);
             let progress = Progress::default();
-            let run = |copied| {
-                format!("{:?}", audit_copying(&db, &claim, Some(&db), &progress, copied))
+            let run = |copied, sorted| {
+                format!("{:?}", audit_copying(&db, &claim, Some(&db), &progress, (copied, sorted)))
             };
-            prop_assert_eq!(run(0), run(usize::MAX));
+            let reference = run(usize::MAX, usize::MAX);
+            prop_assert_eq!(run(0, usize::MAX), reference.clone());
+            prop_assert_eq!(run(usize::MAX, 0), reference.clone());
+            prop_assert_eq!(run(0, 0), reference);
         }
     }
 
