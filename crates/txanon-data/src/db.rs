@@ -460,17 +460,8 @@ impl TransactionDb {
         // on the way: on one core the join was a copy of every row.
         let mut offsets = vec![0usize; len + 1];
         let mut items = vec![0; blocks.iter().map(|b| b.1.len()).sum()];
-        let mut parts = Vec::with_capacity(blocks.len());
-        let (mut ends_left, mut items_left) = (&mut offsets[1..], &mut items[..]);
-        let mut base = 0;
-        for (ends, block) in &blocks {
-            let (block_ends, rest_ends) = std::mem::take(&mut ends_left).split_at_mut(ends.len());
-            let (block_items, rest_items) =
-                std::mem::take(&mut items_left).split_at_mut(block.len());
-            parts.push((block_ends, block_items, base));
-            (ends_left, items_left) = (rest_ends, rest_items);
-            base += block.len();
-        }
+        let sizes: Vec<(usize, usize)> = blocks.iter().map(|(e, b)| (e.len(), b.len())).collect();
+        let parts = split_blocks(&mut offsets[1..], &mut items, &sizes);
         let m = labels.len();
         let supports = parts
             .into_par_iter()
@@ -530,6 +521,26 @@ impl TransactionDb {
         }
         Self { offsets, ..self.clone() }
     }
+}
+
+/// A database's row ends (after the leading 0) and items cut into each block's own parts, the
+/// blocks given as (rows, items) in order: `(ends, items, base)`, `base` where the block's items
+/// start in the database.
+fn split_blocks<'a>(
+    mut ends: &'a mut [usize],
+    mut items: &'a mut [ItemId],
+    blocks: &[(usize, usize)],
+) -> Vec<(&'a mut [usize], &'a mut [ItemId], usize)> {
+    let mut parts = Vec::with_capacity(blocks.len());
+    let mut base = 0;
+    for &(rows, len) in blocks {
+        let (block_ends, rest_ends) = std::mem::take(&mut ends).split_at_mut(rows);
+        let (block_items, rest_items) = std::mem::take(&mut items).split_at_mut(len);
+        parts.push((block_ends, block_items, base));
+        (ends, items) = (rest_ends, rest_items);
+        base += len;
+    }
+    parts
 }
 
 /// Panics unless `row` is strictly ascending with ids below `num_items`: a transaction of a
@@ -673,17 +684,10 @@ impl BlockRows {
     /// One writer per block, in order, each over its own rows; write them in any order, on
     /// any threads.
     pub fn writers(&mut self) -> Vec<RowWriter<'_>> {
-        let mut writers = Vec::with_capacity(self.blocks.len());
-        let (mut ends, mut items) = (&mut self.offsets[1..], &mut self.items[..]);
-        let mut base = 0;
-        for &(rows, len) in &self.blocks {
-            let (block_ends, rest_ends) = std::mem::take(&mut ends).split_at_mut(rows);
-            let (block_items, rest_items) = std::mem::take(&mut items).split_at_mut(len);
-            writers.push(RowWriter { ends: block_ends, items: block_items, base, row: 0, at: 0 });
-            (ends, items) = (rest_ends, rest_items);
-            base += len;
-        }
-        writers
+        split_blocks(&mut self.offsets[1..], &mut self.items, &self.blocks)
+            .into_iter()
+            .map(|(ends, items, base)| RowWriter { ends, items, base, row: 0, at: 0 })
+            .collect()
     }
 
     /// The database of the rows written, over `labels`.

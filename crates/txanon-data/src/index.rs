@@ -27,7 +27,8 @@ impl ItemIndex {
     }
 
     /// The transpose of `rows` (each a set of ids below `num_items`): for every id, the
-    /// positions of the rows holding it, ascending. In blocks on rayon ([`ItemIndex::transpose`]).
+    /// positions of the rows holding it, ascending. In blocks on rayon ([`ItemIndex::transpose`]):
+    /// for rows held in memory; [`ItemIndex::from_rows`] takes rows made on the fly.
     ///
     /// # Panics
     /// With `u32::MAX` rows or more, or an id not below `num_items`.
@@ -119,7 +120,8 @@ impl ItemIndex {
 
     /// The transpose of any rows of item indices below `num_items` (a database's distinct
     /// rows, itemsets renumbered densely): for every item, the positions of the rows holding
-    /// it, ascending. Two passes over `rows` (a count, then the fill).
+    /// it, ascending. Two passes over `rows` (a count, then the fill), on one thread: for rows
+    /// made on the fly; [`ItemIndex::of_rows`] transposes rows held in memory on rayon.
     ///
     /// # Panics
     /// With `u32::MAX` rows or more, or an item not below `num_items`.
