@@ -298,8 +298,9 @@ fn scipy(path: &Path, graph: &str) -> Option<Scipy> {
         eprintln!("SKIPPED: scipy not installed (pip install scipy)");
         return None;
     }
-    let dir = tempfile_dir();
-    let out = dir.join(format!("perm-{graph}.txt"));
+    // Removed when dropped: each run's permutation file is read and forgotten.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join(format!("perm-{graph}.txt"));
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scipy_rcm.py");
     let o = Command::new("python3")
         .arg(script)
@@ -323,12 +324,6 @@ fn scipy(path: &Path, graph: &str) -> Option<Scipy> {
         envelope: Envelope { bandwidth: f[3], profile: f[4] },
         ordering: Permutation::from_order(order),
     })
-}
-
-fn tempfile_dir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("txanon-band-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 /// On the same graph, our RCM's profile is within 5% of scipy's or better, and so is its

@@ -390,8 +390,8 @@ fn conflicts(a: &[ItemId], b: &[ItemId]) -> bool {
 /// union-find over the ungrouped positions and over the gaps between each conflicting item's
 /// holders (a run of holders with no ungrouped position between them is one jump, in
 /// near-constant amortized time, plus a binary search among the item's holders where the walk
-/// meets one); a sort of the candidates by similarity (each an intersection of two QID lists),
-/// and `O(|S|)` for the histogram check.
+/// meets one); a sort of the candidates by similarity (each candidate's QID items looked up
+/// among `t`'s, marked in an array by item), and `O(|S|)` for the histogram check.
 ///
 /// Missed optimization: the candidates are sorted in full though usually only the first `p − 1`
 /// are taken (more only past conflicts); a partial selection would save the `log` factor.
@@ -451,6 +451,8 @@ fn form_groups_walking(
     let reach = alpha.saturating_mul(p).min(n);
     let mut candidates: Vec<Candidate> = Vec::with_capacity(2 * reach);
     let mut walked: Vec<usize> = Vec::with_capacity(2 * reach);
+    // The QID items of the transaction whose candidates are scored, by item.
+    let mut in_t = vec![false; db.num_items()];
     for pos in 0..n {
         if pos % 65_536 == 65_535 {
             progress.advance(65_536);
@@ -487,12 +489,21 @@ fn form_groups_walking(
         // found first, then read with a batch's first lines fetched together, where reading
         // each as the walk met it waited for one cache miss after another.
         let row = |k: usize| qid.transaction(order[k] as usize);
+        // The items shared with `t`, counted by looking each candidate's items up among `t`'s
+        // marked ones: a merge of the two sorted lists branched on every item, and up to
+        // `2αp` candidates are compared with the one `t`.
+        for &i in t {
+            in_t[i as usize] = true;
+        }
         candidates.clear();
         candidates.extend(fetched_ahead(&walked, row, FIRST_LINE).map(|k| Candidate {
-            shared: Reverse(txanon_data::sets::intersection_len(t, row(k))),
+            shared: Reverse(row(k).iter().filter(|&&i| in_t[i as usize]).count()),
             distance: pos.abs_diff(k),
             position: k,
         }));
+        for &i in t {
+            in_t[i as usize] = false;
+        }
         candidates.sort_unstable();
         let mut members = vec![pos];
         let mut held = mine.to_vec();

@@ -2,7 +2,9 @@
 
 use rand::Rng;
 use rand::seq::SliceRandom;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use txanon_data::fetch::{FIRST_LINE, fetched_ahead};
 use txanon_data::{ItemId, TransactionDb, TransactionDbBuilder};
 
 /// Identifies the format in its JSON. Version 2 names every item by its index in one label
@@ -120,32 +122,50 @@ pub(crate) fn publish(
 ) -> PublishedGroups {
     let sensitive: Vec<u32> =
         (0..db.num_items() as ItemId).filter(|&i| is_sensitive[i as usize]).collect();
-    let mut published: Vec<PublishedGroup> = groups
+    // The shuffles draw from `rng` in the order they always did (each group's members, then
+    // the groups); the rows, read where the band order scattered them, are then built on
+    // rayon, each group's rows fetched ahead.
+    let shuffled: Vec<Vec<u32>> = groups
         .iter()
         .map(|members| {
             let mut members = members.clone();
             members.shuffle(rng);
-            let mut counts: Vec<(ItemId, usize)> = Vec::new();
-            let qid = members
-                .iter()
-                .map(|&t| {
-                    let mut q = Vec::new();
-                    for &i in db.transaction(t as usize) {
-                        if is_sensitive[i as usize] {
-                            match counts.iter_mut().find(|(s, _)| *s == i) {
-                                Some((_, c)) => *c += 1,
-                                None => counts.push((i, 1)),
-                            }
-                        } else {
-                            q.push(i);
-                        }
-                    }
-                    q
-                })
-                .collect();
-            counts.sort_unstable();
-            PublishedGroup { qid, sensitive: counts }
+            members
         })
+        .collect();
+    let mut published: Vec<PublishedGroup> = shuffled
+        .par_iter()
+        .map_init(
+            // Each sensitive item's count in the group at hand, by item, and the items
+            // counted: a list searched per occurrence cost the final group (millions of
+            // transactions, hundreds of sensitive items) a comparison per item counted so far.
+            || (vec![0usize; db.num_items()], Vec::<ItemId>::new()),
+            |(count, counted), members| {
+                let row = |t: u32| db.transaction(t as usize);
+                let qid = fetched_ahead(members, row, FIRST_LINE)
+                    .map(|t| {
+                        let mut q = Vec::new();
+                        for &i in row(t) {
+                            if is_sensitive[i as usize] {
+                                if count[i as usize] == 0 {
+                                    counted.push(i);
+                                }
+                                count[i as usize] += 1;
+                            } else {
+                                q.push(i);
+                            }
+                        }
+                        q
+                    })
+                    .collect();
+                counted.sort_unstable();
+                let sensitive = counted
+                    .drain(..)
+                    .map(|i| (i, std::mem::take(&mut count[i as usize])))
+                    .collect();
+                PublishedGroup { qid, sensitive }
+            },
+        )
         .collect();
     published.shuffle(rng);
     let items = (0..db.num_items() as ItemId).map(|i| db.label(i).to_string()).collect();

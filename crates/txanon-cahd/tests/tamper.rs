@@ -4,14 +4,20 @@
 
 use proptest::prelude::*;
 use txanon_cahd::{
-    CahdClaim, CahdError, CahdParams, CahdViolation, PublishedGroups, anonymize, audit,
+    CahdClaim, CahdError, CahdParams, CahdViolation, PublishedGroup, PublishedGroups, anonymize,
+    audit,
 };
 use txanon_data::{QuestParams, TransactionDb, random_items};
 
 /// Valid groups of degree 3 over Quest data with 4 sensitive items; the original; the labels
 /// of the sensitive items.
 fn valid(seed: u64) -> (PublishedGroups, TransactionDb, Vec<String>) {
-    let db = QuestParams::new(300, 6.0, 3.0, 40).seed(seed).check().unwrap().generate();
+    valid_over(QuestParams::new(300, 6.0, 3.0, 40), seed)
+}
+
+/// [`valid`] over Quest data of the shape `quest`.
+fn valid_over(quest: QuestParams, seed: u64) -> (PublishedGroups, TransactionDb, Vec<String>) {
+    let db = quest.seed(seed).check().unwrap().generate();
     let mut sensitive = random_items(&db, 4, seed).unwrap();
     // Keep the degree feasible: no sensitive item above a third of the transactions.
     sensitive.retain(|&s| db.supports()[s as usize] as usize * 3 <= db.len());
@@ -546,4 +552,234 @@ fn the_qid_file_must_be_the_groups() {
     let mut exchanged = rows.clone();
     exchanged.swap(other, last);
     qid_rejects(&exchanged, other + 1);
+}
+
+/// Each group's bounds by brute force over labels: for every QID itemset a group publishes `c`
+/// times, held by `n` original transactions of which `k` hold sensitive item `s`, the group's
+/// count of `s` lies between `max(0, c − (n − k))` and `min(c, k)`, summed. The violations a
+/// group's counts must raise, `(group, item, published, least, most)` in the audit's order (by
+/// group, then item id), from nothing the audit computes.
+fn group_bounds_by_brute_force(
+    groups: &PublishedGroups,
+    db: &TransactionDb,
+    sensitive: &[String],
+) -> Vec<(usize, String, u64, u64, u64)> {
+    use std::collections::{BTreeMap, HashMap};
+    let is_sensitive = |label: &str| sensitive.iter().any(|s| s == label);
+    // QID itemset (labels, sorted) → (transactions, each sensitive item's holders).
+    let mut original: HashMap<Vec<String>, (u64, BTreeMap<String, u64>)> = HashMap::new();
+    for t in db.iter() {
+        let labels: Vec<String> = t.iter().map(|&i| db.label(i).to_string()).collect();
+        let mut qid: Vec<String> = labels.iter().filter(|l| !is_sensitive(l)).cloned().collect();
+        qid.sort();
+        let entry = original.entry(qid).or_default();
+        entry.0 += 1;
+        for s in labels.iter().filter(|l| is_sensitive(l)) {
+            *entry.1.entry(s.clone()).or_default() += 1;
+        }
+    }
+    let mut found = Vec::new();
+    for (g, group) in groups.groups.iter().enumerate() {
+        let mut published: HashMap<Vec<String>, u64> = HashMap::new();
+        for q in &group.qid {
+            let mut labels: Vec<String> = q.iter().map(|&k| groups.label(k)).collect();
+            labels.sort();
+            *published.entry(labels).or_default() += 1;
+        }
+        let mut bounds: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+        for (q, &c) in &published {
+            let Some((n, holders)) = original.get(q) else { continue };
+            for (s, &k) in holders {
+                let b = bounds.entry(s.clone()).or_default();
+                b.0 += c.saturating_sub(n - k);
+                b.1 += c.min(k);
+            }
+        }
+        for &(item, count) in &group.sensitive {
+            let label = groups.label(item);
+            let (least, most) = bounds.remove(&label).unwrap_or((0, 0));
+            let count = count as u64;
+            if count < least || count > most {
+                found.push((g, label, count, least, most));
+            }
+        }
+        found.extend(
+            bounds
+                .into_iter()
+                .filter(|&(_, (least, _))| least > 0)
+                .map(|(label, (least, most))| (g, label, 0, least, most)),
+        );
+    }
+    let id = |label: &str| db.labels().find(label).expect("an item of the original");
+    found.sort_by_key(|(g, label, ..)| (*g, id(label)));
+    found
+}
+
+/// Valid groups of degree 3 over Quest data with few items, whose QID itemsets repeat (a
+/// bound then sums several transactions, some with the item and some without); the original;
+/// the labels of the sensitive items.
+fn valid_repeating(seed: u64) -> (PublishedGroups, TransactionDb, Vec<String>) {
+    valid_over(QuestParams::new(400, 2.5, 2.0, 10), seed)
+}
+
+/// Sensitive counts moved between groups (whole lists exchanged between groups of one size,
+/// or one occurrence moved, the degree kept), transactions exchanged, or a count changed by one:
+/// the audit with the original names exactly the
+/// violations the brute-force bounds find, with their bounds, including items a group does not
+/// count though its transactions force them, over itemsets that identify their transactions
+/// and itemsets that repeat. Counts the cases that forced an item not counted.
+#[test]
+fn group_bounds_are_the_brute_force_bounds() {
+    let strategy = (
+        1u64..7,
+        prop::collection::vec(
+            (
+                any::<prop::sample::Index>(),
+                any::<prop::sample::Index>(),
+                0u8..4,
+                any::<prop::sample::Index>(),
+                any::<prop::sample::Index>(),
+            ),
+            1..4,
+        ),
+    );
+    let exercised = txanon_testkit::exercised(400, strategy, |(seed, edits)| {
+        // Odd seeds: itemsets that repeat.
+        let (mut g, db, sensitive) =
+            if seed % 2 == 1 { valid_repeating(seed) } else { valid(seed) };
+        for (a, b, kind, ra, rb) in edits {
+            let (a, b) = (a.index(g.groups.len()), b.index(g.groups.len()));
+            if a == b {
+                continue;
+            }
+            if kind == 3 {
+                // One count raised or lowered by one, the degree kept (the totals then differ).
+                let size = g.groups[a].qid.len();
+                let Some(entry) = g.groups[a].sensitive.first_mut() else { continue };
+                match ra.index(2) {
+                    0 if entry.1 > 1 => entry.1 -= 1,
+                    1 if (entry.1 + 1) * 3 <= size => entry.1 += 1,
+                    _ => {}
+                }
+                continue;
+            }
+            if kind == 2 {
+                // A transaction of each group exchanged: sizes, totals and the QID multiset kept.
+                let (ra, rb) = (ra.index(g.groups[a].qid.len()), rb.index(g.groups[b].qid.len()));
+                let moved = std::mem::take(&mut g.groups[a].qid[ra]);
+                g.groups[a].qid[ra] = std::mem::replace(&mut g.groups[b].qid[rb], moved);
+                continue;
+            }
+            if kind == 1 {
+                if g.groups[a].qid.len() == g.groups[b].qid.len() {
+                    let moved = std::mem::take(&mut g.groups[a].sensitive);
+                    g.groups[a].sensitive = std::mem::replace(&mut g.groups[b].sensitive, moved);
+                }
+                continue;
+            }
+            // One occurrence of a's first item moved to b, if b can take it at degree 3.
+            let Some(&(s, c)) = g.groups[a].sensitive.first() else { continue };
+            let size_b = g.groups[b].qid.len();
+            let there = g.groups[b].sensitive.iter().position(|&(t, _)| t == s);
+            let after = there.map_or(1, |k| g.groups[b].sensitive[k].1 + 1);
+            if after * 3 > size_b {
+                continue;
+            }
+            if c == 1 {
+                g.groups[a].sensitive.remove(0);
+            } else {
+                g.groups[a].sensitive[0].1 -= 1;
+            }
+            match there {
+                Some(k) => g.groups[b].sensitive[k].1 += 1,
+                None => {
+                    let at = g.groups[b].sensitive.partition_point(|&(t, _)| t < s);
+                    g.groups[b].sensitive.insert(at, (s, 1));
+                }
+            }
+        }
+        // The edits keep every group's degree: only the totals and the bounds can fail.
+        run(&g, 3, &sensitive, None).expect("the groups alone pass");
+        let expected = group_bounds_by_brute_force(&g, &db, &sensitive);
+        let violations = match run(&g, 3, &sensitive, Some(&db)) {
+            Ok(()) => Vec::new(),
+            Err(CahdError::Audit(v)) => v.list().to_vec(),
+            Err(e) => panic!("{e}"),
+        };
+        let mut found: Vec<(usize, String, u64, u64, u64)> = Vec::new();
+        let mut totals = 0;
+        for v in violations {
+            match v {
+                CahdViolation::GroupSensitive { group, item, published, least, most } => {
+                    found.push((group, item, published, least, most))
+                }
+                CahdViolation::SensitiveTotal { .. } => totals += 1,
+                other => panic!("only the totals and the bounds can fail, got {other}"),
+            }
+        }
+        let listed = expected.len().min(txanon_data::audit::MAX_VIOLATIONS - totals);
+        prop_assert_eq!(&found[..], &expected[..listed]);
+        Ok(expected.iter().any(|&(_, _, published, ..)| published == 0))
+    });
+    exercised.at_least(0.1, "a group not counting an item its transactions force");
+}
+
+/// One itemset forcing several occurrences, by hand: `{a}` is held by two original
+/// transactions, both with `s`. A group publishing `{a}` twice must count `s` twice (least 2,
+/// most 2), whether it counts it once or not at all, and a group publishing no `{a}` cannot
+/// count it (most 0); each tampering keeps every total and every group's share.
+#[test]
+fn one_itemset_forcing_two_occurrences_is_bounded_by_hand() {
+    let mut rows = vec![vec!["a", "s"], vec!["a", "s"]];
+    rows.extend(std::iter::repeat_n(vec!["b"], 5).chain(std::iter::repeat_n(vec!["c"], 5)));
+    let db = TransactionDb::from_str_transactions(
+        rows.iter().map(|r| r.iter().map(|l| l.to_string()).collect::<Vec<_>>()),
+    );
+    let id = |label: &str| db.labels().find(label).unwrap();
+    let (a, b, c, s) = (id("a"), id("b"), id("c"), id("s"));
+    let group = |qid: &[u32], count: usize| PublishedGroup {
+        qid: qid.iter().map(|&i| vec![i]).collect(),
+        sensitive: if count > 0 { vec![(s, count)] } else { Vec::new() },
+    };
+    let groups = |first: PublishedGroup, second: PublishedGroup| PublishedGroups {
+        format: txanon_cahd::GROUPS_FORMAT.into(),
+        p: 3,
+        items: (0..db.num_items() as u32).map(|i| db.label(i).to_string()).collect(),
+        sensitive: vec![s],
+        groups: vec![first, second],
+    };
+    let sensitive = vec!["s".to_string()];
+    let bounds_found = |g: &PublishedGroups| match run(g, 3, &sensitive, Some(&db)) {
+        Ok(()) => Vec::new(),
+        Err(CahdError::Audit(v)) => v
+            .list()
+            .iter()
+            .map(|v| match v {
+                CahdViolation::GroupSensitive { group, item, published, least, most } => {
+                    (*group, item.clone(), *published, *least, *most)
+                }
+                other => panic!("only the bounds can fail, got {other}"),
+            })
+            .collect(),
+        Err(e) => panic!("{e}"),
+    };
+    let good = groups(group(&[a, b, b, c, c, c], 1), group(&[a, b, b, b, c, c], 1));
+    assert_eq!(bounds_found(&good), Vec::new());
+    let s_ = || "s".to_string();
+    for (tampered, expected) in [
+        // Both `{a}` in the first group, which counts `s` once; the second counts the other.
+        (
+            groups(group(&[a, a, b, b, c, c], 1), group(&[b, b, b, c, c, c], 1)),
+            vec![(0, s_(), 1, 2, 2), (1, s_(), 1, 0, 0)],
+        ),
+        // Both `{a}` in the first group, which counts nothing; the second counts both.
+        (
+            groups(group(&[a, a, b, b, c, c], 0), group(&[b, b, b, c, c, c], 2)),
+            vec![(0, s_(), 0, 2, 2), (1, s_(), 2, 0, 0)],
+        ),
+    ] {
+        run(&tampered, 3, &sensitive, None).unwrap();
+        assert_eq!(group_bounds_by_brute_force(&tampered, &db, &sensitive), expected);
+        assert_eq!(bounds_found(&tampered), expected);
+    }
 }

@@ -304,20 +304,7 @@ impl RowOrder {
 /// Rows `0..len` (each sorted) in [`RowMultiset`]'s total order: a 64-bit hash of the row, then
 /// the row itself; with the hashes. Equal rows are adjacent.
 fn sorted_by_hash<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> Vec<(u64, u32)> {
-    assert!(u32::try_from(len).is_ok(), "more than 2³² − 1 rows");
-    let mut keys: Vec<(u64, u32)> = (0..len)
-        .into_par_iter()
-        .map(|r| {
-            let hash = row(r)
-                .iter()
-                .fold(0x9e37_79b9_7f4a_7c15, |h: u64, &i| crate::mix64(h ^ u64::from(i)));
-            (hash, r as u32)
-        })
-        .collect();
-    // By hash alone, then each run of one hash by row: a run is almost always one row
-    // repeated (a publication's thousands of empty or equal transactions), which costs one
-    // comparison per copy instead of a sort's by row.
-    keys.par_sort_unstable_by_key(|k| k.0);
+    let mut keys = by_hash(len, &row);
     let mut start = 0;
     while start < keys.len() {
         let hash = keys[start].0;
@@ -336,22 +323,95 @@ fn sorted_by_hash<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> Ve
     keys
 }
 
+/// Rows `0..len` with the 64-bit hash of each, sorted by hash alone (on rayon): equal rows
+/// share a hash, a hash may name several rows.
+fn by_hash<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> Vec<(u64, u32)> {
+    assert!(u32::try_from(len).is_ok(), "more than 2³² − 1 rows");
+    let mut keys: Vec<(u64, u32)> = (0..len)
+        .into_par_iter()
+        .map(|r| {
+            let hash = row(r)
+                .iter()
+                .fold(0x9e37_79b9_7f4a_7c15, |h: u64, &i| crate::mix64(h ^ u64::from(i)));
+            (hash, r as u32)
+        })
+        .collect();
+    // By hash alone, then each run of one hash by row where needed: a run is almost always one
+    // row repeated (a publication's thousands of empty or equal transactions), which costs one
+    // comparison per copy instead of a sort's by row.
+    keys.par_sort_unstable_by_key(|k| k.0);
+    keys
+}
+
+/// Runs of equal rows (each sorted), every row index once, equal rows in one run: what
+/// [`equal_row_runs`] returns, the runs' indices in one array.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EqualRuns {
+    rows: Vec<u32>,
+    /// Where each run ends in `rows`.
+    ends: Vec<u32>,
+}
+
+impl EqualRuns {
+    /// How many runs.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// No run (no row).
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The runs, each the indices of its rows.
+    pub fn iter(&self) -> impl Iterator<Item = &[u32]> + '_ {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(start, &end)| &self.rows[start as usize..end as usize])
+    }
+
+    /// Appends `other`'s runs after these.
+    fn append(&mut self, other: Self) {
+        let base = self.rows.len() as u32;
+        self.rows.extend(other.rows);
+        self.ends.extend(other.ends.iter().map(|&end| base + end));
+    }
+
+    /// Appends the rows of one hash (`keys`): one run when they are all equal (each row read
+    /// once), else sorted by row and split where rows differ.
+    fn push_hash<'r>(&mut self, keys: &mut [(u64, u32)], row: impl Fn(usize) -> &'r [u32]) {
+        let first = row(keys[0].1 as usize);
+        if keys.len() > 1 && keys.iter().skip(1).any(|k| row(k.1 as usize) != first) {
+            keys.sort_unstable_by(|a, b| row(a.1 as usize).cmp(row(b.1 as usize)));
+            for run in keys.chunk_by(|a, b| row(a.1 as usize) == row(b.1 as usize)) {
+                self.rows.extend(run.iter().map(|k| k.1));
+                self.ends.push(self.rows.len() as u32);
+            }
+        } else {
+            self.rows.extend(keys.iter().map(|k| k.1));
+            self.ends.push(self.rows.len() as u32);
+        }
+    }
+}
+
 /// Runs of equal rows among rows `0..len` (each sorted): every row index once, grouped so that
-/// equal rows form one run; each run is a `Vec` of indices. Sorted by hash on rayon, with no
-/// map of rows.
+/// equal rows form one run, runs in [`RowOrder`]'s order. Sorted by hash on rayon, each hash's
+/// rows then checked equal on rayon (each row read once), with no map of rows and no `Vec` per
+/// run.
 ///
 /// # Panics
 /// With more than 2³² − 1 rows.
-pub fn equal_row_runs<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> Vec<Vec<u32>> {
-    let sorted = sorted_by_hash(len, &row);
-    let mut runs: Vec<Vec<u32>> = Vec::new();
-    for (j, &(hash, r)) in sorted.iter().enumerate() {
-        let same =
-            j > 0 && sorted[j - 1].0 == hash && row(sorted[j - 1].1 as usize) == row(r as usize);
-        match runs.last_mut() {
-            Some(run) if same => run.push(r),
-            _ => runs.push(vec![r]),
-        }
+pub fn equal_row_runs<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> EqualRuns {
+    let mut keys = by_hash(len, &row);
+    let parts: Vec<EqualRuns> = keys
+        .par_chunk_by_mut(|a, b| a.0 == b.0)
+        .fold(EqualRuns::default, |mut runs, one_hash| {
+            runs.push_hash(one_hash, &row);
+            runs
+        })
+        .collect();
+    let mut runs = EqualRuns::default();
+    for part in parts {
+        runs.append(part);
     }
     runs
 }
@@ -529,6 +589,64 @@ mod tests {
         assert!(share_exceeds(1, 1 << 60, f64::MIN_POSITIVE));
         assert!(share_exceeds(u64::MAX, u64::MAX - 1, 1.0));
         assert!(!share_exceeds(u64::MAX, u64::MAX, 1.0));
+    }
+
+    /// Each run's indices, ascending (a run's order within is the sort's).
+    fn each_run_sorted(runs: &EqualRuns) -> Vec<Vec<u32>> {
+        runs.iter()
+            .map(|run| {
+                let mut run = run.to_vec();
+                run.sort_unstable();
+                run
+            })
+            .collect()
+    }
+
+    /// The runs of equal rows are the classes of a map from row to indices: every index once,
+    /// equal rows together, different rows apart, each run's indices ascending after sorting.
+    #[test]
+    fn equal_row_runs_are_the_classes_of_equal_rows() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        let strategy = prop::collection::vec(prop::collection::btree_set(0u32..4, 0..3), 0..400);
+        let exercised = std::sync::atomic::AtomicU32::new(0);
+        let mut runner = TestRunner::new(Config { cases: 128, ..Config::default() });
+        let result = runner.run(&strategy, |rows| {
+            let rows: Vec<Vec<u32>> = rows.into_iter().map(|t| t.into_iter().collect()).collect();
+            let runs = equal_row_runs(rows.len(), |r| &rows[r]);
+            let mut expected: std::collections::BTreeMap<&[u32], Vec<u32>> = Default::default();
+            for (r, row) in rows.iter().enumerate() {
+                expected.entry(row).or_default().push(r as u32);
+            }
+            let mut found = each_run_sorted(&runs);
+            found.sort_unstable();
+            let mut expected: Vec<Vec<u32>> = expected.into_values().collect();
+            expected.sort_unstable();
+            prop_assert_eq!(runs.len(), expected.len());
+            prop_assert_eq!(found, expected);
+            if runs.iter().any(|run| run.len() > 1) && rows.len() > 64 {
+                exercised.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            Ok(())
+        });
+        result.unwrap();
+        // Counted over the passing run only (a failure panics above).
+        let exercised = exercised.into_inner();
+        assert!(exercised >= 64, "only {exercised} of 128 cases had repeated rows, many of them");
+    }
+
+    /// Rows sharing a hash but not equal (a collision, made here by hand) are split by row.
+    #[test]
+    fn rows_of_one_hash_are_split_where_they_differ() {
+        let rows: Vec<Vec<u32>> = vec![vec![1], vec![2], vec![1], vec![2], vec![3]];
+        let mut keys: Vec<(u64, u32)> = (0..5).map(|r| (7, r)).collect();
+        let mut runs = EqualRuns::default();
+        runs.push_hash(&mut keys, |r| &rows[r]);
+        assert_eq!(each_run_sorted(&runs), vec![vec![0, 2], vec![1, 3], vec![4]]);
+        let mut all_equal: Vec<(u64, u32)> = vec![(7, 0), (7, 2)];
+        runs.push_hash(&mut all_equal, |r| &rows[r]);
+        assert_eq!(runs.len(), 4);
+        assert_eq!(runs.iter().last(), Some(&[0, 2][..]));
     }
 
     #[test]
