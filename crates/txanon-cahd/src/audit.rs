@@ -577,9 +577,7 @@ fn check_groups_sensitive(
     // Only QID itemsets that some transaction with a sensitive item has can bound anything:
     // the rows (of both sides) whose itemset's hash is one of theirs are grouped, not all 2n
     // (sensitive items are rare, and sorting every row cost a tenth of CAHD's run at 10⁶).
-    let hash = |r: usize| {
-        row(r).iter().fold(0x9e37_79b9_7f4a_7c15u64, |h, &c| txanon_data::mix64(h ^ u64::from(c)))
-    };
+    let hash = |r: usize| txanon_data::row_hash(row(r));
     let holds_sensitive = |r: usize| original.transaction(r).iter().any(|&i| sensitive[i as usize]);
     let wanted: HashSet<u64> =
         (0..n).into_par_iter().filter(|&r| holds_sensitive(r)).map(hash).collect();
@@ -686,7 +684,8 @@ struct Sides<'a> {
 }
 
 /// One run of equal QID itemsets, summed: the sensitive items its original transactions hold,
-/// each with how many hold it, and the groups publishing it, each with how often. Buffers kept from run to run.
+/// each with how many hold it, and the groups publishing it, each with how often (buffers kept
+/// from run to run).
 #[derive(Debug, Default)]
 struct RunItems {
     held: Vec<u32>,

@@ -305,42 +305,34 @@ impl RowOrder {
 /// the row itself; with the hashes. Equal rows are adjacent.
 fn sorted_by_hash<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> Vec<(u64, u32)> {
     let mut keys = by_hash(len, &row);
-    let mut start = 0;
-    while start < keys.len() {
-        let hash = keys[start].0;
-        let end = start + keys[start..].iter().take_while(|k| k.0 == hash).count();
-        let run = &mut keys[start..end];
-        // A lone row is not looked up (its bounds nor its codes): at millions of rows each
-        // look-up is a cache miss.
-        if run.len() > 1 {
-            let first = row(run[0].1 as usize);
-            if run.iter().any(|k| row(k.1 as usize) != first) {
-                run.sort_unstable_by(|a, b| row(a.1 as usize).cmp(row(b.1 as usize)));
-            }
-        }
-        start = end;
+    for one_hash in keys.chunk_by_mut(|a, b| a.0 == b.0) {
+        order_one_hash(one_hash, &row);
     }
     keys
 }
 
-/// Rows `0..len` with the 64-bit hash of each, sorted by hash alone (on rayon): equal rows
-/// share a hash, a hash may name several rows.
+/// Rows `0..len` with the [`row_hash`](crate::row_hash) of each, sorted by hash alone (on
+/// rayon): equal rows share a hash, a hash may name several rows.
 fn by_hash<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> Vec<(u64, u32)> {
     assert!(u32::try_from(len).is_ok(), "more than 2³² − 1 rows");
-    let mut keys: Vec<(u64, u32)> = (0..len)
-        .into_par_iter()
-        .map(|r| {
-            let hash = row(r)
-                .iter()
-                .fold(0x9e37_79b9_7f4a_7c15, |h: u64, &i| crate::mix64(h ^ u64::from(i)));
-            (hash, r as u32)
-        })
-        .collect();
-    // By hash alone, then each run of one hash by row where needed: a run is almost always one
-    // row repeated (a publication's thousands of empty or equal transactions), which costs one
-    // comparison per copy instead of a sort's by row.
+    let mut keys: Vec<(u64, u32)> =
+        (0..len).into_par_iter().map(|r| (crate::row_hash(row(r)), r as u32)).collect();
     keys.par_sort_unstable_by_key(|k| k.0);
     keys
+}
+
+/// Orders the rows of one hash (`keys`) by row, only where they differ: returns whether they
+/// are all one row. Such a run is almost always one row repeated (a publication's thousands of
+/// empty or equal transactions), which costs one comparison per copy instead of a sort's by
+/// row; a lone row is not read at all (at millions of rows each read is a cache miss).
+fn order_one_hash<'r>(keys: &mut [(u64, u32)], row: impl Fn(usize) -> &'r [u32]) -> bool {
+    let [first, rest @ ..] = &*keys else { return true };
+    let first = row(first.1 as usize);
+    if rest.iter().all(|k| row(k.1 as usize) == first) {
+        return true;
+    }
+    keys.sort_unstable_by(|a, b| row(a.1 as usize).cmp(row(b.1 as usize)));
+    false
 }
 
 /// Runs of equal rows (each sorted), every row index once, equal rows in one run: what
@@ -377,18 +369,16 @@ impl EqualRuns {
     }
 
     /// Appends the rows of one hash (`keys`): one run when they are all equal (each row read
-    /// once), else sorted by row and split where rows differ.
+    /// once), else ordered by row and split where rows differ.
     fn push_hash<'r>(&mut self, keys: &mut [(u64, u32)], row: impl Fn(usize) -> &'r [u32]) {
-        let first = row(keys[0].1 as usize);
-        if keys.len() > 1 && keys.iter().skip(1).any(|k| row(k.1 as usize) != first) {
-            keys.sort_unstable_by(|a, b| row(a.1 as usize).cmp(row(b.1 as usize)));
+        if order_one_hash(keys, &row) {
+            self.rows.extend(keys.iter().map(|k| k.1));
+            self.ends.push(self.rows.len() as u32);
+        } else {
             for run in keys.chunk_by(|a, b| row(a.1 as usize) == row(b.1 as usize)) {
                 self.rows.extend(run.iter().map(|k| k.1));
                 self.ends.push(self.rows.len() as u32);
             }
-        } else {
-            self.rows.extend(keys.iter().map(|k| k.1));
-            self.ends.push(self.rows.len() as u32);
         }
     }
 }

@@ -9,6 +9,12 @@ pub fn mix64(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// A row's 64-bit fingerprint: [`mix64`] folded over its words from splitmix64's first state.
+/// Equal rows share it; the audits that group rows by it compare whole rows where it ties.
+pub fn row_hash(row: &[u32]) -> u64 {
+    row.iter().fold(0x9e37_79b9_7f4a_7c15, |h, &i| mix64(h ^ u64::from(i)))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

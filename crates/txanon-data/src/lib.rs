@@ -64,7 +64,7 @@ pub use db::{
 };
 pub use error::{Classify, DataError, ErrorKind, Location, ParamError, Result, io_is_users};
 pub use family::{Family, FamilyName, MarkedDb, reaudit};
-pub use hash::mix64;
+pub use hash::{mix64, row_hash};
 pub use index::{ItemIndex, PairBlocks};
 pub use labels::{ItemId, ItemLabels, Label};
 pub use quest::{QuestParams, ValidQuestParams};
