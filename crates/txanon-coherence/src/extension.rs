@@ -113,7 +113,7 @@ impl PrivateRows<'_> {
         (pairs, seen): (&mut [u32], &mut [u32]),
         worst: &mut [u32],
     ) {
-        let private = |row: usize| &w.private[self.tids[row] as usize];
+        let private = |row: usize| w.private_of(self.tids[row]);
         for &(place, row) in self.rows {
             let n = private(row).len() as u32;
             for y in self.projection.following(place) {
@@ -295,7 +295,7 @@ pub(crate) fn extend(
     // Each transaction's rows are scattered over the working data (a cache miss each at
     // scale): a batch's first lines are fetched together before it is scanned.
     for t in fetched_ahead(tids, |t| &w.public[t as usize], FIRST_LINE) {
-        let private = w.private[t as usize].len() as u32;
+        let private = w.private_of(t).len() as u32;
         for &x in &w.public[t as usize] {
             if x > last {
                 if extensions[x as usize] == 0 {
@@ -316,7 +316,7 @@ pub(crate) fn extend(
     }
     let mut bucketed = vec![0u32; *start.last().expect("non-empty")];
     for &t in tids {
-        let private = &w.private[t as usize];
+        let private = w.private_of(t);
         if private.is_empty() {
             continue;
         }

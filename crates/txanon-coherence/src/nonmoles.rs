@@ -66,7 +66,7 @@ impl NonMoles {
             let mut touched = Vec::new();
             let mut worst = 0;
             for &t in tids {
-                for &s in &w.private[t as usize] {
+                for &s in w.private_of(t) {
                     if private_counts[s as usize] == 0 {
                         touched.push(s);
                     }
@@ -369,7 +369,7 @@ pub(crate) fn grandchildren(
         return vec![out];
     };
     let tids: Vec<u32> = projection.sources().iter().map(|&r| g.tids[r as usize]).collect();
-    let private: Vec<bool> = tids.iter().map(|&t| !w.private[t as usize].is_empty()).collect();
+    let private: Vec<bool> = tids.iter().map(|&t| !w.private_of(t).is_empty()).collect();
     let children: Vec<u32> = g.children.chunks_exact(len).map(|c| c[len - 1]).collect();
     let under = Under {
         w,

@@ -3,6 +3,9 @@
 //! stand-in at 1% so that the bench runs without data. Also the rule generation that follows
 //! (rules of 2 to 4 items, as the anatomy paper counts them: unbounded rules are output-bound).
 //!
+//! `mine-at-scale` counts a million Quest baskets (T10I4, 5,000 items) at 0.1%, the `scaling`
+//! experiment's mining row at a tenth of its size, where the tree outgrows the caches.
+//!
 //! The side-by-side table against pyfim comes from `cargo xtask reproduce --only mining`.
 
 use std::hint::black_box;
@@ -67,5 +70,17 @@ fn mining(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, mining);
+fn mining_at_scale(c: &mut Criterion) {
+    let mut group = c.benchmark_group("mine-at-scale");
+    group.sample_size(10);
+    let db =
+        QuestParams::new(1_000_000, 10.0, 4.0, 5000).seed(1).check().expect("valid").generate();
+    let params = MiningParams::new(MinSupport::Fraction(0.001)).check().expect("valid");
+    group.bench_function("fpgrowth-count/quest-1M@0.1%", |b| {
+        b.iter(|| count_itemsets(black_box(&db), &params).expect("counts"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, mining, mining_at_scale);
 criterion_main!(benches);

@@ -114,6 +114,18 @@ impl FpTree {
         }
     }
 
+    /// The nodes from `node` up to the root, the root excluded (none when `node` is the root).
+    fn ancestors(&self, node: u32) -> impl Iterator<Item = Node> + '_ {
+        let mut up = node;
+        std::iter::from_fn(move || {
+            (up != ROOT).then(|| {
+                let ancestor = self.nodes[up as usize];
+                up = ancestor.parent;
+                ancestor
+            })
+        })
+    }
+
     fn nodes_of(&self, item: usize) -> &[u32] {
         &self.by_item[self.item_start[item] as usize..self.item_start[item + 1] as usize]
     }
@@ -254,22 +266,7 @@ impl Search {
                 // Few items left: a list of bitmasks beats a tree from here on.
                 let mut masks = std::mem::take(&mut self.mask_levels[depth]);
                 masks.clear();
-                for &n in tree.nodes_of(item) {
-                    let node = tree.nodes[n as usize];
-                    let mut mask = 0u64;
-                    let mut up = node.parent;
-                    while up != ROOT {
-                        let ancestor = tree.nodes[up as usize];
-                        let code = self.new_code[ancestor.item as usize];
-                        if code != NONE {
-                            mask |= 1 << code;
-                        }
-                        up = ancestor.parent;
-                    }
-                    if mask != 0 {
-                        masks.push((mask, node.count));
-                    }
-                }
+                masks_above(tree, tree.nodes_of(item), &self.new_code, &mut masks);
                 merge_duplicates(&mut masks);
                 let items = if kept == 64 { u64::MAX } else { (1 << kept) - 1 };
                 flow = self.mine_masks(&masks, items, &kept_supports, depth + 1, visitor);
@@ -445,43 +442,71 @@ fn merge_duplicates(masks: &mut Vec<(u64, u32)>) {
     masks.truncate(write + 1);
 }
 
-/// Adds the weight of each node in `starts` to the counter of every item on its path to the root.
+/// Walks from each node in `starts` up to the root: `step(state, ancestor)` for each node on
+/// the path (the root and the node itself excluded), from the state `start(node)`, then
+/// `end(node, state)`, the nodes in the order of `starts`.
 ///
 /// The walks are pointer chases, bound by memory latency rather than work, so four run
 /// interleaved: their loads are independent and overlap.
-fn count_above(tree: &FpTree, starts: &[u32], counts: &mut [u32]) {
+fn walk_up<S: Copy>(
+    tree: &FpTree,
+    starts: &[u32],
+    start: impl Fn(Node) -> S,
+    mut step: impl FnMut(&mut S, Node),
+    mut end: impl FnMut(Node, S),
+) {
     let nodes = &tree.nodes;
     let mut quads = starts.chunks_exact(4);
     for quad in quads.by_ref() {
-        let mut walks = [0usize; 4].map(|_| (ROOT, 0u32));
-        for (walk, &n) in walks.iter_mut().zip(quad) {
-            let node = nodes[n as usize];
-            *walk = (node.parent, node.count);
-        }
-        while walks.iter().all(|w| w.0 != ROOT) {
-            for walk in &mut walks {
-                let ancestor = nodes[walk.0 as usize];
-                counts[ancestor.item as usize] += walk.1;
-                walk.0 = ancestor.parent;
+        let heads: [Node; 4] = std::array::from_fn(|w| nodes[quad[w] as usize]);
+        let mut ups = heads.map(|head| head.parent);
+        let mut states = heads.map(&start);
+        while ups.iter().all(|&up| up != ROOT) {
+            for (up, state) in ups.iter_mut().zip(&mut states) {
+                let ancestor = nodes[*up as usize];
+                step(state, ancestor);
+                *up = ancestor.parent;
             }
         }
-        for (mut up, weight) in walks {
-            while up != ROOT {
-                let ancestor = nodes[up as usize];
-                counts[ancestor.item as usize] += weight;
-                up = ancestor.parent;
+        for ((head, up), mut state) in heads.into_iter().zip(ups).zip(states) {
+            for ancestor in tree.ancestors(up) {
+                step(&mut state, ancestor);
             }
+            end(head, state);
         }
     }
     for &n in quads.remainder() {
-        let node = nodes[n as usize];
-        let mut up = node.parent;
-        while up != ROOT {
-            let ancestor = nodes[up as usize];
-            counts[ancestor.item as usize] += node.count;
-            up = ancestor.parent;
+        let head = nodes[n as usize];
+        let mut state = start(head);
+        for ancestor in tree.ancestors(head.parent) {
+            step(&mut state, ancestor);
         }
+        end(head, state);
     }
+}
+
+/// Adds the weight of each node in `starts` to the counter of every item on its path to the
+/// root.
+fn count_above(tree: &FpTree, starts: &[u32], counts: &mut [u32]) {
+    let add = |weight: &mut u32, ancestor: Node| counts[ancestor.item as usize] += *weight;
+    walk_up(tree, starts, |node| node.count, add, |_, _| {});
+}
+
+/// Appends to `masks` the path above each node in `starts` as a bitmask of the items given a
+/// code in `new_code` (bit `new_code[item]`), with the node's count, in the order of `starts`;
+/// paths with none are left out.
+fn masks_above(tree: &FpTree, starts: &[u32], new_code: &[u32], masks: &mut Vec<(u64, u32)>) {
+    let mark = |mask: &mut u64, ancestor: Node| {
+        if let code @ 0..64 = new_code[ancestor.item as usize] {
+            *mask |= 1 << code;
+        }
+    };
+    let keep = |node: Node, mask: u64| {
+        if mask != 0 {
+            masks.push((mask, node.count));
+        }
+    };
+    walk_up(tree, starts, |_| 0u64, mark, keep);
 }
 
 /// Mines `db` with FP-Growth, reporting every class of frequent itemsets to `visitor`.
@@ -544,5 +569,74 @@ pub(crate) fn mine<V: ItemsetVisitor>(
     );
     for fork in forks {
         visitor.merge(fork);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use txanon_data::TransactionDb;
+
+    use super::*;
+
+    /// The bitmask of the path above node `n`, one step at a time.
+    fn mask_by_one_walk(tree: &FpTree, n: u32, new_code: &[u32]) -> u64 {
+        let mut mask = 0u64;
+        let mut up = tree.nodes[n as usize].parent;
+        while up != ROOT {
+            let ancestor = tree.nodes[up as usize];
+            if new_code[ancestor.item as usize] != NONE {
+                mask |= 1 << new_code[ancestor.item as usize];
+            }
+            up = ancestor.parent;
+        }
+        mask
+    }
+
+    fn depth(tree: &FpTree, mut n: u32) -> usize {
+        let mut depth = 0;
+        while n != ROOT {
+            n = tree.nodes[n as usize].parent;
+            depth += 1;
+        }
+        depth
+    }
+
+    /// The interleaved walks give every node's mask, in order, as one walk per node does.
+    /// Counts the cases where some four nodes walked together had paths of unequal length (a
+    /// walk finishing on its own after the others).
+    #[test]
+    fn interleaved_masks_are_the_masks_of_one_walk_each() {
+        let strategy = (
+            prop::collection::vec(prop::collection::btree_set(0u32..12, 0..9), 1..80),
+            prop::collection::vec(any::<bool>(), 12),
+        );
+        let exercised = txanon_testkit::exercised(300, strategy, |(rows, coded)| {
+            let rows: Vec<Vec<u32>> = rows.iter().map(|t| t.iter().copied().collect()).collect();
+            let db = TransactionDb::from_int_transactions(rows);
+            let tree = FpTree::from_db(&RecodedDb::new(&db, 1, false));
+            let mut new_code = vec![NONE; tree.items()];
+            let kept = new_code.iter_mut().zip(&coded).filter(|(_, keep)| **keep);
+            for (next, (code, _)) in kept.enumerate() {
+                *code = next as u32;
+            }
+            let mut unequal = false;
+            for item in 0..tree.items() {
+                let starts = tree.nodes_of(item);
+                let mut masks = Vec::new();
+                masks_above(&tree, starts, &new_code, &mut masks);
+                let expected: Vec<(u64, u32)> = starts
+                    .iter()
+                    .map(|&n| (mask_by_one_walk(&tree, n, &new_code), tree.nodes[n as usize].count))
+                    .filter(|&(mask, _)| mask != 0)
+                    .collect();
+                prop_assert_eq!(masks, expected);
+                unequal |= starts
+                    .chunks_exact(4)
+                    .any(|quad| quad.iter().any(|&n| depth(&tree, n) != depth(&tree, quad[0])));
+            }
+            Ok(unequal)
+        });
+        exercised.at_least(0.3, "walked four paths of unequal length together");
     }
 }
