@@ -2,7 +2,7 @@
 //! dense indices, with the suppressed public items removed as it goes.
 
 use rayon::prelude::*;
-use txanon_data::fetch::{FIRST_LINE, fetched_ahead};
+use txanon_data::fetch::{BATCH, FIRST_LINE, fetch_batch, fetched_ahead};
 use txanon_data::{ItemId, ItemIndex, Label, TransactionDb};
 
 /// Transactions split into public items (dense indices `0..P`, only those kept by the
@@ -98,10 +98,14 @@ impl Working {
 
     /// Removes public item `v` from every transaction.
     pub fn suppress(&mut self, v: u32) {
-        for &t in self.tids.transactions(v) {
-            let list = &mut self.public[t as usize];
-            if let Ok(at) = list.binary_search(&v) {
-                list.remove(at);
+        // The rows are scattered: each batch's first lines are fetched together, then edited.
+        for batch in self.tids.transactions(v).chunks(BATCH) {
+            fetch_batch(batch, |t| &self.public[t as usize], FIRST_LINE);
+            for &t in batch {
+                let list = &mut self.public[t as usize];
+                if let Ok(at) = list.binary_search(&v) {
+                    list.remove(at);
+                }
             }
         }
     }

@@ -15,7 +15,7 @@ pub const FIRST_LINE: usize = 1;
 const WORDS_PER_LINE: usize = 16;
 
 /// Rows fetched together.
-const BATCH: usize = 16;
+pub const BATCH: usize = 16;
 
 /// `places` in order, each yielded once the batch of 16 places holding it has been
 /// fetched: for each place `p`, the words `row(p)[16 · j]` for `j < lines` (those the row
@@ -30,18 +30,26 @@ where
     F: Fn(P) -> &'r [u32] + 's,
 {
     places.chunks(BATCH).flat_map(move |batch| {
-        let mut touched = 0u32;
-        for line in 0..lines {
-            for &p in batch {
-                if let Some(&word) = row(p).get(line * WORDS_PER_LINE) {
-                    touched ^= word;
-                }
-            }
-        }
-        // Kept, or the loads would be dropped as unused.
-        std::hint::black_box(touched);
+        fetch_batch(batch, &row, lines);
         batch.iter().copied()
     })
+}
+
+/// Loads the words `row(p)[16 · j]` for `j < lines` of every place of `batch` (those the row
+/// has), so that their cache misses are served together: for a loop that edits the rows it
+/// reads, which [`fetched_ahead`]'s shared borrow would not allow, one batch at a time
+/// ([`BATCH`] places).
+pub fn fetch_batch<'r, P: Copy>(batch: &[P], row: impl Fn(P) -> &'r [u32], lines: usize) {
+    let mut touched = 0u32;
+    for line in 0..lines {
+        for &p in batch {
+            if let Some(&word) = row(p).get(line * WORDS_PER_LINE) {
+                touched ^= word;
+            }
+        }
+    }
+    // Kept, or the loads would be dropped as unused.
+    std::hint::black_box(touched);
 }
 
 #[cfg(test)]
