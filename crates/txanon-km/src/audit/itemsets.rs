@@ -7,14 +7,18 @@ use txanon_data::audit::{RowOrder, ViolationLog};
 use txanon_data::progress::{Progress, Unit};
 use txanon_data::{ItemId, ItemIndex, TransactionDb};
 
+use super::dense::{DenseCounts, Layout, Step};
 use super::{KmClaim, KmViolation};
 
 /// The depth-first search of the itemsets of at most `m` items, with pair tables of at most
-/// `table_limit` cells (0: none): how many were checked and the smallest support met.
+/// `table_limit` cells (0: none), or the dense count of [`super::dense`] where its tables fit
+/// in `dense_cells`: how many were checked and the smallest support met.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn check_itemsets(
     published: &TransactionDb,
     order: &RowOrder,
     claim: &KmClaim,
+    dense_cells: usize,
     table_limit: usize,
     dense_tails: Option<DenseTails>,
     progress: &Progress,
@@ -26,6 +30,26 @@ pub(super) fn check_itemsets(
         .map(|(r, w)| (published.transaction(r as usize), w))
         .filter(|(row, _)| !row.is_empty())
         .unzip();
+    if let Some(layout) = Layout::fitting(published.num_items(), claim.m, dense_cells) {
+        progress.begin("km audit: itemsets of every row (rows)", Unit::Items, rows.len() as u64);
+        let counts = DenseCounts::of_rows(&layout, &rows, &weights, |r| progress.advance(r));
+        let (mut checked, mut smallest) = (0u64, None::<u64>);
+        counts.walk(&layout, |itemset, support| {
+            checked += 1;
+            smallest = Some(smallest.map_or(support, |s| s.min(support)));
+            if support >= claim.k {
+                Step::Extend
+            } else {
+                let rare = KmViolation::RareItemset {
+                    itemset: itemset.iter().map(|&j| published.label(j).to_string()).collect(),
+                    support,
+                    k: claim.k,
+                };
+                if log.push(rare) { Step::Leave } else { Step::Stop }
+            }
+        });
+        return (checked, smallest);
+    }
     // Each item's rows, ascending: an itemset's rows are its prefix's intersected with them.
     let postings = ItemIndex::of_rows(published.num_items(), &rows);
     let search = ItemsetSearch {
@@ -434,6 +458,7 @@ mod tests {
 
     use proptest::prelude::*;
 
+    use super::super::dense::DENSE_CELLS;
     use super::*;
     use txanon_data::audit::MAX_VIOLATIONS;
 
@@ -479,18 +504,20 @@ mod tests {
                 .collect();
             let every_tail = DenseTails { min_len: 0, width_share: usize::MAX, pairs_per_word: 0 };
             let long_tails = DenseTails { min_len: 2, width_share: 3, pairs_per_word: 0 };
-            for (table_limit, dense_tails) in [
-                (0, None),
-                (PAIR_TABLE_CELLS, None),
-                (PAIR_TABLE_CELLS, Some(every_tail)),
-                (PAIR_TABLE_CELLS, Some(long_tails)),
-                (PAIR_TABLE_CELLS, Some(DENSE_TAILS)),
+            for (dense_cells, table_limit, dense_tails) in [
+                (0, 0, None),
+                (0, PAIR_TABLE_CELLS, None),
+                (0, PAIR_TABLE_CELLS, Some(every_tail)),
+                (0, PAIR_TABLE_CELLS, Some(long_tails)),
+                (0, PAIR_TABLE_CELLS, Some(DENSE_TAILS)),
+                (DENSE_CELLS, PAIR_TABLE_CELLS, Some(DENSE_TAILS)),
             ] {
                 let mut log = ViolationLog::new();
                 let (checked, smallest) = check_itemsets(
                     &db,
                     &RowOrder::of(&db),
                     &claim,
+                    dense_cells,
                     table_limit,
                     dense_tails,
                     &Progress::default(),
