@@ -14,6 +14,7 @@ use crate::optimal::optimal_cut;
 use crate::params::{Algorithm, ValidKmParams};
 use crate::rows::generalize;
 use crate::search::Search;
+use crate::sweep::{SWEEP, Sweep};
 
 /// A kᵐ-anonymous publication and what it cost.
 #[derive(Debug, Clone)]
@@ -89,7 +90,7 @@ pub fn anonymize(
             algorithm == Algorithm::Apriori,
             limit,
             &progress,
-            Recount::Fresh,
+            (Recount::Fresh, SWEEP),
         )?,
         Algorithm::Optimal => {
             (optimal_cut(db, hierarchy, &leaf_of_item, k, params.m(), params.max_cuts())?, vec![])
@@ -146,7 +147,7 @@ pub(crate) fn reachable_non_empty(non_empty: u64, k: u32) -> Result<(), KmError>
 
 /// The cut AA (`level_wise`) or DA finds, and the raises it made; a level's passes after its
 /// first count as `recount_after_fixes` says ([`Recount::Fresh`] in a run, the other to check
-/// it).
+/// it), each pass in one sweep of its rows where `sweep` allows ([`SWEEP`] in a run).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn greedy(
     db: &TransactionDb,
@@ -156,7 +157,7 @@ pub(crate) fn greedy(
     level_wise: bool,
     max_combinations: u64,
     progress: &Progress,
-    recount_after_fixes: Recount,
+    (recount_after_fixes, sweep): (Recount, Sweep),
 ) -> Result<(Cut, Vec<Vec<NodeId>>), KmError> {
     // A pass packs every generalized transaction with two more words, and numbers the words
     // in 32 bits.
@@ -169,6 +170,7 @@ pub(crate) fn greedy(
     }
     progress.begin("km: transaction lists of the hierarchy's nodes", Unit::Items, 0);
     let mut search = Search::new(db, hierarchy, leaf_of_item, k);
+    search.sweep = sweep;
     let levels: Vec<std::ops::RangeInclusive<usize>> =
         if level_wise { (1..=m).map(|i| i..=i).collect() } else { vec![1..=m] };
     for sizes in levels {
@@ -392,8 +394,9 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// A recount of the fresh itemsets only finds what a recount of every itemset finds:
-        /// the same raises, in the same order, and the same cut, for AA and DA.
+        /// A recount of the fresh itemsets only finds what a recount of every itemset finds,
+        /// and a pass swept in dense tables what the branch counters find: the same raises, in
+        /// the same order, and the same cut, for AA and DA.
         #[test]
         fn recounting_the_fresh_itemsets_changes_nothing(
             rows in proptest::collection::vec(proptest::collection::btree_set(0u32..30, 1..9), 5..80),
@@ -408,17 +411,23 @@ mod tests {
             let db = TransactionDb::from_int_transactions(rows);
             let hierarchy = Hierarchy::balanced(&db, fanout).unwrap();
             let leaves = hierarchy.leaves_of_items(&db).unwrap();
-            let run = |recount| {
+            let run = |recount, sweep| {
                 greedy(
                     &db, &hierarchy, &leaves, (k, m), level_wise, u64::MAX,
-                    &Progress::default(), recount,
+                    &Progress::default(), (recount, sweep),
                 )
                 .unwrap()
             };
-            let (every_cut, every_raises) = run(Recount::Everything);
-            let (fresh_cut, fresh_raises) = run(Recount::Fresh);
-            proptest::prop_assert_eq!(fresh_raises, every_raises);
-            proptest::prop_assert_eq!(fresh_cut, every_cut);
+            let branches = Sweep { max_cells: 0, gram_share: None };
+            let (every_cut, every_raises) = run(Recount::Everything, branches);
+            let (fresh_cut, fresh_raises) = run(Recount::Fresh, branches);
+            proptest::prop_assert_eq!(&fresh_raises, &every_raises);
+            proptest::prop_assert_eq!(&fresh_cut, &every_cut);
+            for sweep in [SWEEP, Sweep { max_cells: usize::MAX, gram_share: Some(0) }] {
+                let (swept_cut, swept_raises) = run(Recount::Fresh, sweep);
+                proptest::prop_assert_eq!(&swept_raises, &every_raises);
+                proptest::prop_assert_eq!(&swept_cut, &every_cut);
+            }
         }
     }
 

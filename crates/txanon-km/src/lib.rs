@@ -49,6 +49,7 @@ mod params;
 mod rows;
 mod search;
 pub mod sharded;
+mod sweep;
 
 pub use algorithm::{KmPublication, anonymize};
 pub use audit::{

@@ -12,6 +12,7 @@ use crate::cut::{Cut, weight};
 use crate::error::KmError;
 use crate::hierarchy::{Hierarchy, NodeId};
 use crate::rows::{END, PackedRows, generalize};
+use crate::sweep::{SWEEP, Sweep, rare_by_sweep};
 
 /// The most raises of one violation enumerated: `Π (depth + 1)` over its items is at most
 /// `6⁴ = 1296` for the paper's hierarchies; past this (a hierarchy thousands of levels deep)
@@ -47,6 +48,8 @@ pub(crate) struct Search<'a> {
     pub(crate) raises: Vec<Vec<NodeId>>,
     /// The nodes raised to since [`Search::take_fresh`] last ran.
     pub(crate) raised_since: Vec<NodeId>,
+    /// When a pass counts in one sweep of its rows instead of branch by branch.
+    pub(crate) sweep: Sweep,
 }
 
 /// The data's rows in blocks, each pair a node and a row holding a leaf below it.
@@ -157,6 +160,7 @@ impl<'a> Search<'a> {
             node_of_rank: order,
             raises: Vec::new(),
             raised_since: Vec::new(),
+            sweep: SWEEP,
         }
     }
 
@@ -200,6 +204,14 @@ impl<'a> Search<'a> {
         let itemsets = combination_bound(&rows, &sizes, ranks);
         if itemsets > max_combinations {
             return too_many(itemsets);
+        }
+        // A cut of few nodes: every combination in one sweep of the rows.
+        progress.set_total(rows.words.len() as u64);
+        let advance = |words| progress.advance(words);
+        if let Some(branches) =
+            rare_by_sweep(&rows, ranks, sizes.clone(), self.k, fresh, self.sweep, advance)
+        {
+            return Ok(branches);
         }
         // Each combination counted under its smallest rank (its count-tree branch), one
         // branch at a time on each worker: a branch's counters stay small enough for the
