@@ -418,12 +418,14 @@ mod tests {
                 )
                 .unwrap()
             };
-            let branches = Sweep { max_cells: 0, gram_share: None };
+            let branches = Sweep { max_cells: 0, byte_cells: 0, gram_share: None };
             let (every_cut, every_raises) = run(Recount::Everything, branches);
             let (fresh_cut, fresh_raises) = run(Recount::Fresh, branches);
             proptest::prop_assert_eq!(&fresh_raises, &every_raises);
             proptest::prop_assert_eq!(&fresh_cut, &every_cut);
-            for sweep in [SWEEP, Sweep { max_cells: usize::MAX, gram_share: Some(0) }] {
+            let bytes = Sweep { max_cells: 0, byte_cells: usize::MAX, gram_share: None };
+            let gram = Sweep { max_cells: usize::MAX, byte_cells: 0, gram_share: Some(0) };
+            for sweep in [SWEEP, bytes, gram] {
                 let (swept_cut, swept_raises) = run(Recount::Fresh, sweep);
                 proptest::prop_assert_eq!(&swept_raises, &every_raises);
                 proptest::prop_assert_eq!(&swept_cut, &every_cut);

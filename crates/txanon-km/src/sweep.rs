@@ -15,16 +15,48 @@ use rayon::prelude::*;
 
 use crate::rows::{END, PackedRows};
 
-/// When a pass sweeps: tables of at most 4 MiB of `u32` cells a thread, long rows by the
-/// rule of [`Shape::gram_share`].
-pub(crate) const SWEEP: Sweep = Sweep { max_cells: 1 << 20, gram_share: None };
+/// When a pass sweeps: tables of at most 4 MiB a thread, of `u32` cells or, for `k` below
+/// 256, of byte cells capped at 255; long rows by the rule of [`Shape::gram_share`].
+pub(crate) const SWEEP: Sweep = Sweep { max_cells: 1 << 20, byte_cells: 1 << 22, gram_share: None };
 
-/// When a pass sweeps its rows: tables of at most `max_cells` cells, and the combinations past
-/// which a row of weight one goes to the Gram (`None`: the words the Gram reads for one row).
+/// When a pass sweeps its rows: tables of at most `max_cells` `u32` cells or, where `k` is
+/// below 256, `byte_cells` byte cells (a support only has to be told apart below `k`); and the
+/// combinations past which a row of weight one goes to the Gram (`None`: the words the Gram
+/// reads for one row).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Sweep {
     pub(crate) max_cells: usize,
+    pub(crate) byte_cells: usize,
     pub(crate) gram_share: Option<u64>,
+}
+
+/// A table's cell: a support, capped where the type is narrow.
+trait Cell: Copy + Default + Send + Sync {
+    /// Adds `x`, capped at the type's largest value.
+    fn add(&mut self, x: u32);
+    fn get(self) -> u32;
+}
+
+impl Cell for u32 {
+    /// Exact: a support is at most the number of transactions, below 2³² (checked before the
+    /// search).
+    fn add(&mut self, x: u32) {
+        *self += x;
+    }
+
+    fn get(self) -> u32 {
+        self
+    }
+}
+
+impl Cell for u8 {
+    fn add(&mut self, x: u32) {
+        *self = self.saturating_add(u8::try_from(x).unwrap_or(u8::MAX));
+    }
+
+    fn get(self) -> u32 {
+        u32::from(self)
+    }
 }
 
 /// Words of packed rows a thread sweeps at a time.
@@ -40,9 +72,13 @@ struct Shape {
     column: Vec<u32>,
     /// Per column, its rank.
     rank: Vec<u32>,
-    /// Per pair of columns `a < b` (at `a · width + b`), its triples' first cell less `b + 1`:
-    /// the triple `{a, b, c}` is at this plus `c` (wrapping, which cancels).
+    /// Per column `a`, its pairs' first cell less `a + 1`: the pair `{a, b}` is at this plus
+    /// `b` (wrapping, which cancels).
+    pair_lines: Vec<usize>,
+    /// Per pair of columns `a < b` (at the pair's cell), its triples' first cell less `b + 1`:
+    /// the triple `{a, b, c}` is at this plus `c`.
     triple_lines: Vec<usize>,
+    pairs: usize,
     triples: usize,
     /// Combinations past which a row of weight one is counted in the Gram: by default those
     /// of the whole width over 64, a word per pair and triple cell shared by 64 rows.
@@ -66,20 +102,20 @@ impl Shape {
     }
 }
 
-/// One thread's supports: singles, pairs at `a · width + b`, triples.
-struct Tables {
-    singles: Vec<u32>,
-    pairs: Vec<u32>,
-    triples: Vec<u32>,
+/// One thread's supports: singles, pairs, triples.
+struct Tables<C> {
+    singles: Vec<C>,
+    pairs: Vec<C>,
+    triples: Vec<C>,
 }
 
-impl Tables {
+impl<C: Cell> Tables<C> {
     fn zero(shape: &Shape) -> Self {
         let w = shape.width();
         Self {
-            singles: vec![0; if shape.counts(1) { w } else { 0 }],
-            pairs: vec![0; if shape.counts(2) || shape.counts(3) { w * w } else { 0 }],
-            triples: vec![0; shape.triples],
+            singles: vec![C::default(); if shape.counts(1) { w } else { 0 }],
+            pairs: vec![C::default(); shape.pairs],
+            triples: vec![C::default(); shape.triples],
         }
     }
 
@@ -90,7 +126,7 @@ impl Tables {
             (&mut self.triples, &other.triples),
         ] {
             for (x, y) in mine.iter_mut().zip(theirs) {
-                *x += y;
+                x.add(y.get());
             }
         }
         self
@@ -98,10 +134,9 @@ impl Tables {
 
     /// Adds the combinations of one row (its columns, ascending) `x` times each.
     fn add(&mut self, shape: &Shape, row: &[u32], x: u32) {
-        let w = shape.width();
         if shape.counts(1) {
             for &a in row {
-                self.singles[a as usize] += x;
+                self.singles[a as usize].add(x);
             }
         }
         if !shape.counts(2) && !shape.counts(3) {
@@ -109,13 +144,14 @@ impl Tables {
         }
         for (p, &a) in row.iter().enumerate() {
             let after_a = &row[p + 1..];
+            let pair_line = shape.pair_lines[a as usize];
             for (q, &b) in after_a.iter().enumerate() {
-                let ab = a as usize * w + b as usize;
-                self.pairs[ab] += x;
+                let ab = pair_line.wrapping_add(b as usize);
+                self.pairs[ab].add(x);
                 if shape.counts(3) {
                     let line = shape.triple_lines[ab];
                     for &c in &after_a[q + 1..] {
-                        self.triples[line.wrapping_add(c as usize)] += x;
+                        self.triples[line.wrapping_add(c as usize)].add(x);
                     }
                 }
             }
@@ -162,9 +198,11 @@ pub(crate) fn rare_by_sweep(
     let w = rank.len() as u128;
     let needs_pairs = sizes.contains(&2) || sizes.contains(&3);
     let cells = u128::from(sizes.contains(&1)) * w
-        + u128::from(needs_pairs) * w * w
+        + u128::from(needs_pairs) * w * w.saturating_sub(1) / 2
         + u128::from(sizes.contains(&3)) * w * w.saturating_sub(1) * w.saturating_sub(2) / 6;
-    if cells > sweep.max_cells as u128 {
+    let wide = cells <= sweep.max_cells as u128;
+    let bytes = k <= u32::from(u8::MAX) && cells <= sweep.byte_cells as u128;
+    if !wide && !bytes {
         return None;
     }
     let mut column = vec![u32::MAX; ranks];
@@ -172,31 +210,41 @@ pub(crate) fn rare_by_sweep(
         column[r as usize] = c as u32;
     }
     let width = rank.len();
-    let mut triple_lines = vec![0usize; if sizes.contains(&3) { width * width } else { 0 }];
+    let mut pair_lines = vec![0usize; if needs_pairs { width } else { 0 }];
+    let mut pairs = 0usize;
+    for (a, line) in pair_lines.iter_mut().enumerate() {
+        *line = pairs.wrapping_sub(a + 1);
+        pairs += width - a - 1;
+    }
+    let mut triple_lines = vec![0usize; if sizes.contains(&3) { pairs } else { 0 }];
     let mut triples = 0usize;
     if sizes.contains(&3) {
         for a in 0..width {
             for b in a + 1..width {
-                triple_lines[a * width + b] = triples.wrapping_sub(b + 1);
+                triple_lines[pair_lines[a].wrapping_add(b)] = triples.wrapping_sub(b + 1);
                 triples += width - b - 1;
             }
         }
     }
-    let mut shape = Shape { sizes, column, rank, triple_lines, triples, gram_share: 0 };
+    let mut shape =
+        Shape { sizes, column, rank, pair_lines, triple_lines, pairs, triples, gram_share: 0 };
     shape.gram_share = sweep.gram_share.unwrap_or(shape.combinations(width as u64) / 64);
-    let tables = count(&shape, &blocks, advance);
-    Some(rare_in_preorder(&shape, &tables, k, fresh))
+    Some(if wide {
+        rare_in_preorder(&shape, &count::<u32>(&shape, &blocks, advance), k, fresh)
+    } else {
+        rare_in_preorder(&shape, &count::<u8>(&shape, &blocks, advance), k, fresh)
+    })
 }
 
 /// Every itemset's support: the short rows added in blocks on rayon, the long ones through
 /// the Gram.
-fn count(shape: &Shape, blocks: &[&[u32]], advance: impl Fn(u64) + Sync) -> Tables {
+fn count<C: Cell>(shape: &Shape, blocks: &[&[u32]], advance: impl Fn(u64) + Sync) -> Tables<C> {
     let is_long =
         |row: &[u32], x: u32| x == 1 && shape.combinations(row.len() as u64) > shape.gram_share;
     let (tables, long) = blocks
         .par_iter()
         .fold(
-            || (Tables::zero(shape), Vec::<u32>::new()),
+            || (Tables::<C>::zero(shape), Vec::<u32>::new()),
             |(mut tables, mut long), block| {
                 let mut columns = Vec::new();
                 for (row, x) in rows_of(block) {
@@ -205,7 +253,7 @@ fn count(shape: &Shape, blocks: &[&[u32]], advance: impl Fn(u64) + Sync) -> Tabl
                     if is_long(row, x) {
                         if shape.counts(1) {
                             for &a in &columns {
-                                tables.singles[a as usize] += 1;
+                                tables.singles[a as usize].add(1);
                             }
                         }
                         long.extend_from_slice(&columns);
@@ -229,7 +277,7 @@ fn count(shape: &Shape, blocks: &[&[u32]], advance: impl Fn(u64) + Sync) -> Tabl
 /// The pairs and triples of `long` (rows of columns, each ended by [`END`], weight one) from a
 /// bitset per column: an itemset's support is the popcount of its columns' AND, summed over
 /// blocks of words on rayon.
-fn gram(shape: &Shape, long: &[u32]) -> Tables {
+fn gram<C: Cell>(shape: &Shape, long: &[u32]) -> Tables<C> {
     let w = shape.width();
     let count = long.iter().filter(|&&c| c == END).count();
     let words = count.div_ceil(64);
@@ -244,7 +292,7 @@ fn gram(shape: &Shape, long: &[u32]) -> Tables {
     starts
         .into_par_iter()
         .fold(
-            || Tables::zero(shape),
+            || Tables::<C>::zero(shape),
             |mut tables, from| {
                 let to = words.min(from + GRAM_WORDS);
                 let mut ab = vec![0u64; to - from];
@@ -263,16 +311,17 @@ fn gram(shape: &Shape, long: &[u32]) -> Tables {
                         if both == 0 {
                             continue;
                         }
-                        tables.pairs[a * w + b] += both;
+                        let pair = shape.pair_lines[a].wrapping_add(b);
+                        tables.pairs[pair].add(both);
                         if shape.counts(3) {
-                            let line = shape.triple_lines[a * w + b];
+                            let line = shape.triple_lines[pair];
                             for c in b + 1..w {
                                 let all: u32 = ab
                                     .iter()
                                     .zip(column(c, from, to))
                                     .map(|(p, q)| (p & q).count_ones())
                                     .sum();
-                                tables.triples[line.wrapping_add(c)] += all;
+                                tables.triples[line.wrapping_add(c)].add(all);
                             }
                         }
                     }
@@ -285,9 +334,9 @@ fn gram(shape: &Shape, long: &[u32]) -> Tables {
 }
 
 /// The rare itemsets (support in `1..k`) of the pass's sizes, by branch, each in preorder.
-fn rare_in_preorder(
+fn rare_in_preorder<C: Cell>(
     shape: &Shape,
-    tables: &Tables,
+    tables: &Tables<C>,
     k: u32,
     fresh: Option<&[bool]>,
 ) -> Vec<Vec<u128>> {
@@ -303,12 +352,13 @@ fn rare_in_preorder(
     let mut branches = Vec::new();
     for a in 0..w {
         let mut branch = Vec::new();
-        if shape.counts(1) && rare(tables.singles[a]) && is_fresh(a) {
+        if shape.counts(1) && rare(tables.singles[a].get()) && is_fresh(a) {
             branch.push(key(&[a]));
         }
         if !tables.pairs.is_empty() {
             for b in a + 1..w {
-                let pair = tables.pairs[a * w + b];
+                let ab = shape.pair_lines[a].wrapping_add(b);
+                let pair = tables.pairs[ab].get();
                 if pair == 0 {
                     // No triple holds a pair no row holds.
                     continue;
@@ -317,9 +367,9 @@ fn rare_in_preorder(
                     branch.push(key(&[a, b]));
                 }
                 if shape.counts(3) {
-                    let line = shape.triple_lines[a * w + b];
+                    let line = shape.triple_lines[ab];
                     for c in b + 1..w {
-                        if rare(tables.triples[line.wrapping_add(c)])
+                        if rare(tables.triples[line.wrapping_add(c)].get())
                             && (is_fresh(a) || is_fresh(b) || is_fresh(c))
                         {
                             branch.push(key(&[a, b, c]));
@@ -394,24 +444,25 @@ mod tests {
         rare.chunk_by(|a, b| unpack(*a).next() == unpack(*b).next()).map(<[u128]>::to_vec).collect()
     }
 
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
-
-        /// The sweep, by additions, through the Gram or mixed, and with a recount's fresh
-        /// ranks, lists the rare itemsets brute force lists, by branch in preorder, over ranks
-        /// with gaps (columns are not ranks); it declines past three items or its cells.
-        #[test]
-        fn the_sweep_finds_what_counting_every_combination_finds(
-            rows in proptest::collection::vec(
-                (proptest::collection::btree_set(0u32..14, 1..9), 1u32..3), 1..60),
-            k in 2u32..8,
-            sizes in proptest::prop_oneof![
-                proptest::strategy::Just(1..=1usize), proptest::strategy::Just(2..=2),
-                proptest::strategy::Just(3..=3), proptest::strategy::Just(1..=3),
-                proptest::strategy::Just(2..=3),
-            ],
-            fresh_bits in proptest::option::of(0u32..1 << 14),
-        ) {
+    /// The sweep, in `u32` cells and in byte cells capped at 255, by additions, through the
+    /// Gram or mixed, and with a recount's fresh ranks, lists the rare itemsets brute force
+    /// lists, by branch in preorder, over ranks with gaps (columns are not ranks); it declines
+    /// past three items, past its cells, and in bytes for `k` above 255. At least a third of
+    /// the cases hold an itemset in more than 255 transactions with `k` below 256, where byte
+    /// cells cap.
+    #[test]
+    fn the_sweep_finds_what_counting_every_combination_finds() {
+        use proptest::prelude::*;
+        let strategy = (
+            prop::collection::vec(
+                (prop::collection::btree_set(0u32..14, 1..9), prop_oneof![Just(1u32), 2u32..120]),
+                1..60,
+            ),
+            prop_oneof![2u32..8, 100u32..400],
+            prop_oneof![Just(1..=1usize), Just(2..=2), Just(3..=3), Just(1..=3), Just(2..=3)],
+            prop::option::of(0u32..1 << 14),
+        );
+        let exercised = txanon_testkit::exercised(400, strategy, |(rows, k, sizes, fresh_bits)| {
             // Ranks spread out to 0, 3, 6, …: most ranks occur in no row.
             let rows: Vec<(Vec<u32>, u32)> =
                 rows.iter().map(|(r, w)| (r.iter().map(|&x| 3 * x).collect(), *w)).collect();
@@ -420,19 +471,44 @@ mod tests {
                 packed.push(row, *w);
             }
             let ranks = 3 * 14;
-            let fresh: Option<Vec<bool>> =
-                fresh_bits.map(|bits| (0..ranks as u32).map(|r| bits >> (r / 3) & 1 == 1).collect());
+            let fresh: Option<Vec<bool>> = fresh_bits
+                .map(|bits| (0..ranks as u32).map(|r| bits >> (r / 3) & 1 == 1).collect());
             let expected = by_definition(&rows, &sizes, k, fresh.as_deref());
+            let bytes = Sweep { max_cells: 0, byte_cells: usize::MAX, gram_share: None };
             for gram_share in [None, Some(0), Some(u64::MAX), Some(4)] {
-                let sweep = Sweep { max_cells: usize::MAX, gram_share };
-                let found = rare_by_sweep(&packed, ranks, sizes.clone(), k, fresh.as_deref(), sweep, |_| {});
-                proptest::prop_assert_eq!(found.as_ref(), Some(&expected), "gram share {:?}", gram_share);
+                for sweep in [
+                    Sweep { max_cells: usize::MAX, byte_cells: 0, gram_share },
+                    Sweep { gram_share, ..bytes },
+                ] {
+                    let found = rare_by_sweep(
+                        &packed,
+                        ranks,
+                        sizes.clone(),
+                        k,
+                        fresh.as_deref(),
+                        sweep,
+                        |_| (),
+                    );
+                    if sweep.max_cells == 0 && k > 255 {
+                        prop_assert!(found.is_none());
+                    } else {
+                        prop_assert_eq!(found.as_ref(), Some(&expected), "{:?}", sweep);
+                    }
+                }
             }
-            let none = Sweep { max_cells: 0, gram_share: None };
-            let declined = rare_by_sweep(&packed, ranks, sizes, k, None, none, |_| ()).is_none();
+            let none = Sweep { max_cells: 0, byte_cells: 0, gram_share: None };
+            let declined =
+                rare_by_sweep(&packed, ranks, sizes.clone(), k, None, none, |_| ()).is_none();
             let past_three = rare_by_sweep(&packed, ranks, 4..=4, k, None, SWEEP, |_| ()).is_none();
-            proptest::prop_assert!(declined && past_three);
-        }
+            // No cell at all (one rank and no singles) fits any limit.
+            let ranks_held: std::collections::BTreeSet<u32> =
+                rows.iter().flat_map(|(r, _)| r.iter().copied()).collect();
+            let no_cell = !sizes.contains(&1) && ranks_held.len() < 2;
+            prop_assert!((declined || no_cell) && past_three);
+            let heaviest = rows.iter().map(|(_, w)| u64::from(*w)).sum::<u64>();
+            Ok(k <= 255 && heaviest > 255 && rows.len() > 1)
+        });
+        exercised.at_least(0.33, "held an itemset past a byte cell's cap with k below 256");
     }
 
     /// Past one block of words on either side (many row blocks, and more than 256 bitset words
@@ -459,7 +535,7 @@ mod tests {
         let rare = expected.iter().map(Vec::len).sum::<usize>();
         assert!(rare > 100 && rare < 1900, "{rare} of 2,024 triples rare");
         for gram_share in [Some(u64::MAX), Some(0)] {
-            let sweep = Sweep { max_cells: usize::MAX, gram_share };
+            let sweep = Sweep { max_cells: usize::MAX, byte_cells: 0, gram_share };
             let found = rare_by_sweep(&packed, 24, sizes.clone(), k, None, sweep, |_| {});
             assert_eq!(found.as_ref(), Some(&expected), "gram share {gram_share:?}");
         }
