@@ -5,9 +5,11 @@
 //! them. The branch counters read each row once per rank it holds, a cache miss each at
 //! millions of rows; the sweep reads it once. At AA's cuts for k = 100 on Quest data (538 nodes
 //! for the pairs, 110 for the triples) a thread's tables take 1.2 and 0.9 MB, about a core's
-//! cache. Rows of weight one whose combinations outnumber a word per cell over 64 rows are
-//! counted as popcounts of their columns' bitsets instead (a Gram), as the branch counters
-//! count long rows.
+//! cache. Where the triples do not fit at once, the first ranks are split into parts whose
+//! triples do, and the rows are swept once per part (the triples of AA's first pass over 538
+//! nodes in seven). Rows of weight one whose combinations outnumber a word per cell over 64
+//! rows are counted as popcounts of their columns' bitsets instead (a Gram), as the branch
+//! counters count long rows.
 
 use std::ops::RangeInclusive;
 
@@ -79,7 +81,6 @@ struct Shape {
     /// the triple `{a, b, c}` is at this plus `c`.
     triple_lines: Vec<usize>,
     pairs: usize,
-    triples: usize,
     /// Combinations past which a row of weight one is counted in the Gram: by default those
     /// of the whole width over 64, a word per pair and triple cell shared by 64 rows.
     gram_share: u64,
@@ -102,6 +103,19 @@ impl Shape {
     }
 }
 
+/// One sweep of a pass: the triples of the first columns `firsts`, and with `low` the singles
+/// and pairs. A pass whose triples do not fit at once sweeps its rows once per part, each
+/// part's tables in the caches (`triples` cells, counted from the part's first triple).
+#[derive(Debug, Clone)]
+struct Part {
+    firsts: std::ops::Range<usize>,
+    low: bool,
+    triples: usize,
+}
+
+/// Sweeps of one pass at most: each reads every row.
+const MAX_PARTS: usize = 16;
+
 /// One thread's supports: singles, pairs, triples.
 struct Tables<C> {
     singles: Vec<C>,
@@ -110,12 +124,12 @@ struct Tables<C> {
 }
 
 impl<C: Cell> Tables<C> {
-    fn zero(shape: &Shape) -> Self {
+    fn zero(shape: &Shape, part: &Part) -> Self {
         let w = shape.width();
         Self {
-            singles: vec![C::default(); if shape.counts(1) { w } else { 0 }],
-            pairs: vec![C::default(); shape.pairs],
-            triples: vec![C::default(); shape.triples],
+            singles: vec![C::default(); if part.low && shape.counts(1) { w } else { 0 }],
+            pairs: vec![C::default(); if part.low { shape.pairs } else { 0 }],
+            triples: vec![C::default(); part.triples],
         }
     }
 
@@ -132,9 +146,9 @@ impl<C: Cell> Tables<C> {
         self
     }
 
-    /// Adds the combinations of one row (its columns, ascending) `x` times each.
-    fn add(&mut self, shape: &Shape, row: &[u32], x: u32) {
-        if shape.counts(1) {
+    /// Adds the part's combinations of one row (its columns, ascending) `x` times each.
+    fn add(&mut self, shape: &Shape, part: &Part, row: &[u32], x: u32) {
+        if part.low && shape.counts(1) {
             for &a in row {
                 self.singles[a as usize].add(x);
             }
@@ -143,12 +157,18 @@ impl<C: Cell> Tables<C> {
             return;
         }
         for (p, &a) in row.iter().enumerate() {
+            let triples = shape.counts(3) && part.firsts.contains(&(a as usize));
+            if !part.low && !triples {
+                continue;
+            }
             let after_a = &row[p + 1..];
             let pair_line = shape.pair_lines[a as usize];
             for (q, &b) in after_a.iter().enumerate() {
                 let ab = pair_line.wrapping_add(b as usize);
-                self.pairs[ab].add(x);
-                if shape.counts(3) {
+                if part.low {
+                    self.pairs[ab].add(x);
+                }
+                if triples {
                     let line = shape.triple_lines[ab];
                     for &c in &after_a[q + 1..] {
                         self.triples[line.wrapping_add(c as usize)].add(x);
@@ -200,58 +220,102 @@ pub(crate) fn rare_by_sweep(
     let cells = u128::from(sizes.contains(&1)) * w
         + u128::from(needs_pairs) * w * w.saturating_sub(1) / 2
         + u128::from(sizes.contains(&3)) * w * w.saturating_sub(1) * w.saturating_sub(2) / 6;
-    let wide = cells <= sweep.max_cells as u128;
-    let bytes = k <= u32::from(u8::MAX) && cells <= sweep.byte_cells as u128;
-    if !wide && !bytes {
-        return None;
-    }
+    let width = rank.len();
+    let low_cells =
+        u128::from(sizes.contains(&1)) * w + u128::from(needs_pairs) * w * w.saturating_sub(1) / 2;
+    let parts_within = |limit: usize| parts(width, sizes.contains(&3), low_cells, limit);
+    // `u32` cells in one sweep, else bytes (for k below 256) in as few sweeps as they take,
+    // else `u32` in as many.
+    let (wide, parts) = if cells <= sweep.max_cells as u128 {
+        (true, parts_within(sweep.max_cells)?)
+    } else if let Some(parts) = parts_within(sweep.byte_cells).filter(|_| k <= u32::from(u8::MAX)) {
+        (false, parts)
+    } else {
+        (true, parts_within(sweep.max_cells)?)
+    };
     let mut column = vec![u32::MAX; ranks];
     for (c, &r) in rank.iter().enumerate() {
         column[r as usize] = c as u32;
     }
-    let width = rank.len();
     let mut pair_lines = vec![0usize; if needs_pairs { width } else { 0 }];
     let mut pairs = 0usize;
     for (a, line) in pair_lines.iter_mut().enumerate() {
         *line = pairs.wrapping_sub(a + 1);
         pairs += width - a - 1;
     }
+    // Each part's triples counted from its own first cell.
     let mut triple_lines = vec![0usize; if sizes.contains(&3) { pairs } else { 0 }];
-    let mut triples = 0usize;
     if sizes.contains(&3) {
-        for a in 0..width {
-            for b in a + 1..width {
-                triple_lines[pair_lines[a].wrapping_add(b)] = triples.wrapping_sub(b + 1);
-                triples += width - b - 1;
+        for part in &parts {
+            let mut triples = 0usize;
+            for a in part.firsts.clone() {
+                for b in a + 1..width {
+                    triple_lines[pair_lines[a].wrapping_add(b)] = triples.wrapping_sub(b + 1);
+                    triples += width - b - 1;
+                }
             }
         }
     }
-    let mut shape =
-        Shape { sizes, column, rank, pair_lines, triple_lines, pairs, triples, gram_share: 0 };
+    let mut shape = Shape { sizes, column, rank, pair_lines, triple_lines, pairs, gram_share: 0 };
     shape.gram_share = sweep.gram_share.unwrap_or(shape.combinations(width as u64) / 64);
     Some(if wide {
-        rare_in_preorder(&shape, &count::<u32>(&shape, &blocks, advance), k, fresh)
+        let tables: Vec<Tables<u32>> =
+            parts.iter().map(|part| count(&shape, part, &blocks, &advance)).collect();
+        rare_in_preorder(&shape, &parts, &tables, k, fresh)
     } else {
-        rare_in_preorder(&shape, &count::<u8>(&shape, &blocks, advance), k, fresh)
+        let tables: Vec<Tables<u8>> =
+            parts.iter().map(|part| count(&shape, part, &blocks, &advance)).collect();
+        rare_in_preorder(&shape, &parts, &tables, k, fresh)
     })
 }
 
-/// Every itemset's support: the short rows added in blocks on rayon, the long ones through
-/// the Gram.
-fn count<C: Cell>(shape: &Shape, blocks: &[&[u32]], advance: impl Fn(u64) + Sync) -> Tables<C> {
+/// The first columns split into parts whose triples, with the singles and pairs
+/// (`low_cells`), fit in `limit` cells, the first part also counting the singles and pairs:
+/// `None` past [`MAX_PARTS`] or where one column's triples do not fit.
+fn parts(width: usize, triples: bool, low_cells: u128, limit: usize) -> Option<Vec<Part>> {
+    let room = (limit as u128).checked_sub(low_cells)?;
+    if !triples {
+        return Some(vec![Part { firsts: 0..width, low: true, triples: 0 }]);
+    }
+    let mut parts = Vec::new();
+    let mut from = 0;
+    let mut cells = 0u128;
+    for a in 0..width {
+        let own = ((width - a - 1) * (width - a).saturating_sub(2) / 2) as u128;
+        if own > room {
+            return None;
+        }
+        if cells + own > room {
+            parts.push(Part { firsts: from..a, low: parts.is_empty(), triples: cells as usize });
+            (from, cells) = (a, 0);
+        }
+        cells += own;
+    }
+    parts.push(Part { firsts: from..width, low: parts.is_empty(), triples: cells as usize });
+    (parts.len() <= MAX_PARTS).then_some(parts)
+}
+
+/// Every itemset's support of one part: the short rows added in blocks on rayon, the long
+/// ones through the Gram. Progress is the first part's.
+fn count<C: Cell>(
+    shape: &Shape,
+    part: &Part,
+    blocks: &[&[u32]],
+    advance: &(impl Fn(u64) + Sync),
+) -> Tables<C> {
     let is_long =
         |row: &[u32], x: u32| x == 1 && shape.combinations(row.len() as u64) > shape.gram_share;
     let (tables, long) = blocks
         .par_iter()
         .fold(
-            || (Tables::<C>::zero(shape), Vec::<u32>::new()),
+            || (Tables::<C>::zero(shape, part), Vec::<u32>::new()),
             |(mut tables, mut long), block| {
                 let mut columns = Vec::new();
                 for (row, x) in rows_of(block) {
                     columns.clear();
                     columns.extend(row.iter().map(|&r| shape.column[r as usize]));
                     if is_long(row, x) {
-                        if shape.counts(1) {
+                        if part.low && shape.counts(1) {
                             for &a in &columns {
                                 tables.singles[a as usize].add(1);
                             }
@@ -259,10 +323,12 @@ fn count<C: Cell>(shape: &Shape, blocks: &[&[u32]], advance: impl Fn(u64) + Sync
                         long.extend_from_slice(&columns);
                         long.push(END);
                     } else {
-                        tables.add(shape, &columns, x);
+                        tables.add(shape, part, &columns, x);
                     }
                 }
-                advance(block.len() as u64);
+                if part.low {
+                    advance(block.len() as u64);
+                }
                 (tables, long)
             },
         )
@@ -270,14 +336,14 @@ fn count<C: Cell>(shape: &Shape, blocks: &[&[u32]], advance: impl Fn(u64) + Sync
             long.extend_from_slice(&more);
             (a.sum(b), long)
         })
-        .unwrap_or_else(|| (Tables::zero(shape), Vec::new()));
-    if long.is_empty() { tables } else { tables.sum(gram(shape, &long)) }
+        .unwrap_or_else(|| (Tables::zero(shape, part), Vec::new()));
+    if long.is_empty() { tables } else { tables.sum(gram(shape, part, &long)) }
 }
 
 /// The pairs and triples of `long` (rows of columns, each ended by [`END`], weight one) from a
 /// bitset per column: an itemset's support is the popcount of its columns' AND, summed over
 /// blocks of words on rayon.
-fn gram<C: Cell>(shape: &Shape, long: &[u32]) -> Tables<C> {
+fn gram<C: Cell>(shape: &Shape, part: &Part, long: &[u32]) -> Tables<C> {
     let w = shape.width();
     let count = long.iter().filter(|&&c| c == END).count();
     let words = count.div_ceil(64);
@@ -292,12 +358,13 @@ fn gram<C: Cell>(shape: &Shape, long: &[u32]) -> Tables<C> {
     starts
         .into_par_iter()
         .fold(
-            || Tables::<C>::zero(shape),
+            || Tables::<C>::zero(shape, part),
             |mut tables, from| {
                 let to = words.min(from + GRAM_WORDS);
                 let mut ab = vec![0u64; to - from];
                 for a in 0..w {
-                    if column(a, from, to).iter().all(|&x| x == 0) {
+                    let triples = shape.counts(3) && part.firsts.contains(&a);
+                    if !part.low && !triples || column(a, from, to).iter().all(|&x| x == 0) {
                         continue;
                     }
                     for b in a + 1..w {
@@ -312,8 +379,10 @@ fn gram<C: Cell>(shape: &Shape, long: &[u32]) -> Tables<C> {
                             continue;
                         }
                         let pair = shape.pair_lines[a].wrapping_add(b);
-                        tables.pairs[pair].add(both);
-                        if shape.counts(3) {
+                        if part.low {
+                            tables.pairs[pair].add(both);
+                        }
+                        if triples {
                             let line = shape.triple_lines[pair];
                             for c in b + 1..w {
                                 let all: u32 = ab
@@ -330,13 +399,14 @@ fn gram<C: Cell>(shape: &Shape, long: &[u32]) -> Tables<C> {
             },
         )
         .reduce_with(Tables::sum)
-        .unwrap_or_else(|| Tables::zero(shape))
+        .unwrap_or_else(|| Tables::zero(shape, part))
 }
 
 /// The rare itemsets (support in `1..k`) of the pass's sizes, by branch, each in preorder.
 fn rare_in_preorder<C: Cell>(
     shape: &Shape,
-    tables: &Tables<C>,
+    parts: &[Part],
+    tables: &[Tables<C>],
     k: u32,
     fresh: Option<&[bool]>,
 ) -> Vec<Vec<u128>> {
@@ -350,15 +420,21 @@ fn rare_in_preorder<C: Cell>(
     let is_fresh = |c: usize| fresh.is_none_or(|f| f[shape.rank[c] as usize]);
     let rare = |support: u32| support > 0 && support < k;
     let mut branches = Vec::new();
+    let low = &tables[0];
+    let mut j = 0;
     for a in 0..w {
+        while !parts[j].firsts.contains(&a) && j + 1 < parts.len() {
+            j += 1;
+        }
+        let high = &tables[j];
         let mut branch = Vec::new();
-        if shape.counts(1) && rare(tables.singles[a].get()) && is_fresh(a) {
+        if shape.counts(1) && rare(low.singles[a].get()) && is_fresh(a) {
             branch.push(key(&[a]));
         }
-        if !tables.pairs.is_empty() {
+        if !low.pairs.is_empty() {
             for b in a + 1..w {
                 let ab = shape.pair_lines[a].wrapping_add(b);
-                let pair = tables.pairs[ab].get();
+                let pair = low.pairs[ab].get();
                 if pair == 0 {
                     // No triple holds a pair no row holds.
                     continue;
@@ -369,7 +445,7 @@ fn rare_in_preorder<C: Cell>(
                 if shape.counts(3) {
                     let line = shape.triple_lines[ab];
                     for c in b + 1..w {
-                        if rare(tables.triples[line.wrapping_add(c)].get())
+                        if rare(high.triples[line.wrapping_add(c)].get())
                             && (is_fresh(a) || is_fresh(b) || is_fresh(c))
                         {
                             branch.push(key(&[a, b, c]));
@@ -474,7 +550,41 @@ mod tests {
             let fresh: Option<Vec<bool>> = fresh_bits
                 .map(|bits| (0..ranks as u32).map(|r| bits >> (r / 3) & 1 == 1).collect());
             let expected = by_definition(&rows, &sizes, k, fresh.as_deref());
+            // No cell at all (one rank and no singles) fits any limit.
+            let ranks_held: std::collections::BTreeSet<u32> =
+                rows.iter().flat_map(|(r, _)| r.iter().copied()).collect();
+            let no_cell = !sizes.contains(&1) && ranks_held.len() < 2;
             let bytes = Sweep { max_cells: 0, byte_cells: usize::MAX, gram_share: None };
+            // Tables that hold the singles, the pairs and one first column's triples: a sweep
+            // per part of the first columns.
+            let w = rows
+                .iter()
+                .flat_map(|(r, _)| r.iter())
+                .collect::<std::collections::BTreeSet<_>>()
+                .len();
+            let pairs_of = |n: usize| n * n.saturating_sub(1) / 2;
+            let low = if sizes.contains(&1) { w } else { 0 } + pairs_of(w);
+            let tight = low + pairs_of(w.saturating_sub(1));
+            let parted = [
+                Sweep { max_cells: tight, byte_cells: 0, gram_share: None },
+                Sweep { max_cells: 0, byte_cells: tight, gram_share: None },
+            ];
+            for sweep in parted {
+                let found = rare_by_sweep(
+                    &packed,
+                    ranks,
+                    sizes.clone(),
+                    k,
+                    fresh.as_deref(),
+                    sweep,
+                    |_| (),
+                );
+                if sweep.max_cells == 0 && k > 255 && !no_cell {
+                    prop_assert!(found.is_none());
+                } else {
+                    prop_assert_eq!(found.as_ref(), Some(&expected), "{:?}", sweep);
+                }
+            }
             for gram_share in [None, Some(0), Some(u64::MAX), Some(4)] {
                 for sweep in [
                     Sweep { max_cells: usize::MAX, byte_cells: 0, gram_share },
@@ -489,7 +599,7 @@ mod tests {
                         sweep,
                         |_| (),
                     );
-                    if sweep.max_cells == 0 && k > 255 {
+                    if sweep.max_cells == 0 && k > 255 && !no_cell {
                         prop_assert!(found.is_none());
                     } else {
                         prop_assert_eq!(found.as_ref(), Some(&expected), "{:?}", sweep);
@@ -500,15 +610,38 @@ mod tests {
             let declined =
                 rare_by_sweep(&packed, ranks, sizes.clone(), k, None, none, |_| ()).is_none();
             let past_three = rare_by_sweep(&packed, ranks, 4..=4, k, None, SWEEP, |_| ()).is_none();
-            // No cell at all (one rank and no singles) fits any limit.
-            let ranks_held: std::collections::BTreeSet<u32> =
-                rows.iter().flat_map(|(r, _)| r.iter().copied()).collect();
-            let no_cell = !sizes.contains(&1) && ranks_held.len() < 2;
             prop_assert!((declined || no_cell) && past_three);
             let heaviest = rows.iter().map(|(_, w)| u64::from(*w)).sum::<u64>();
             Ok(k <= 255 && heaviest > 255 && rows.len() > 1)
         });
         exercised.at_least(0.33, "held an itemset past a byte cell's cap with k below 256");
+    }
+
+    /// The parts of the first columns cover them in order, each within the room the singles
+    /// and pairs leave, the first counting those; past the parts' limit or one column's room,
+    /// none.
+    #[test]
+    fn parts_cover_the_first_columns_within_their_room() {
+        let triples_of = |w: usize, a: usize| (w - a - 1) * (w - a).saturating_sub(2) / 2;
+        for (w, room) in [(110usize, 20_000usize), (538, 1 << 22), (24, 400), (5, 6), (1, 0)] {
+            let low = (w * w.saturating_sub(1) / 2) as u128;
+            let split = parts(w, true, low, low as usize + room).expect("parts");
+            assert_eq!(split[0].firsts.start, 0);
+            assert_eq!(split.last().unwrap().firsts.end, w);
+            for (j, part) in split.iter().enumerate() {
+                assert_eq!(part.low, j == 0);
+                let cells: usize = part.firsts.clone().map(|a| triples_of(w, a)).sum();
+                assert_eq!(part.triples, cells);
+                assert!(cells <= room, "{w}: {part:?}");
+                if j > 0 {
+                    assert_eq!(split[j - 1].firsts.end, part.firsts.start);
+                }
+            }
+        }
+        assert!(parts(110, true, 10, 5).is_none(), "no room for the pairs");
+        assert!(parts(110, true, 0, 100).is_none(), "a column's triples past the room");
+        assert!(parts(538, true, 0, 300_000).is_none(), "more parts than MAX_PARTS");
+        assert_eq!(parts(538, false, 0, 300_000).map(|p| p.len()), Some(1));
     }
 
     /// Past one block of words on either side (many row blocks, and more than 256 bitset words
@@ -541,5 +674,14 @@ mod tests {
         }
         let long = rows.iter().filter(|(_, w)| *w == 1).count();
         assert!(long > 256 * 64, "{long} rows in the Gram");
+        // The triples in parts of the first columns, a sweep each, through the Gram too.
+        let low: u128 = 24 * 23 / 2;
+        let split = parts(24, true, low, low as usize + 400).expect("parts");
+        assert!(split.len() > 3 && split.len() <= MAX_PARTS, "{split:?}");
+        for gram_share in [Some(u64::MAX), Some(0)] {
+            let sweep = Sweep { max_cells: low as usize + 400, byte_cells: 0, gram_share };
+            let found = rare_by_sweep(&packed, 24, sizes.clone(), k, None, sweep, |_| {});
+            assert_eq!(found.as_ref(), Some(&expected), "in parts, gram share {gram_share:?}");
+        }
     }
 }
