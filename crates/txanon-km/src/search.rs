@@ -201,7 +201,7 @@ impl<'a> Search<'a> {
         }
         let rows = self.generalized_rows(*sizes.start(), fresh);
         let ranks = self.node_of_rank.len();
-        let itemsets = combination_bound(&rows, &sizes, ranks);
+        let (itemsets, present) = combination_bound(&rows, &sizes, ranks);
         if itemsets > max_combinations {
             return too_many(itemsets);
         }
@@ -209,7 +209,7 @@ impl<'a> Search<'a> {
         progress.set_total(rows.words.len() as u64);
         let advance = |words| progress.advance(words);
         if let Some(branches) =
-            rare_by_sweep(&rows, ranks, sizes.clone(), self.k, fresh, self.sweep, advance)
+            rare_by_sweep(&rows, &present, sizes.clone(), self.k, fresh, self.sweep, advance)
         {
             return Ok(branches);
         }
@@ -623,12 +623,13 @@ impl<'a> Search<'a> {
 }
 
 /// The most distinct itemsets of `sizes` items a count of `rows` can meet: no more than the
-/// rows' combinations, nor than the combinations of the ranks that occur.
+/// rows' combinations, nor than the combinations of the ranks that occur; with, per rank,
+/// whether it occurs.
 pub(crate) fn combination_bound(
     rows: &PackedRows,
     sizes: &std::ops::RangeInclusive<usize>,
     ranks: usize,
-) -> u64 {
+) -> (u64, Vec<bool>) {
     let mut present = vec![false; ranks];
     let mut listed = vec![0u64; *sizes.end() + 1];
     for (row, _) in rows.iter() {
@@ -640,10 +641,11 @@ pub(crate) fn combination_bound(
         }
     }
     let nodes = present.iter().filter(|&&p| p).count() as u64;
-    sizes
+    let bound = sizes
         .clone()
         .map(|size| listed[size].min(binomial(nodes, size as u64)))
-        .fold(0u64, u64::saturating_add)
+        .fold(0u64, u64::saturating_add);
+    (bound, present)
 }
 
 /// The refusal of a count of `sizes`-itemsets that could meet `combinations` distinct ones.

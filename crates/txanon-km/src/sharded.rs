@@ -143,7 +143,7 @@ pub fn count_shard(
             let fresh_ranks = if *largest == 1 { None } else { fresh_ranks };
             let sizes = *smallest..=*largest;
             let rows = search.generalized_rows(*smallest, fresh_ranks.as_deref());
-            let bound = combination_bound(&rows, &sizes, ranks);
+            let (bound, _) = combination_bound(&rows, &sizes, ranks);
             if bound > *max_combinations {
                 return Err(too_many_combinations(&sizes, bound, *max_combinations));
             }

@@ -39,13 +39,10 @@ pub(super) fn check_itemsets(
             smallest = Some(smallest.map_or(support, |s| s.min(support)));
             if support >= claim.k {
                 Step::Extend
+            } else if log.push(rare(published, claim, itemset, support)) {
+                Step::Leave
             } else {
-                let rare = KmViolation::RareItemset {
-                    itemset: itemset.iter().map(|&j| published.label(j).to_string()).collect(),
-                    support,
-                    k: claim.k,
-                };
-                if log.push(rare) { Step::Leave } else { Step::Stop }
+                Step::Stop
             }
         });
         return (checked, smallest);
@@ -97,6 +94,17 @@ pub(super) fn check_itemsets(
         log.append(branch.violations);
     }
     (checked, smallest)
+}
+
+/// The violation of an itemset of `published` held by `support < k` transactions.
+fn rare(
+    published: &TransactionDb,
+    claim: &KmClaim,
+    itemset: &[ItemId],
+    support: u64,
+) -> KmViolation {
+    let itemset = itemset.iter().map(|&j| published.label(j).to_string()).collect();
+    KmViolation::RareItemset { itemset, support, k: claim.k }
 }
 
 /// What the search of one item's subtree found.
@@ -169,8 +177,7 @@ impl ItemsetSearch<'_> {
     }
 
     fn rare(&self, itemset: &[ItemId], support: u64) -> KmViolation {
-        let itemset = itemset.iter().map(|&j| self.published.label(j).to_string()).collect();
-        KmViolation::RareItemset { itemset, support, k: self.claim.k }
+        rare(self.published, self.claim, itemset, support)
     }
 
     /// Checks every one-item extension of `prefix` (held by the rows `holding`) by items
