@@ -4,12 +4,14 @@
 //! distinct-values reading (the paper's own columns), and under Definition 5 at an l its
 //! repaired columns reach; on the T40I10D100K sample also at l = 10, where the column repair
 //! is most of the time. And the scaling experiment's setting on a million Quest records, with
-//! the table's JSON.
+//! the table's JSON, and its audit alone.
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use txanon_anatomy::{AnatomyParams, Diversity, ItemPartitioning, ValidAnatomyParams, anonymize};
+use txanon_anatomy::{
+    AnatomyClaim, AnatomyParams, Diversity, ItemPartitioning, ValidAnatomyParams, anonymize, audit,
+};
 use txanon_data::{QuestParams, ReadOptions, TransactionDb, datasets, read_path};
 
 fn distinct(p: usize, l: usize) -> ValidAnatomyParams {
@@ -97,6 +99,16 @@ fn anatomy_at_scale(c: &mut Criterion) {
             let published = anonymize(black_box(db), &params).expect("feasible");
             published.table.write_json(&mut std::io::sink()).expect("written");
             published
+        })
+    });
+    // The audit alone, as `anonymize` runs it: the table, the flattened records and the
+    // original.
+    let published = anonymize(&db, &params).expect("feasible");
+    let claim = AnatomyClaim::new(4, Diversity::Frequency).expect("valid");
+    group.bench_function(BenchmarkId::new("audit", "quest-1M/c5-l4"), |b| {
+        b.iter(|| {
+            audit(black_box(&published.table), &claim, Some(&published.flattened), Some(&db))
+                .expect("passes")
         })
     });
     group.finish();

@@ -18,6 +18,8 @@ use crate::error::AnatomyError;
 use crate::params::Diversity;
 use crate::table::{AnatomizedTable, Bucket, TABLE_FORMAT, ValueCount};
 
+mod columns;
+
 /// The guarantee an auditor wants verified: l-diversity for this `l`, in this reading. The
 /// table's own `l` and reading are printed beside the verdict, never used in its place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -366,9 +368,11 @@ pub fn audit(
     if let Some(flattened) = flattened {
         check_flattened(table, &positions, records, flattened, &mut log);
     }
+    // Flattened records that passed hold exactly the table's multisets, bucket by bucket.
+    let equal_to_table = flattened.filter(|_| log.is_empty());
     let mut suppressed = None;
     if let Some(original) = original {
-        suppressed = check_original(table, &positions, records, original, &mut log);
+        suppressed = check_original(table, &positions, records, original, equal_to_table, &mut log);
     }
     log.finish(AnatomyAuditReport {
         l,
@@ -637,12 +641,14 @@ impl Projection {
     }
 }
 
-/// The checks against the original; the number of records suppressed.
+/// The checks against the original; the number of records suppressed. `flattened`, when given,
+/// holds exactly the table's multisets.
 fn check_original(
     table: &AnatomizedTable,
     positions: &HashMap<&str, (usize, u32)>,
     records: u64,
     original: &TransactionDb,
+    flattened: Option<&TransactionDb>,
     log: &mut ViolationLog<AnatomyViolation>,
 ) -> Option<u64> {
     for items in &table.columns {
@@ -668,6 +674,16 @@ fn check_original(
         return None;
     }
     let at = positions_in(original, positions);
+    // The table's values in a column are the flattened records' there, so the records, read
+    // once and in file order, decide whether any value falls short; only then is the table
+    // walked, in its order, to name the values that do.
+    if let Some(flattened) = flattened {
+        let widths: Vec<usize> = table.columns.iter().map(Vec::len).collect();
+        let at_flattened = positions_in(flattened, positions);
+        if !columns::falls_short(&widths, original, &at, flattened, &at_flattened, None) {
+            return Some(original.len() as u64 - records);
+        }
+    }
     // Column by column in parallel: the original's values counted, then each bucket's taken
     // from them; the shortfalls as (bucket, column, value index), merged in table order.
     let mut short: Vec<(usize, usize, usize)> = (0..table.columns.len())
@@ -763,14 +779,11 @@ impl ValueCounts {
 mod tests {
     use super::*;
 
-    /// Every value of at most three positions drawn from the edges of the packed range, and
-    /// longer ones, counted and taken back: distinct values never share a count (the packed
-    /// key keeps the length, so `[5]` and `[0, 5]` differ).
-    #[test]
-    fn value_counts_keep_distinct_values_apart() {
-        let edge = [0u32, 1, 5, (1 << 20) - 1, 1 << 20, u32::MAX];
+    /// Every strictly ascending value of at most `longest` positions drawn from `edge`
+    /// (ascending), the empty one first.
+    pub(super) fn ascending_values(edge: &[u32], longest: usize) -> Vec<Vec<u32>> {
         let mut values: Vec<Vec<u32>> = vec![vec![]];
-        for len in 1..=4 {
+        for len in 1..=longest {
             let mut next = Vec::new();
             for v in values.iter().filter(|v| v.len() == len - 1) {
                 for &k in edge.iter().filter(|&&k| v.last().is_none_or(|&l| k > l)) {
@@ -781,6 +794,15 @@ mod tests {
             }
             values.extend(next);
         }
+        values
+    }
+
+    /// Every value of at most three positions drawn from the edges of the packed range, and
+    /// longer ones, counted and taken back: distinct values never share a count (the packed
+    /// key keeps the length, so `[5]` and `[0, 5]` differ).
+    #[test]
+    fn value_counts_keep_distinct_values_apart() {
+        let values = ascending_values(&[0, 1, 5, (1 << 20) - 1, 1 << 20, u32::MAX], 4);
         let mut counts = ValueCounts::default();
         for (n, v) in values.iter().enumerate() {
             for _ in 0..=n {
