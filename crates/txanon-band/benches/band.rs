@@ -84,6 +84,16 @@ fn band(c: &mut Criterion) {
     group.bench_function("envelope-aat/quest-1M-scattered", |b| {
         b.iter(|| black_box(aat.envelope(black_box(&scattered))))
     });
+    // The padded graph (CAHD's `--band sym-pad`): built, and its envelope under a scattered
+    // order (RCM's candidates are measured so).
+    let keep = vec![true; db.num_items()];
+    group.bench_function("build-sym-pad/quest-1M", |b| {
+        b.iter(|| Explicit::symmetrized_padded(black_box(&db), &keep))
+    });
+    let padded = Explicit::symmetrized_padded(&db, &keep);
+    group.bench_function("envelope-sym-pad/quest-1M-scattered", |b| {
+        b.iter(|| black_box(padded.envelope(black_box(&scattered))))
+    });
     // One component of a million vertices: George & Liu's search, then 16 candidate starts
     // (the estimated ranking, CAHD's at this size).
     group.bench_function("rcm-aat/quest-1M", |b| b.iter(|| reverse_cuthill_mckee(black_box(&aat))));

@@ -19,6 +19,22 @@ fn db_of(ts: &[BTreeSet<u32>]) -> TransactionDb {
     TransactionDb::from_int_transactions(ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()))
 }
 
+/// Per item of `db`, by id, whether it is kept: every item but the ids `dropped`.
+fn kept_but(db: &TransactionDb, dropped: &BTreeSet<u32>) -> Vec<bool> {
+    (0..db.num_items()).map(|i| !dropped.contains(&(i as u32))).collect()
+}
+
+/// An ordering of `n` vertices shuffled by a linear congruential generator from `seed`.
+fn shuffled(n: usize, seed: u64) -> Permutation {
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    let mut x = seed;
+    for k in (1..order.len()).rev() {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        order.swap(k, (x >> 33) as usize % (k + 1));
+    }
+    Permutation::from_order(order)
+}
+
 /// The pattern of `A·Aᵀ` over the kept items, built explicitly by nalgebra-sparse.
 fn explicit_aat(db: &TransactionDb, keep: &[bool]) -> Explicit {
     let (n, m) = (db.len(), db.num_items());
@@ -152,8 +168,7 @@ proptest! {
         shuffle in any::<u64>(),
     ) {
         let db = db_of(&ts);
-        let keep: Vec<bool> =
-            (0..db.num_items()).map(|i| !dropped.contains(&(i as u32))).collect();
+        let keep = kept_but(&db, &dropped);
         let implicit = SharedItems::new(&db, keep.clone());
         let explicit = explicit_aat(&db, &keep);
         prop_assert_eq!(implicit.degrees(), explicit.degrees());
@@ -180,16 +195,55 @@ proptest! {
             );
         }
         // Envelopes of an arbitrary ordering agree with each other and with the definition.
-        let mut order: Vec<u32> = (0..db.len() as u32).collect();
-        let mut x = shuffle;
-        for k in (1..order.len()).rev() {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            order.swap(k, (x >> 33) as usize % (k + 1));
-        }
-        let ordering = Permutation::from_order(order);
+        let ordering = shuffled(db.len(), shuffle);
         let expected = brute_envelope(&explicit, ordering.position());
         prop_assert_eq!(implicit.envelope(ordering.position()), expected);
         prop_assert_eq!(explicit.envelope(ordering.position()), expected);
+    }
+
+    /// The padded graph, built row by row, is `A + Aᵀ` as `nalgebra_sparse` adds the padded
+    /// patterns (more transactions than items and fewer, items dropped, transactions holding
+    /// their own id as an item: a diagonal entry); its envelope under any ordering, read in id
+    /// order, is the definition's; RCM is the textbook's, and the best of its starts per
+    /// component (each component's envelope read in its sequence's order where it is under
+    /// half the graph) is no worse than either start alone.
+    #[test]
+    fn padded_graph_is_nalgebras_a_plus_a_transposed(
+        ts in prop::collection::vec(prop::collection::btree_set(0u32..15, 0..5), 1..30),
+        dropped in prop::collection::btree_set(0u32..15, 0..4),
+        shuffle in any::<u64>(),
+    ) {
+        let db = db_of(&ts);
+        let keep = kept_but(&db, &dropped);
+        let g = Explicit::symmetrized_padded(&db, &keep);
+        let size = db.len().max(db.num_items());
+        let mut offsets = vec![0];
+        let mut indices = Vec::new();
+        for t in 0..size {
+            if t < db.len() {
+                indices.extend(
+                    db.transaction(t).iter().filter(|&&i| keep[i as usize]).map(|&i| i as usize),
+                );
+            }
+            offsets.push(indices.len());
+        }
+        let a = SparsityPattern::try_from_offsets_and_indices(size, size, offsets, indices).unwrap();
+        let b = nalgebra_sparse::ops::serial::spadd_pattern(&a, &a.transpose());
+        prop_assert_eq!(g.order(), size);
+        for v in 0..size {
+            let expected: Vec<u32> = b.lane(v).iter().map(|&u| u as u32).collect();
+            prop_assert_eq!(g.row(v as u32), expected.as_slice(), "row {}", v);
+        }
+        let ordering = shuffled(size, shuffle);
+        prop_assert_eq!(g.envelope(ordering.position()), brute_envelope(&g, ordering.position()));
+        let graph = petgraph_of(&g);
+        let peripheral = reverse_cuthill_mckee_from(&g, Start::PseudoPeripheral, Ranking::Exact);
+        prop_assert_eq!(peripheral.order().to_vec(), textbook_rcm(&graph, true));
+        let lowest = reverse_cuthill_mckee_from(&g, Start::LowestDegree, Ranking::Exact);
+        let best = reverse_cuthill_mckee(&g);
+        prop_assert!(components_are_contiguous(&graph, &best));
+        let profile = |o: &Permutation| g.envelope(o.position()).profile;
+        prop_assert!(profile(&best) <= profile(&peripheral).min(profile(&lowest)));
     }
 
     #[test]
