@@ -648,7 +648,9 @@ fn walking_the_known_items_groups_weighs_each_group() {
     let strategy = (many_groups(), known);
     let shared_factor = std::sync::atomic::AtomicU32::new(0);
     let counted = std::sync::atomic::AtomicU32::new(0);
-    let skipped = txanon_testkit::exercised(300, strategy, |(groups, known)| {
+    // 600 cases: about one in ten weighs a rare known item, and at 300 a run met 28 (9.3%)
+    // against the tenth asked; at 600 a twentieth is far below what the draw gives.
+    let skipped = txanon_testkit::exercised(600, strategy, |(groups, known)| {
         let mut b = ViewBuilder::new(12);
         for records in &groups {
             let factors = (0..3u32)
@@ -712,7 +714,7 @@ fn walking_the_known_items_groups_weighs_each_group() {
         }
         Ok(shown.iter().any(|&i| !frequent(i)))
     });
-    skipped.at_least(0.1, "weighed groups with a rare known item, its list walked");
+    skipped.at_least(0.05, "weighed groups with a rare known item, its list walked");
     let counted = counted.into_inner();
     assert!(counted >= 100, "only {counted} cases had a frequent known item");
     let shared_factor = shared_factor.into_inner();
