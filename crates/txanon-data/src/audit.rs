@@ -361,6 +361,12 @@ impl EqualRuns {
         starts.zip(&self.ends).map(|(start, &end)| &self.rows[start as usize..end as usize])
     }
 
+    /// Run `j`, the indices of its rows.
+    pub fn run(&self, j: usize) -> &[u32] {
+        let start = if j == 0 { 0 } else { self.ends[j - 1] as usize };
+        &self.rows[start..self.ends[j] as usize]
+    }
+
     /// Appends `other`'s runs after these.
     fn append(&mut self, other: Self) {
         let base = self.rows.len() as u32;

@@ -39,7 +39,7 @@ impl Content {
     /// `value` as a JSON file.
     pub fn json<T: serde::Serialize + Send + Sync + 'static>(value: T) -> Self {
         let value = Arc::new(value);
-        Content::Json(Arc::new(move |w| serde_json::to_writer(w, &*value)))
+        Content::Json(Arc::new(move |w| crate::files::compact_json(w, &*value)))
     }
 
     /// A JSON file's bytes, as written.
