@@ -599,9 +599,6 @@ fn check_groups_sensitive(
     }
     starts.push(counted.len());
     let counted_by = |g: u32| &counted[starts[g as usize]..starts[g as usize + 1]];
-    let slot = |items: &[(u32, usize)], s: u32| {
-        items.binary_search_by_key(&s, |&(item, _)| item).ok().map(|j| items[j].1)
-    };
     let sides =
         Sides { candidates: &candidates, n, original, code, sensitive, group_of: &group_of };
     // By slot: (least, most), and the (group, item) pairs that the group does not count though
@@ -677,6 +674,12 @@ fn check_groups_sensitive(
             return;
         }
     }
+}
+
+/// The slot in the bounds of item `s` among a group's counted `(item, slot)`, ascending by
+/// item; `None` when the group does not count `s`.
+fn slot(counted: &[(u32, usize)], s: u32) -> Option<usize> {
+    counted.binary_search_by_key(&s, |&(item, _)| item).ok().map(|j| counted[j].1)
 }
 
 /// What a run's indices stand for: below `n`, the original's rows; from `n`, the published
@@ -757,9 +760,6 @@ impl RunItems {
         bounds: &mut [(u64, u64)],
         forced: &mut HashSet<(u32, u32)>,
     ) {
-        let slot = |counted: &[(u32, usize)], s: u32| {
-            counted.binary_search_by_key(&s, |&(item, _)| item).ok().map(|j| counted[j].1)
-        };
         for &(g, c) in &self.in_groups {
             let counted = counted_by(g);
             let mut add = |at: usize, k: u64| {
