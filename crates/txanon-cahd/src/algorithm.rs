@@ -442,9 +442,7 @@ fn form_groups_walking(
     // walks read the rows of neighbouring positions, which were scattered over the input's
     // order, a cache miss each.
     let (sensitive, qid) = {
-        let banded = TransactionDb::gather(n, db.labels().clone(), |pos| {
-            db.transaction(order[pos] as usize)
-        });
+        let banded = db.select(order.iter().map(|&t| t as usize));
         (
             banded.filter_items(|i| is_sensitive[i as usize]),
             banded.filter_items(|i| !is_sensitive[i as usize]),

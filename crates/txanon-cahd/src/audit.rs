@@ -580,8 +580,8 @@ fn check_groups_sensitive(
     // (sensitive items are rare, and sorting every row cost a tenth of CAHD's run at 10⁶).
     let hash = |r: usize| txanon_data::row_hash(row(r));
     let holds_sensitive = |r: usize| original.transaction(r).iter().any(|&i| sensitive[i as usize]);
-    // The hashes are mixed already: Fx's one multiplication keys them where SipHash took a
-    // sixth of the audit (20 million lookups at 10⁷).
+    // The hashes are mixed already: Fx's one multiplication keys them (with SipHash, choosing
+    // the rows took 4.7 s of the audit at 10⁷ with 270 sensitive items, with Fx 1.7 s).
     let wanted: FxHashSet<u64> =
         (0..n).into_par_iter().filter(|&r| holds_sensitive(r)).map(hash).collect();
     let candidates: Vec<usize> =

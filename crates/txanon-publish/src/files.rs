@@ -74,8 +74,7 @@ pub fn write_compact_json(path: &Path, value: &impl serde::Serialize) -> Result<
 }
 
 /// Writes `value` to `w` as compact JSON through a buffer of its own: serde_json writes a few
-/// bytes at a time, and each write through `dyn Write` was a call that could not be inlined
-/// (a 524 MB CAHD publication at 10⁷ spent seconds in them).
+/// bytes at a time, and through `dyn Write` each of them is a call that cannot be inlined.
 ///
 /// # Errors
 /// Serialization or I/O.
