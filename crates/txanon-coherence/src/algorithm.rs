@@ -358,7 +358,9 @@ pub fn anonymize(
         );
         moles_done?;
         nuggets_done?;
-        w.suppress(v as u32);
+        if moles.reads_rows() || nuggets.reads_rows() {
+            w.suppress(v as u32);
+        }
         alive[v] = false;
         progress.advance(1);
     }

@@ -390,6 +390,11 @@ struct Rows {
     offsets: Vec<usize>,
     items: Vec<ItemId>,
     weights: Vec<u64>,
+    /// Bit `t` set when row `t` holds an item: a breach test reads the private rows of every
+    /// transaction of a class, most of them empty with few private items, and the bits stay
+    /// in cache where each row's offsets were a cache miss (a third of the search at 10⁷
+    /// transactions with 10 private items).
+    held: Vec<u64>,
 }
 
 impl Rows {
@@ -397,9 +402,20 @@ impl Rows {
         if self.offsets.is_empty() {
             self.offsets.push(0);
         }
+        let before = self.items.len();
         self.items.extend(row);
         self.offsets.push(self.items.len());
+        let t = self.weights.len();
         self.weights.push(0);
+        if t.is_multiple_of(64) {
+            self.held.push(0);
+        }
+        self.held[t / 64] |= u64::from(self.items.len() > before) << (t % 64);
+    }
+
+    /// Whether row `t` holds an item.
+    fn holds(&self, t: u32) -> bool {
+        self.held[t as usize / 64] >> (t % 64) & 1 != 0
     }
 
     fn row(&self, t: u32) -> &[ItemId] {
@@ -434,7 +450,7 @@ fn breach(
         return None;
     }
     let mut touched = Vec::new();
-    for &t in tids {
+    for &t in tids.iter().filter(|&&t| secret.holds(t)) {
         let w = secret.weights[t as usize];
         for &s in secret.row(t) {
             if counts[s as usize] == 0 {

@@ -305,10 +305,30 @@ impl RowOrder {
 /// the row itself; with the hashes. Equal rows are adjacent.
 fn sorted_by_hash<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> Vec<(u64, u32)> {
     let mut keys = by_hash(len, &row);
-    for one_hash in keys.chunk_by_mut(|a, b| a.0 == b.0) {
-        order_one_hash(one_hash, &row);
-    }
+    hash_parts(&mut keys).into_par_iter().for_each(|part| {
+        for one_hash in part.chunk_by_mut(|a, b| a.0 == b.0) {
+            order_one_hash(one_hash, &row);
+        }
+    });
     keys
+}
+
+/// `keys` (sorted by hash) cut into about four parts per thread, each cut where the hash
+/// changes, so that a part holds whole runs of one hash: the runs are ordered on rayon (each
+/// repeated row read is a cache miss at scale, a second of one core at 10⁷ transactions).
+fn hash_parts(keys: &mut [(u64, u32)]) -> Vec<&mut [(u64, u32)]> {
+    let target = keys.len().div_ceil(4 * rayon::current_num_threads()).max(1 << 12);
+    let mut parts = Vec::new();
+    let mut rest = keys;
+    while rest.len() > target {
+        let hash = rest[target - 1].0;
+        let cut = target + rest[target..].partition_point(|k| k.0 == hash);
+        let (part, tail) = rest.split_at_mut(cut);
+        parts.push(part);
+        rest = tail;
+    }
+    parts.push(rest);
+    parts
 }
 
 /// Rows `0..len` with the [`row_hash`](crate::row_hash) of each, sorted by hash alone (on
@@ -420,7 +440,37 @@ pub fn equal_row_runs<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -
 /// # Panics
 /// With more than 2³² − 1 rows.
 pub fn distinct_rows<'r>(len: usize, row: impl Fn(usize) -> &'r [u32] + Sync) -> Vec<(u32, u64)> {
-    distinct_in_order(&sorted_by_hash(len, &row), row)
+    distinct_of_keys(by_hash(len, &row), row)
+}
+
+/// [`distinct_rows`] from the rows' keys sorted by hash alone ([`by_hash`]).
+fn distinct_of_keys<'r>(
+    mut keys: Vec<(u64, u32)>,
+    row: impl Fn(usize) -> &'r [u32] + Sync,
+) -> Vec<(u32, u64)> {
+    // Each run of one hash ordered and counted in one pass, on rayon: a run of one row (almost
+    // every run) is read once, where ordering the runs and then comparing neighbours read
+    // every repeated row twice.
+    let first = |same: &[(u64, u32)]| same.iter().map(|k| k.1).min().expect("a run has a row");
+    let parts: Vec<Vec<(u32, u64)>> = hash_parts(&mut keys)
+        .into_par_iter()
+        .map(|part| {
+            let mut out = Vec::new();
+            for one_hash in part.chunk_by_mut(|a, b| a.0 == b.0) {
+                if order_one_hash(one_hash, &row) {
+                    out.push((first(one_hash), one_hash.len() as u64));
+                } else {
+                    for same in one_hash.chunk_by(|a, b| row(a.1 as usize) == row(b.1 as usize)) {
+                        out.push((first(same), same.len() as u64));
+                    }
+                }
+            }
+            out
+        })
+        .collect();
+    let mut out = parts.concat();
+    out.par_sort_unstable();
+    out
 }
 
 /// [`distinct_rows`] from the rows' keys in [`RowOrder`]'s order.
@@ -668,79 +718,118 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The merge finds exactly the rows a count per distinct row finds unequal, with their
-        /// counts, whatever order the rows and their codes come in.
-        #[test]
-        fn unmatched_rows_are_those_counted_differently(
-            left in proptest::collection::vec(proptest::collection::vec(0u32..4, 0..3), 0..30),
-            right in proptest::collection::vec(proptest::collection::vec(0u32..4, 0..3), 0..30),
-            limit in 1usize..40,
-        ) {
-            let mut counts: std::collections::BTreeMap<Vec<u32>, (u64, u64)> = Default::default();
-            let (mut a, mut b) = (RowMultiset::new(), RowMultiset::new());
-            for row in &left {
-                a.push(row.iter().copied());
-                let mut key = row.clone();
-                key.sort_unstable();
-                counts.entry(key).or_default().0 += 1;
-            }
-            for row in &right {
-                b.push(row.iter().rev().copied());
-                let mut key = row.clone();
-                key.sort_unstable();
-                counts.entry(key).or_default().1 += 1;
-            }
-            let expected: Vec<UnmatchedRow> = counts
-                .into_iter()
-                .filter(|(_, (l, r))| l != r)
-                .map(|(row, (left, right))| UnmatchedRow { row, left, right })
-                .collect();
-            let found = unmatched_rows(&a, &b, limit);
-            // Within the limit, the merge's order decides which are listed: each listed one is
-            // one of the expected, and all are listed when they fit.
-            proptest::prop_assert!(found.iter().all(|u| expected.contains(u)));
-            proptest::prop_assert_eq!(found.len(), expected.len().min(limit));
-            proptest::prop_assert_eq!(unmatched_rows(&a, &a, limit), Vec::new());
-            // Merged in ranges, the same rows as in one merge.
-            let (order_a, order_b) = (RowOrder::of(&a), RowOrder::of(&b));
-            for pieces in [2, 5, 64] {
-                proptest::prop_assert_eq!(
-                    &unmatched_rows_in((&a, &order_a), (&b, &order_b), limit, pieces),
-                    &unmatched_rows_in((&a, &order_a), (&b, &order_b), limit, 1)
-                );
-            }
-            // A database read in place compares as the multiset of its rows copied out.
-            let db = crate::TransactionDb::from_int_transactions(
-                left.iter().map(|row| row.iter().map(|&i| i + 7).collect::<Vec<u32>>()),
+    /// The merge finds exactly the rows a count per distinct row finds unequal, with their
+    /// counts, whatever order the rows and their codes come in.
+    #[test]
+    fn unmatched_rows_are_those_counted_differently(
+        left in proptest::collection::vec(proptest::collection::vec(0u32..4, 0..3), 0..30),
+        right in proptest::collection::vec(proptest::collection::vec(0u32..4, 0..3), 0..30),
+        limit in 1usize..40,
+    ) {
+        let mut counts: std::collections::BTreeMap<Vec<u32>, (u64, u64)> = Default::default();
+        let (mut a, mut b) = (RowMultiset::new(), RowMultiset::new());
+        for row in &left {
+            a.push(row.iter().copied());
+            let mut key = row.clone();
+            key.sort_unstable();
+            counts.entry(key).or_default().0 += 1;
+        }
+        for row in &right {
+            b.push(row.iter().rev().copied());
+            let mut key = row.clone();
+            key.sort_unstable();
+            counts.entry(key).or_default().1 += 1;
+        }
+        let expected: Vec<UnmatchedRow> = counts
+            .into_iter()
+            .filter(|(_, (l, r))| l != r)
+            .map(|(row, (left, right))| UnmatchedRow { row, left, right })
+            .collect();
+        let found = unmatched_rows(&a, &b, limit);
+        // Within the limit, the merge's order decides which are listed: each listed one is
+        // one of the expected, and all are listed when they fit.
+        proptest::prop_assert!(found.iter().all(|u| expected.contains(u)));
+        proptest::prop_assert_eq!(found.len(), expected.len().min(limit));
+        proptest::prop_assert_eq!(unmatched_rows(&a, &a, limit), Vec::new());
+        // Merged in ranges, the same rows as in one merge.
+        let (order_a, order_b) = (RowOrder::of(&a), RowOrder::of(&b));
+        for pieces in [2, 5, 64] {
+            proptest::prop_assert_eq!(
+                &unmatched_rows_in((&a, &order_a), (&b, &order_b), limit, pieces),
+                &unmatched_rows_in((&a, &order_a), (&b, &order_b), limit, 1)
             );
-            let copied = RowMultiset::from_rows(db.len(), |r, row| row.extend(db.transaction(r)));
-            proptest::prop_assert_eq!(unmatched_rows(&db, &copied, limit), Vec::new());
-            proptest::prop_assert_eq!(unmatched_rows(&db, &b, limit), unmatched_rows(&copied, &b, limit));
-            proptest::prop_assert_eq!(RowOrder::of(&db).distinct(&db), distinct_rows(db.len(), |r| db.transaction(r)));
-            // Filled in chunks, the same multiset.
-            let filled = RowMultiset::from_rows(left.len(), |r, row| row.extend(left[r].iter().rev()));
-            proptest::prop_assert_eq!(unmatched_rows(&filled, &a, limit), Vec::new());
-            proptest::prop_assert_eq!(filled.len(), a.len());
         }
+        // A database read in place compares as the multiset of its rows copied out.
+        let db = crate::TransactionDb::from_int_transactions(
+            left.iter().map(|row| row.iter().map(|&i| i + 7).collect::<Vec<u32>>()),
+        );
+        let copied = RowMultiset::from_rows(db.len(), |r, row| row.extend(db.transaction(r)));
+        proptest::prop_assert_eq!(unmatched_rows(&db, &copied, limit), Vec::new());
+        proptest::prop_assert_eq!(unmatched_rows(&db, &b, limit), unmatched_rows(&copied, &b, limit));
+        proptest::prop_assert_eq!(RowOrder::of(&db).distinct(&db), distinct_rows(db.len(), |r| db.transaction(r)));
+        // Filled in chunks, the same multiset.
+        let filled = RowMultiset::from_rows(left.len(), |r, row| row.extend(left[r].iter().rev()));
+        proptest::prop_assert_eq!(unmatched_rows(&filled, &a, limit), Vec::new());
+        proptest::prop_assert_eq!(filled.len(), a.len());
+    }
 
-        /// Distinct rows are the rows a count per row finds, each once, with its count.
-        #[test]
-        fn distinct_rows_are_counted_rows(
-            rows in proptest::collection::vec(proptest::collection::btree_set(0u32..4, 0..3), 0..40),
-        ) {
-            let rows: Vec<Vec<u32>> = rows.into_iter().map(|r| r.into_iter().collect()).collect();
-            let mut expected: std::collections::BTreeMap<&[u32], u64> = Default::default();
-            for row in &rows {
-                *expected.entry(row).or_default() += 1;
-            }
-            let found: std::collections::BTreeMap<&[u32], u64> =
-                distinct_rows(rows.len(), |r| &rows[r]).into_iter().map(|(r, w)| (rows[r as usize].as_slice(), w)).collect();
-            let firsts: Vec<u32> = distinct_rows(rows.len(), |r| &rows[r]).into_iter().map(|(r, _)| r).collect();
-            let expected_firsts: Vec<u32> = (0..rows.len() as u32)
-                .filter(|&r| !rows[..r as usize].contains(&rows[r as usize]))
-                .collect();
-            proptest::prop_assert_eq!(firsts, expected_firsts);
-            proptest::prop_assert_eq!(found, expected);
+    /// Distinct rows are the rows a count per row finds, each once, with its count.
+    /// (`distinct_of_keys_orders_runs_of_several_rows` forces shared hashes and parts.)
+    #[test]
+    fn distinct_rows_are_counted_rows(
+        rows in proptest::collection::vec(proptest::collection::btree_set(0u32..4, 0..3), 0..40),
+    ) {
+        let rows: Vec<Vec<u32>> = rows.into_iter().map(|r| r.into_iter().collect()).collect();
+        let mut expected: std::collections::BTreeMap<&[u32], u64> = Default::default();
+        for row in &rows {
+            *expected.entry(row).or_default() += 1;
         }
+        let found: std::collections::BTreeMap<&[u32], u64> =
+            distinct_rows(rows.len(), |r| &rows[r]).into_iter().map(|(r, w)| (rows[r as usize].as_slice(), w)).collect();
+        let firsts: Vec<u32> = distinct_rows(rows.len(), |r| &rows[r]).into_iter().map(|(r, _)| r).collect();
+        let expected_firsts: Vec<u32> = (0..rows.len() as u32)
+            .filter(|&r| !rows[..r as usize].contains(&rows[r as usize]))
+            .collect();
+        proptest::prop_assert_eq!(firsts, expected_firsts);
+        proptest::prop_assert_eq!(found, expected);
+    }
+    }
+
+    /// Keys cut into parts hold whole runs of one hash, and distinct rows found from keys whose
+    /// hashes are shared by different rows (a weak hash forced: a row's length) and cut into
+    /// several parts are the rows a count finds, in order of first occurrence.
+    #[test]
+    fn distinct_of_keys_orders_runs_of_several_rows() {
+        let mut state = 7u64;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as u32
+        };
+        let rows: Vec<Vec<u32>> = (0..50_000)
+            .map(|_| {
+                let mut row: Vec<u32> = (0..next() % 4).map(|_| next() % 6).collect();
+                row.sort_unstable();
+                row.dedup();
+                row
+            })
+            .collect();
+        let mut keys: Vec<(u64, u32)> =
+            rows.iter().enumerate().map(|(r, row)| (row.len() as u64, r as u32)).collect();
+        keys.sort_by_key(|k| k.0);
+        let parts =
+            hash_parts(&mut keys.clone()).into_iter().map(|p| p.to_vec()).collect::<Vec<_>>();
+        assert!(parts.len() > 1, "{} parts", parts.len());
+        assert_eq!(parts.concat(), keys);
+        for pair in parts.windows(2) {
+            assert_ne!(pair[0].last().map(|k| k.0), pair[1].first().map(|k| k.0), "a run cut");
+        }
+        let mut expected: std::collections::BTreeMap<&[u32], (u32, u64)> = Default::default();
+        for (r, row) in rows.iter().enumerate() {
+            expected.entry(row).or_insert((r as u32, 0)).1 += 1;
+        }
+        let mut expected: Vec<(u32, u64)> = expected.into_values().collect();
+        expected.sort_unstable();
+        assert!(expected.len() > 20, "several rows of each length");
+        assert_eq!(distinct_of_keys(keys, |r| &rows[r]), expected);
     }
 }

@@ -281,7 +281,11 @@ impl ItemCounts {
         Self { counts: vec![0; items], by_len: Vec::new(), overflow: false }
     }
 
-    pub(crate) fn into_result(self) -> Result<(Vec<u128>, Vec<u128>), MiningError> {
+    /// `(counts, by_len)`.
+    ///
+    /// # Errors
+    /// [`MiningError::CountOverflow`] when a count passed 2¹²⁸ (the search stopped there).
+    pub fn into_result(self) -> Result<(Vec<u128>, Vec<u128>), MiningError> {
         if self.overflow { Err(MiningError::CountOverflow) } else { Ok((self.counts, self.by_len)) }
     }
 }

@@ -117,6 +117,12 @@ impl Bitsets {
         Some(Self { words, bits: Some(bits), pairs: None })
     }
 
+    /// Whether [`with`](Self::with) reads the transactions' items for `p` ([`suppress`]
+    /// (Self::suppress) never does): all but the co-occurrence matrix's `p = 2` do.
+    pub fn reads_rows(&self, p: usize) -> bool {
+        p >= 2 && !(p == 2 && self.pairs.is_some())
+    }
+
     /// Transaction `t`'s items, when the transactions' bitsets were built.
     fn row(&self, t: u32) -> Option<&[u64]> {
         let bits = self.bits.as_ref()?;

@@ -1,12 +1,19 @@
 //! [`Engine::Counting`](crate::Engine::Counting): moles and nuggets counted per item by
 //! FP-Growth, never listed.
 
-use txanon_data::TransactionDb;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
 use txanon_data::progress::Progress;
-use txanon_mining::{MinSupport, MiningParams, count_per_item_and_length};
+use txanon_data::{ItemId, Label, TransactionDb};
+use txanon_mining::{
+    Algorithm, ItemCounts, ItemsetClass, ItemsetVisitor, MinSupport, MiningParams,
+    count_per_item_and_length, mine,
+};
 
 use crate::engines::bitsets::{Bitsets, occurring_up_to_triples};
-use crate::engines::{Counter, PARALLEL_STEP, both};
+use crate::engines::{Counter, Listing, PARALLEL_STEP, both};
 use crate::error::CoherenceError;
 use crate::nonmoles::NonMoles;
 use crate::working::{Working, by_public_index};
@@ -129,24 +136,89 @@ impl Counter for CountedMoles {
         self.counts[v as usize] = 0;
         Ok(())
     }
+
+    fn reads_rows(&self) -> bool {
+        match &self.bits {
+            Some(bits) => bits.reads_rows(self.p),
+            // FP-Growth on the transactions holding the item.
+            None => self.p >= 2,
+        }
+    }
 }
 
+/// Most nuggets listed beside their counts (a million, tens of MB): beyond it the nuggets a
+/// step loses are mined again from the transactions holding its item.
+pub(crate) const LISTED_NUGGETS: u64 = 1 << 20;
+
 /// Nuggets (itemsets of any length, public or private, in at least `k′` transactions) holding
-/// each public item, counted by FP-Growth; after suppressing `v`, the frequent itemsets of the
-/// transactions holding `v` are the lost nuggets.
+/// each public item, counted by FP-Growth. Suppressing `v` loses exactly the nuggets holding
+/// it (no other itemset's support changes): read from their listing when the search listed
+/// them, else mined as the frequent itemsets of the transactions holding `v`.
 #[derive(Debug)]
 pub(crate) struct MinedNuggets {
-    counts: Vec<u128>,
+    lost: Lost,
     support: u32,
     total: u128,
 }
 
+/// How a step finds the nuggets it loses.
+#[derive(Debug)]
+enum Lost {
+    /// Every nugget, on its public items (those with none are never lost).
+    Listed(Listing),
+    /// Per public index, the nuggets holding it; a step mines the ones it loses.
+    Mined(Vec<u128>),
+}
+
 impl MinedNuggets {
-    /// Counted by FP-Growth, whose search advances `progress`.
+    /// Counted by FP-Growth, whose search advances `progress`, and listed when there are at
+    /// most [`LISTED_NUGGETS`].
     pub fn new(w: &Working, support: u32, progress: &Progress) -> Result<Self, CoherenceError> {
-        let (counts, total) =
-            per_item(&w.full_db(), (support, None), w.public_items(), Some(progress))?;
-        Ok(Self { counts, support, total })
+        Self::listing_at_most(w, support, LISTED_NUGGETS, progress)
+    }
+
+    /// As [`new`](Self::new), listing at most `limit` nuggets.
+    pub(crate) fn listing_at_most(
+        w: &Working,
+        support: u32,
+        limit: u64,
+        progress: &Progress,
+    ) -> Result<Self, CoherenceError> {
+        let items = w.public_items();
+        let db = w.full_db();
+        if db.is_empty() {
+            return Ok(Self { lost: Lost::Mined(vec![0; items]), support, total: 0 });
+        }
+        let params =
+            MiningParams::new(MinSupport::Count(support)).progress(progress.clone()).check()?;
+        let public: Arc<[u32]> = (0..db.num_items() as ItemId)
+            .map(|i| match db.label(i) {
+                Label::Int(l) if (l as usize) < items => l,
+                _ => NOT_PUBLIC,
+            })
+            .collect();
+        let mut visitor = CountedAndListed {
+            counts: ItemCounts::new(db.num_items()),
+            public,
+            listed: Vec::new(),
+            limit,
+            held: Arc::new(AtomicU64::new(0)),
+            over: Arc::new(AtomicBool::new(false)),
+        };
+        mine(&db, Algorithm::FpGrowth, &params, &mut visitor)?;
+        let over = visitor.over.load(Ordering::Relaxed);
+        let (per_item, by_len) = visitor.counts.into_result()?;
+        let counts = by_public_index(&db, &per_item, items);
+        // `by_len[0]` is the empty itemset.
+        let total = by_len.iter().skip(1).sum();
+        let lost = if over {
+            Lost::Mined(counts)
+        } else {
+            let listing = Listing::new(visitor.listed, items);
+            debug_assert_eq!(listing.counts, counts, "the listing counts what the search counted");
+            Lost::Listed(listing)
+        };
+        Ok(Self { lost, support, total })
     }
 
     /// The nuggets of `w` when counted, in all.
@@ -157,22 +229,185 @@ impl MinedNuggets {
 
 impl Counter for MinedNuggets {
     fn counts(&self) -> &[u128] {
-        &self.counts
+        match &self.lost {
+            Lost::Listed(listing) => &listing.counts,
+            Lost::Mined(counts) => counts,
+        }
     }
 
     /// An item in no nugget loses none: no mining then (late in a run, most items are).
     fn suppress(&mut self, w: &Working, v: u32) -> Result<(), CoherenceError> {
-        if self.counts[v as usize] == 0 {
+        let counts = match &mut self.lost {
+            Lost::Listed(listing) => {
+                listing.remove(v);
+                return Ok(());
+            }
+            Lost::Mined(counts) => counts,
+        };
+        if counts[v as usize] == 0 {
             return Ok(());
         }
         let (lost, _) =
             per_item(&w.conditional(v, true), (self.support, None), w.public_items(), None)?;
         for (u, l) in lost.iter().enumerate() {
             if u != v as usize {
-                self.counts[u] -= l;
+                counts[u] -= l;
             }
         }
-        self.counts[v as usize] = 0;
+        counts[v as usize] = 0;
         Ok(())
+    }
+
+    fn reads_rows(&self) -> bool {
+        matches!(self.lost, Lost::Mined(_))
+    }
+}
+
+/// An item of the nuggets' database that is not public.
+const NOT_PUBLIC: u32 = u32::MAX;
+
+/// The search's visitor: the nuggets counted per item and by length, and listed on their public
+/// items while they number at most `limit` over every branch (then the listing is dropped and
+/// only the counts go on).
+struct CountedAndListed {
+    counts: ItemCounts,
+    /// Per item of the database, its public index or [`NOT_PUBLIC`].
+    public: Arc<[u32]>,
+    listed: Vec<Vec<u32>>,
+    limit: u64,
+    /// Members met by every branch, and whether they passed `limit`.
+    held: Arc<AtomicU64>,
+    over: Arc<AtomicBool>,
+}
+
+impl ItemsetVisitor for CountedAndListed {
+    fn visit(&mut self, class: &ItemsetClass<'_>) -> ControlFlow<()> {
+        self.counts.visit(class)?;
+        if self.over.load(Ordering::Relaxed) {
+            return ControlFlow::Continue(());
+        }
+        let members = u64::try_from(class.count().unwrap_or(u128::MAX)).unwrap_or(u64::MAX);
+        let before = self.held.fetch_add(members, Ordering::Relaxed);
+        if before.saturating_add(members) > self.limit {
+            self.over.store(true, Ordering::Relaxed);
+            self.listed = Vec::new();
+            return ControlFlow::Continue(());
+        }
+        let (public, listed) = (&self.public, &mut self.listed);
+        class.for_each_member(|items| {
+            let set: Vec<u32> =
+                items.iter().map(|&i| public[i as usize]).filter(|&j| j != NOT_PUBLIC).collect();
+            if !set.is_empty() {
+                listed.push(set);
+            }
+            ControlFlow::Continue(())
+        })
+    }
+
+    fn fork(&self) -> Self {
+        Self {
+            counts: self.counts.fork(),
+            public: Arc::clone(&self.public),
+            listed: Vec::new(),
+            limit: self.limit,
+            held: Arc::clone(&self.held),
+            over: Arc::clone(&self.over),
+        }
+    }
+
+    fn merge(&mut self, later: Self) {
+        self.counts.merge(later.counts);
+        if self.over.load(Ordering::Relaxed) {
+            self.listed = Vec::new();
+        } else {
+            self.listed.extend(later.listed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use txanon_data::progress::Progress;
+    use txanon_data::{ItemId, Label, TransactionDb};
+
+    use super::{Lost, MinedNuggets};
+    use crate::engines::Counter;
+    use crate::working::{Role, Working};
+
+    /// The nuggets listed once and removed at each step count what mining the transactions of
+    /// each suppressed item counts (the listing's limit set to 0), step by step, and both
+    /// count what the definition does: the frequent itemsets left after the suppressions.
+    /// Counts the cases whose steps lose a nugget.
+    #[test]
+    fn listed_nuggets_count_what_mined_ones_do() {
+        let strategy = (
+            prop::collection::vec(prop::collection::btree_set(0u32..10, 1..7), 2..40),
+            prop::collection::btree_set(0u32..10, 0..3),
+            prop::collection::vec(0u32..10, 1..6),
+            1u32..5,
+        );
+        let exercised = txanon_testkit::exercised(300, strategy, |(ts, private, steps, k2)| {
+            let rows = |gone: &[u32]| -> Vec<Vec<u32>> {
+                ts.iter()
+                    .map(|t| t.iter().copied().filter(|i| !gone.contains(i)).collect())
+                    .collect()
+            };
+            let db = TransactionDb::from_int_transactions(rows(&[]));
+            let (mut public, mut secret) = (0, 0);
+            let roles: Vec<Role> = (0..db.num_items() as ItemId)
+                .map(|i| match db.label(i) {
+                    Label::Int(l) if private.contains(&l) => (Role::Private(secret), secret += 1).0,
+                    _ => (Role::Public(public), public += 1).0,
+                })
+                .collect();
+            let mut w = Working::new(&db, &roles);
+            let progress = Progress::default();
+            let mut listed = MinedNuggets::listing_at_most(&w, k2, u64::MAX, &progress).unwrap();
+            let mut mined = MinedNuggets::listing_at_most(&w, k2, 0, &progress).unwrap();
+            prop_assert!(matches!(listed.lost, Lost::Listed(_)));
+            prop_assert!(matches!(mined.lost, Lost::Mined(_)) || mined.total() == 0);
+            prop_assert_eq!(listed.total(), mined.total());
+            let mut gone = Vec::new();
+            let mut lost_some = false;
+            let items = w.public_items();
+            for v in steps.into_iter().filter(|&v| (v as usize) < items) {
+                if gone.contains(&w.public_ids[v as usize]) {
+                    continue;
+                }
+                lost_some |= listed.counts()[v as usize] > 0;
+                listed.suppress(&w, v).unwrap();
+                mined.suppress(&w, v).unwrap();
+                w.suppress(v);
+                gone.push(w.public_ids[v as usize]);
+                prop_assert_eq!(listed.counts(), mined.counts());
+                // By the definition: the frequent itemsets of what is left holding each item.
+                let left = TransactionDb::from_int_transactions(rows(
+                    &gone
+                        .iter()
+                        .map(|&i| db.label(i).to_string().parse().unwrap())
+                        .collect::<Vec<u32>>(),
+                ));
+                let params = txanon_mining::MiningParams::new(txanon_mining::MinSupport::Count(k2))
+                    .check()
+                    .unwrap();
+                let found = txanon_mining::frequent_itemsets(
+                    &left,
+                    txanon_mining::Algorithm::Apriori,
+                    &params,
+                )
+                .unwrap();
+                for (u, &count) in listed.counts().iter().enumerate() {
+                    let label = db.label(w.public_ids[u]).to_string();
+                    let holding = found
+                        .iter()
+                        .filter(|(s, _)| s.iter().any(|&i| left.label(i).to_string() == label))
+                        .count();
+                    prop_assert_eq!(count, holding as u128, "item {}", label);
+                }
+            }
+            Ok(lost_some)
+        });
+        exercised.at_least(0.3, "steps losing nuggets");
     }
 }

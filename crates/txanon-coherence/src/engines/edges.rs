@@ -103,4 +103,9 @@ impl Counter for EdgeMoles {
         }
         Ok(())
     }
+
+    /// The border's edges only (`w` gives the number of public items).
+    fn reads_rows(&self) -> bool {
+        false
+    }
 }

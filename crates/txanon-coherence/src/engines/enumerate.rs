@@ -158,6 +158,10 @@ impl Counter for ListedMoles {
         self.0.remove(v);
         Ok(())
     }
+
+    fn reads_rows(&self) -> bool {
+        false
+    }
 }
 
 /// Every nugget listed by FP-Growth, each as its public indices (private items dropped: only
@@ -201,6 +205,10 @@ impl Counter for ListedNuggets {
     fn suppress(&mut self, _: &Working, v: u32) -> Result<(), CoherenceError> {
         self.0.remove(v);
         Ok(())
+    }
+
+    fn reads_rows(&self) -> bool {
+        false
     }
 }
 

@@ -21,6 +21,12 @@ pub(crate) trait Counter: std::fmt::Debug + Send {
     /// Public item `v` is being suppressed (`w` still holds it): subtract from every other
     /// item's count the moles (nuggets) holding both, and zero `v`'s.
     fn suppress(&mut self, w: &Working, v: u32) -> Result<(), CoherenceError>;
+
+    /// Whether [`suppress`](Self::suppress) reads the transactions' items (`w.public`), which
+    /// must then have lost every item suppressed before. When neither counter does, the greedy
+    /// loop leaves the items as they are: removing each from its transactions was a quarter of
+    /// the loop at 10⁷ transactions with 270 private items.
+    fn reads_rows(&self) -> bool;
 }
 
 /// Least transactions holding a suppressed item for a greedy step's counters to be updated on
