@@ -494,7 +494,7 @@ impl Default for Limits {
 #[cfg(test)]
 mod tests {
     use super::{FlatSets, Limits, NonMoles, singles_breaching};
-    use crate::working::{Role, Working};
+    use crate::working::{Working, roles_with_private};
     use proptest::prelude::*;
     use txanon_data::TransactionDb;
     use txanon_data::progress::Progress;
@@ -519,20 +519,7 @@ mod tests {
             mixed_pairs in 0u64..40,
         ) {
             let db = TransactionDb::from_int_transactions(ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()));
-            let (mut public, mut secret) = (0, 0);
-            let roles: Vec<Role> = (0..db.num_items())
-                .map(|i| match db.label(i as u32) {
-                    txanon_data::Label::Int(l) if private.contains(&l) => {
-                        secret += 1;
-                        Role::Private(secret - 1)
-                    }
-                    _ => {
-                        public += 1;
-                        Role::Public(public - 1)
-                    }
-                })
-                .collect();
-            let w = Working::new(&db, &roles);
+            let w = Working::new(&db, &roles_with_private(&db, &private));
             let settings = (h, k, p, true);
             let progress = Progress::default();
             let rows = Limits { singles_matrix: 0, projection: 0, ..Limits::default() };
@@ -562,16 +549,7 @@ mod tests {
             let db = TransactionDb::from_int_transactions(
                 ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()),
             );
-            let (mut public, mut secret) = (0, 0);
-            let roles: Vec<Role> = (0..db.num_items())
-                .map(|i| match db.label(i as u32) {
-                    txanon_data::Label::Int(l) if private.contains(&l) => {
-                        (Role::Private(secret), secret += 1).0
-                    }
-                    _ => (Role::Public(public), public += 1).0,
-                })
-                .collect();
-            let w = Working::new(&db, &roles);
+            let w = Working::new(&db, &roles_with_private(&db, &private));
             let from_counts = singles_breaching(&w, h, usize::MAX);
             prop_assert_eq!(&from_counts, &singles_breaching(&w, h, 0));
             let by_definition: Vec<bool> = (0..w.public_items() as u32)

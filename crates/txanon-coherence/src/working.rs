@@ -13,7 +13,8 @@ pub(crate) struct Working {
     pub public_ids: Vec<ItemId>,
     /// Original item id of each private index.
     pub private_ids: Vec<ItemId>,
-    /// Per transaction, its public indices, ascending; suppressed items are removed.
+    /// Per transaction, its public indices, ascending; suppressed items are removed while a
+    /// counter reads them (`Counter::reads_rows`), else left in place.
     pub public: Vec<Vec<u32>>,
     /// Per transaction, its private indices, ascending (read through
     /// [`private_of`](Self::private_of) in passes over an item's transactions).
@@ -161,6 +162,22 @@ impl Working {
         }
         TransactionDb::from_int_rows(offsets, labels)
     }
+}
+
+/// The roles of `db`'s items for tests: those labelled in `private` private, every other public,
+/// each side numbered in id order.
+#[cfg(test)]
+pub(crate) fn roles_with_private(
+    db: &TransactionDb,
+    private: &std::collections::BTreeSet<u32>,
+) -> Vec<Role> {
+    let (mut public, mut secret) = (0, 0);
+    (0..db.num_items() as ItemId)
+        .map(|i| match db.label(i) {
+            Label::Int(l) if private.contains(&l) => (Role::Private(secret), secret += 1).0,
+            _ => (Role::Public(public), public += 1).0,
+        })
+        .collect()
 }
 
 /// Counts reported per item of a database built by this module, moved to the public indices

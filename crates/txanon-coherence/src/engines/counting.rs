@@ -328,12 +328,12 @@ impl ItemsetVisitor for CountedAndListed {
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
+    use txanon_data::TransactionDb;
     use txanon_data::progress::Progress;
-    use txanon_data::{ItemId, Label, TransactionDb};
 
     use super::{Lost, MinedNuggets};
     use crate::engines::Counter;
-    use crate::working::{Role, Working};
+    use crate::working::{Working, roles_with_private};
 
     /// The nuggets listed once and removed at each step count what mining the transactions of
     /// each suppressed item counts (the listing's limit set to 0), step by step, and both
@@ -354,14 +354,7 @@ mod tests {
                     .collect()
             };
             let db = TransactionDb::from_int_transactions(rows(&[]));
-            let (mut public, mut secret) = (0, 0);
-            let roles: Vec<Role> = (0..db.num_items() as ItemId)
-                .map(|i| match db.label(i) {
-                    Label::Int(l) if private.contains(&l) => (Role::Private(secret), secret += 1).0,
-                    _ => (Role::Public(public), public += 1).0,
-                })
-                .collect();
-            let mut w = Working::new(&db, &roles);
+            let mut w = Working::new(&db, &roles_with_private(&db, &private));
             let progress = Progress::default();
             let mut listed = MinedNuggets::listing_at_most(&w, k2, u64::MAX, &progress).unwrap();
             let mut mined = MinedNuggets::listing_at_most(&w, k2, 0, &progress).unwrap();
