@@ -13,7 +13,9 @@ pub enum Engine {
     /// length at most `p`, and those among them containing no minimal mole of `U` (the
     /// non-moles, few: they are frequent at support `k`) are subtracted. After suppressing
     /// `v`, the same counts on the transactions holding `v` give the losers. Nuggets are
-    /// counted the same way at support `k′`. The default.
+    /// counted by FP-Growth at support `k′`, and listed by the same search while there are at
+    /// most 2²⁰ (a suppression then deletes those holding its item; past that, it counts them
+    /// on the transactions holding the item). The default.
     Counting,
     /// The paper's Section 6: the mole border's edges `⟨α, β⟩`, `W` over them without double
     /// counting, and Compute-δ over the edges holding `v` after suppressing `v`. Nuggets as in

@@ -718,81 +718,81 @@ mod tests {
     }
 
     proptest::proptest! {
-    /// The merge finds exactly the rows a count per distinct row finds unequal, with their
-    /// counts, whatever order the rows and their codes come in.
-    #[test]
-    fn unmatched_rows_are_those_counted_differently(
-        left in proptest::collection::vec(proptest::collection::vec(0u32..4, 0..3), 0..30),
-        right in proptest::collection::vec(proptest::collection::vec(0u32..4, 0..3), 0..30),
-        limit in 1usize..40,
-    ) {
-        let mut counts: std::collections::BTreeMap<Vec<u32>, (u64, u64)> = Default::default();
-        let (mut a, mut b) = (RowMultiset::new(), RowMultiset::new());
-        for row in &left {
-            a.push(row.iter().copied());
-            let mut key = row.clone();
-            key.sort_unstable();
-            counts.entry(key).or_default().0 += 1;
-        }
-        for row in &right {
-            b.push(row.iter().rev().copied());
-            let mut key = row.clone();
-            key.sort_unstable();
-            counts.entry(key).or_default().1 += 1;
-        }
-        let expected: Vec<UnmatchedRow> = counts
-            .into_iter()
-            .filter(|(_, (l, r))| l != r)
-            .map(|(row, (left, right))| UnmatchedRow { row, left, right })
-            .collect();
-        let found = unmatched_rows(&a, &b, limit);
-        // Within the limit, the merge's order decides which are listed: each listed one is
-        // one of the expected, and all are listed when they fit.
-        proptest::prop_assert!(found.iter().all(|u| expected.contains(u)));
-        proptest::prop_assert_eq!(found.len(), expected.len().min(limit));
-        proptest::prop_assert_eq!(unmatched_rows(&a, &a, limit), Vec::new());
-        // Merged in ranges, the same rows as in one merge.
-        let (order_a, order_b) = (RowOrder::of(&a), RowOrder::of(&b));
-        for pieces in [2, 5, 64] {
-            proptest::prop_assert_eq!(
-                &unmatched_rows_in((&a, &order_a), (&b, &order_b), limit, pieces),
-                &unmatched_rows_in((&a, &order_a), (&b, &order_b), limit, 1)
+        /// The merge finds exactly the rows a count per distinct row finds unequal, with their
+        /// counts, whatever order the rows and their codes come in.
+        #[test]
+        fn unmatched_rows_are_those_counted_differently(
+            left in proptest::collection::vec(proptest::collection::vec(0u32..4, 0..3), 0..30),
+            right in proptest::collection::vec(proptest::collection::vec(0u32..4, 0..3), 0..30),
+            limit in 1usize..40,
+        ) {
+            let mut counts: std::collections::BTreeMap<Vec<u32>, (u64, u64)> = Default::default();
+            let (mut a, mut b) = (RowMultiset::new(), RowMultiset::new());
+            for row in &left {
+                a.push(row.iter().copied());
+                let mut key = row.clone();
+                key.sort_unstable();
+                counts.entry(key).or_default().0 += 1;
+            }
+            for row in &right {
+                b.push(row.iter().rev().copied());
+                let mut key = row.clone();
+                key.sort_unstable();
+                counts.entry(key).or_default().1 += 1;
+            }
+            let expected: Vec<UnmatchedRow> = counts
+                .into_iter()
+                .filter(|(_, (l, r))| l != r)
+                .map(|(row, (left, right))| UnmatchedRow { row, left, right })
+                .collect();
+            let found = unmatched_rows(&a, &b, limit);
+            // Within the limit, the merge's order decides which are listed: each listed one is
+            // one of the expected, and all are listed when they fit.
+            proptest::prop_assert!(found.iter().all(|u| expected.contains(u)));
+            proptest::prop_assert_eq!(found.len(), expected.len().min(limit));
+            proptest::prop_assert_eq!(unmatched_rows(&a, &a, limit), Vec::new());
+            // Merged in ranges, the same rows as in one merge.
+            let (order_a, order_b) = (RowOrder::of(&a), RowOrder::of(&b));
+            for pieces in [2, 5, 64] {
+                proptest::prop_assert_eq!(
+                    &unmatched_rows_in((&a, &order_a), (&b, &order_b), limit, pieces),
+                    &unmatched_rows_in((&a, &order_a), (&b, &order_b), limit, 1)
+                );
+            }
+            // A database read in place compares as the multiset of its rows copied out.
+            let db = crate::TransactionDb::from_int_transactions(
+                left.iter().map(|row| row.iter().map(|&i| i + 7).collect::<Vec<u32>>()),
             );
+            let copied = RowMultiset::from_rows(db.len(), |r, row| row.extend(db.transaction(r)));
+            proptest::prop_assert_eq!(unmatched_rows(&db, &copied, limit), Vec::new());
+            proptest::prop_assert_eq!(unmatched_rows(&db, &b, limit), unmatched_rows(&copied, &b, limit));
+            proptest::prop_assert_eq!(RowOrder::of(&db).distinct(&db), distinct_rows(db.len(), |r| db.transaction(r)));
+            // Filled in chunks, the same multiset.
+            let filled = RowMultiset::from_rows(left.len(), |r, row| row.extend(left[r].iter().rev()));
+            proptest::prop_assert_eq!(unmatched_rows(&filled, &a, limit), Vec::new());
+            proptest::prop_assert_eq!(filled.len(), a.len());
         }
-        // A database read in place compares as the multiset of its rows copied out.
-        let db = crate::TransactionDb::from_int_transactions(
-            left.iter().map(|row| row.iter().map(|&i| i + 7).collect::<Vec<u32>>()),
-        );
-        let copied = RowMultiset::from_rows(db.len(), |r, row| row.extend(db.transaction(r)));
-        proptest::prop_assert_eq!(unmatched_rows(&db, &copied, limit), Vec::new());
-        proptest::prop_assert_eq!(unmatched_rows(&db, &b, limit), unmatched_rows(&copied, &b, limit));
-        proptest::prop_assert_eq!(RowOrder::of(&db).distinct(&db), distinct_rows(db.len(), |r| db.transaction(r)));
-        // Filled in chunks, the same multiset.
-        let filled = RowMultiset::from_rows(left.len(), |r, row| row.extend(left[r].iter().rev()));
-        proptest::prop_assert_eq!(unmatched_rows(&filled, &a, limit), Vec::new());
-        proptest::prop_assert_eq!(filled.len(), a.len());
-    }
 
-    /// Distinct rows are the rows a count per row finds, each once, with its count.
-    /// (`distinct_of_keys_orders_runs_of_several_rows` forces shared hashes and parts.)
-    #[test]
-    fn distinct_rows_are_counted_rows(
-        rows in proptest::collection::vec(proptest::collection::btree_set(0u32..4, 0..3), 0..40),
-    ) {
-        let rows: Vec<Vec<u32>> = rows.into_iter().map(|r| r.into_iter().collect()).collect();
-        let mut expected: std::collections::BTreeMap<&[u32], u64> = Default::default();
-        for row in &rows {
-            *expected.entry(row).or_default() += 1;
+        /// Distinct rows are the rows a count per row finds, each once, with its count.
+        /// (`distinct_of_keys_orders_runs_of_several_rows` forces shared hashes and parts.)
+        #[test]
+        fn distinct_rows_are_counted_rows(
+            rows in proptest::collection::vec(proptest::collection::btree_set(0u32..4, 0..3), 0..40),
+        ) {
+            let rows: Vec<Vec<u32>> = rows.into_iter().map(|r| r.into_iter().collect()).collect();
+            let mut expected: std::collections::BTreeMap<&[u32], u64> = Default::default();
+            for row in &rows {
+                *expected.entry(row).or_default() += 1;
+            }
+            let found: std::collections::BTreeMap<&[u32], u64> =
+                distinct_rows(rows.len(), |r| &rows[r]).into_iter().map(|(r, w)| (rows[r as usize].as_slice(), w)).collect();
+            let firsts: Vec<u32> = distinct_rows(rows.len(), |r| &rows[r]).into_iter().map(|(r, _)| r).collect();
+            let expected_firsts: Vec<u32> = (0..rows.len() as u32)
+                .filter(|&r| !rows[..r as usize].contains(&rows[r as usize]))
+                .collect();
+            proptest::prop_assert_eq!(firsts, expected_firsts);
+            proptest::prop_assert_eq!(found, expected);
         }
-        let found: std::collections::BTreeMap<&[u32], u64> =
-            distinct_rows(rows.len(), |r| &rows[r]).into_iter().map(|(r, w)| (rows[r as usize].as_slice(), w)).collect();
-        let firsts: Vec<u32> = distinct_rows(rows.len(), |r| &rows[r]).into_iter().map(|(r, _)| r).collect();
-        let expected_firsts: Vec<u32> = (0..rows.len() as u32)
-            .filter(|&r| !rows[..r as usize].contains(&rows[r as usize]))
-            .collect();
-        proptest::prop_assert_eq!(firsts, expected_firsts);
-        proptest::prop_assert_eq!(found, expected);
-    }
     }
 
     /// Keys cut into parts hold whole runs of one hash, and distinct rows found from keys whose

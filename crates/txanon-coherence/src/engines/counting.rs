@@ -1,5 +1,5 @@
-//! [`Engine::Counting`](crate::Engine::Counting): moles and nuggets counted per item by
-//! FP-Growth, never listed.
+//! [`Engine::Counting`](crate::Engine::Counting): moles counted per item, never listed;
+//! nuggets counted per item by FP-Growth and listed by the same search while few.
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
