@@ -189,13 +189,20 @@ pub(crate) fn by_public_index(
 ) -> Vec<u128> {
     let mut out = vec![0u128; public_items];
     for (i, &c) in counts.iter().enumerate() {
-        if let Label::Int(label) = db.label(i as ItemId)
-            && (label as usize) < public_items
-        {
-            out[label as usize] = c;
+        if let Some(j) = public_index(db, i as ItemId, public_items) {
+            out[j as usize] = c;
         }
     }
     out
+}
+
+/// The public index of item `i` of a database built by this module, `None` for a private one
+/// (labels `≥ public_items`).
+pub(crate) fn public_index(db: &TransactionDb, i: ItemId, public_items: usize) -> Option<u32> {
+    match db.label(i) {
+        Label::Int(label) if (label as usize) < public_items => Some(label),
+        _ => None,
+    }
 }
 
 /// `count / support > h`: a private item inferred above the bound. The quotient of two integers

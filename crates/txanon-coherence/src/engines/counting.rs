@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use txanon_data::progress::Progress;
-use txanon_data::{ItemId, Label, TransactionDb};
+use txanon_data::{ItemId, TransactionDb};
 use txanon_mining::{
     Algorithm, ItemCounts, ItemsetClass, ItemsetVisitor, MinSupport, MiningParams,
     count_per_item_and_length, mine,
@@ -16,7 +16,7 @@ use crate::engines::bitsets::{Bitsets, occurring_up_to_triples};
 use crate::engines::{Counter, Listing, PARALLEL_STEP, both};
 use crate::error::CoherenceError;
 use crate::nonmoles::NonMoles;
-use crate::working::{Working, by_public_index};
+use crate::working::{Working, by_public_index, public_index};
 
 /// The frequent itemsets of `db` (support at least `min`, length at most `max_len`): per
 /// public index those holding it, and their number. FP-Growth's search advances `progress`
@@ -191,12 +191,8 @@ impl MinedNuggets {
         }
         let params =
             MiningParams::new(MinSupport::Count(support)).progress(progress.clone()).check()?;
-        let public: Arc<[u32]> = (0..db.num_items() as ItemId)
-            .map(|i| match db.label(i) {
-                Label::Int(l) if (l as usize) < items => l,
-                _ => NOT_PUBLIC,
-            })
-            .collect();
+        let public: Arc<[Option<u32>]> =
+            (0..db.num_items() as ItemId).map(|i| public_index(&db, i, items)).collect();
         let mut visitor = CountedAndListed {
             counts: ItemCounts::new(db.num_items()),
             public,
@@ -263,16 +259,13 @@ impl Counter for MinedNuggets {
     }
 }
 
-/// An item of the nuggets' database that is not public.
-const NOT_PUBLIC: u32 = u32::MAX;
-
 /// The search's visitor: the nuggets counted per item and by length, and listed on their public
 /// items while they number at most `limit` over every branch (then the listing is dropped and
 /// only the counts go on).
 struct CountedAndListed {
     counts: ItemCounts,
-    /// Per item of the database, its public index or [`NOT_PUBLIC`].
-    public: Arc<[u32]>,
+    /// Per item of the database, its public index (`None` for a private item).
+    public: Arc<[Option<u32>]>,
     listed: Vec<Vec<u32>>,
     limit: u64,
     /// Members met by every branch, and whether they passed `limit`.
@@ -295,8 +288,7 @@ impl ItemsetVisitor for CountedAndListed {
         }
         let (public, listed) = (&self.public, &mut self.listed);
         class.for_each_member(|items| {
-            let set: Vec<u32> =
-                items.iter().map(|&i| public[i as usize]).filter(|&j| j != NOT_PUBLIC).collect();
+            let set: Vec<u32> = items.iter().filter_map(|&i| public[i as usize]).collect();
             if !set.is_empty() {
                 listed.push(set);
             }

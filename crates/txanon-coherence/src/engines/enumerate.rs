@@ -2,12 +2,11 @@
 //! reference the other engines are checked against.
 
 use rustc_hash::FxHashMap;
-use txanon_data::Label;
 use txanon_mining::{Algorithm, MinSupport, MiningParams, frequent_itemsets};
 
 use crate::engines::Counter;
 use crate::error::CoherenceError;
-use crate::working::{Working, breaches};
+use crate::working::{Working, breaches, public_index};
 
 /// An itemset of at most four public indices in one integer: item `+ 1` in each 32-bit lane.
 type Key = u128;
@@ -174,19 +173,11 @@ impl ListedNuggets {
         let db = w.full_db();
         let params = MiningParams::new(MinSupport::Count(support)).check()?;
         let found = frequent_itemsets(&db, Algorithm::FpGrowth, &params)?;
-        let public = w.public_items() as u32;
+        let public = w.public_items();
         let total = found.len() as u128;
         let sets = found
             .iter()
-            .map(|(items, _)| {
-                items
-                    .iter()
-                    .filter_map(|&i| match db.label(i) {
-                        Label::Int(l) if l < public => Some(l),
-                        _ => None,
-                    })
-                    .collect()
-            })
+            .map(|(items, _)| items.iter().filter_map(|&i| public_index(&db, i, public)).collect())
             .collect();
         Ok(Self(Listing::new(sets, w.public_items()), total))
     }
