@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 #[cfg(test)]
 use txanon_data::TransactionDbBuilder;
-use txanon_data::{BlockRows, RowWriter, TransactionDb, push_decimal};
+use txanon_data::{BlockRows, RowWriter, TransactionDb, push_decimal, write_json_elements};
 
 use crate::algorithm::ItemPartition;
 use crate::params::Diversity;
@@ -94,25 +94,8 @@ impl AnatomizedTable {
         head.pop(); // the closing brace: the buckets follow
         head.extend_from_slice(b",\"buckets\":[");
         w.write_all(&head).map_err(serde_json::Error::io)?;
-        let mut first = true;
-        for wave in self.buckets.chunks(BUCKETS_PER_BLOCK * BLOCKS_PER_WAVE) {
-            let texts: Vec<Vec<u8>> = wave
-                .par_chunks(BUCKETS_PER_BLOCK)
-                .map(|block| {
-                    let mut text = Vec::new();
-                    for bucket in block {
-                        text.push(b',');
-                        push_bucket(&mut text, bucket);
-                    }
-                    text
-                })
-                .collect();
-            for text in texts {
-                // Every bucket after a comma, but the table's first.
-                let skip = usize::from(std::mem::take(&mut first));
-                w.write_all(&text[skip..]).map_err(serde_json::Error::io)?;
-            }
-        }
+        write_json_elements(w, &self.buckets, (BUCKETS_PER_BLOCK, BLOCKS_PER_WAVE), push_bucket)
+            .map_err(serde_json::Error::io)?;
         w.write_all(b"]}").map_err(serde_json::Error::io)
     }
 

@@ -4,13 +4,14 @@
 //! own `p` or sensitive list to lower what is checked; every count from the file is compared
 //! in widened arithmetic.
 
-use rustc_hash::FxHashSet;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use rayon::prelude::*;
 use serde::Serialize;
-use txanon_data::audit::{MAX_VIOLATIONS, RowMultiset, ViolationLog, Violations, unmatched_rows};
+use txanon_data::audit::{
+    MAX_VIOLATIONS, RowMultiset, RowOrder, ViolationLog, Violations, unmatched_rows_in_order,
+};
 use txanon_data::{ItemId, ParamError, TransactionDb};
 
 use crate::error::CahdError;
@@ -493,20 +494,25 @@ fn check_original(
         let t = original.transaction(r);
         row.extend(t.iter().filter(|&&i| !sensitive[i as usize]).map(|&i| code[i as usize]));
     });
-    let mut theirs = RowMultiset::new();
-    for t in published.groups.iter().flat_map(|g| &g.qid) {
-        theirs.push(t.iter().copied());
-    }
+    // Read on rayon, as the original's: one row at a time into one growing buffer ran on one
+    // core, most of it (perf, at 10⁷) the kernel clearing the buffer's new pages.
+    let theirs = {
+        let rows: Vec<&[u32]> =
+            published.groups.iter().flat_map(|g| g.qid.iter().map(Vec::as_slice)).collect();
+        RowMultiset::from_rows(rows.len(), |r, row| row.extend_from_slice(rows[r]))
+    };
     // Each code names one label (an original item is coded m + its id only when the table
     // lacks its label), so distinct rows are distinct itemsets.
-    let mut off: Vec<Vec<String>> = unmatched_rows(&ours, &theirs, MAX_VIOLATIONS)
-        .into_iter()
-        .map(|row| {
-            let mut itemset: Vec<String> = row.row.iter().map(|&c| name(c)).collect();
-            itemset.sort_unstable();
-            itemset
-        })
-        .collect();
+    let orders = rayon::join(|| RowOrder::of(&ours), || RowOrder::of(&theirs));
+    let mut off: Vec<Vec<String>> =
+        unmatched_rows_in_order((&ours, &orders.0), (&theirs, &orders.1), MAX_VIOLATIONS)
+            .into_iter()
+            .map(|row| {
+                let mut itemset: Vec<String> = row.row.iter().map(|&c| name(c)).collect();
+                itemset.sort_unstable();
+                itemset
+            })
+            .collect();
     off.sort_unstable();
     for itemset in off {
         if !log.push(CahdViolation::QidNotFromOriginal { itemset }) {
@@ -539,7 +545,8 @@ fn check_original(
             return;
         }
     }
-    check_groups_sensitive(published, original, &ours, &theirs, &code, &sensitive, log);
+    let sides = ((&ours, &orders.0), (&theirs, &orders.1));
+    check_groups_sensitive(published, original, sides, &code, &sensitive, log);
 }
 
 /// Each group's sensitive counts against what its transactions can hold. A QID itemset `q`
@@ -561,32 +568,27 @@ fn check_original(
 fn check_groups_sensitive(
     published: &PublishedGroups,
     original: &TransactionDb,
-    ours: &RowMultiset,
-    theirs: &RowMultiset,
+    (ours, theirs): ((&RowMultiset, &RowOrder), (&RowMultiset, &RowOrder)),
     code: &[u32],
     sensitive: &[bool],
     log: &mut ViolationLog<CahdViolation>,
 ) {
-    let n = ours.len();
+    let n = ours.0.len();
     let group_of: Vec<u32> = published
         .groups
         .iter()
         .enumerate()
         .flat_map(|(g, group)| std::iter::repeat_n(g as u32, group.qid.len()))
         .collect();
-    let row = |r: usize| if r < n { ours.row(r) } else { theirs.row(r - n) };
     // Only QID itemsets that some transaction with a sensitive item has can bound anything:
-    // the rows (of both sides) whose itemset's hash is one of theirs are grouped, not all 2n
-    // (sensitive items are rare, and sorting every row cost a tenth of CAHD's run at 10⁶).
-    let hash = |r: usize| txanon_data::row_hash(row(r));
-    let holds_sensitive = |r: usize| original.transaction(r).iter().any(|&i| sensitive[i as usize]);
-    // The hashes are mixed already: Fx's one multiplication keys them (with SipHash, choosing
-    // the rows took 4.7 s of the audit at 10⁷ with 270 sensitive items, with Fx 1.7 s).
-    let wanted: FxHashSet<u64> =
-        (0..n).into_par_iter().filter(|&r| holds_sensitive(r)).map(hash).collect();
-    let candidates: Vec<usize> =
-        (0..2 * n).into_par_iter().filter(|&r| wanted.contains(&hash(r))).collect();
-    let runs = txanon_data::audit::equal_row_runs(candidates.len(), |k| row(candidates[k]));
+    // the runs of equal rows (the original's `r`, the published `n + r`) are those of such
+    // itemsets, from the orders the comparison with the original made (hashing and sorting the
+    // rows again, selected by their hashes, took 3.5 s at 10⁷ with 270 sensitive items).
+    let holds_sensitive: Vec<bool> = (0..n)
+        .into_par_iter()
+        .map(|r| original.transaction(r).iter().any(|&i| sensitive[i as usize]))
+        .collect();
+    let runs = txanon_data::audit::equal_runs_across(ours, theirs, |r| holds_sensitive[r as usize]);
     // Each group's counted items, ascending, each with its slot in `bounds`. The audit stopped
     // before here if a group counted an item twice, so an item has one slot in its group.
     let mut starts = Vec::with_capacity(published.groups.len() + 1);
@@ -599,8 +601,7 @@ fn check_groups_sensitive(
     }
     starts.push(counted.len());
     let counted_by = |g: u32| &counted[starts[g as usize]..starts[g as usize + 1]];
-    let sides =
-        Sides { candidates: &candidates, n, original, code, sensitive, group_of: &group_of };
+    let sides = Sides { n, original, code, sensitive, group_of: &group_of };
     // By slot: (least, most), and the (group, item) pairs that the group does not count though
     // an itemset it holds forces some. Each run is a few rows read at random (a cache miss
     // each, 5 million runs at 10⁷ with 270 sensitive items): the runs are summed in one part
@@ -685,7 +686,6 @@ fn slot(counted: &[(u32, usize)], s: u32) -> Option<usize> {
 /// What a run's indices stand for: below `n`, the original's rows; from `n`, the published
 /// rows, each in its group.
 struct Sides<'a> {
-    candidates: &'a [usize],
     n: usize,
     original: &'a TransactionDb,
     code: &'a [u32],
@@ -712,12 +712,12 @@ impl RunItems {
     /// transactions, or `None` where no group publishes the itemset or its transactions hold
     /// no sensitive item.
     fn of(&mut self, run: &[u32], sides: &Sides<'_>) -> Option<u64> {
-        let Sides { candidates, n, original, code, sensitive, group_of } = *sides;
+        let Sides { n, original, code, sensitive, group_of } = *sides;
         self.held.clear();
         self.in_groups.clear();
         let mut n_q = 0u64;
-        for &k in run {
-            let r = candidates[k as usize];
+        for &r in run {
+            let r = r as usize;
             if r < n {
                 n_q += 1;
                 let t = original.transaction(r);

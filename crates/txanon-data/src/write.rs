@@ -228,6 +228,44 @@ pub fn push_decimal(buf: &mut Vec<u8>, mut v: u64) {
     buf.extend_from_slice(&tmp[i..]);
 }
 
+/// Writes `elements` as the members of a JSON array, comma-separated (the brackets and what
+/// surrounds them are the caller's), each appended by `push`: the elements are formatted in
+/// blocks of `per_block` on rayon and written in order, `per_wave` blocks at a time, so that
+/// a wave's text is held at once, not the whole array's. The publications' large JSON files
+/// (anatomy's table, CAHD's groups: 500–600 MB at 10⁷ records) took seconds to format on one
+/// thread.
+///
+/// # Errors
+/// Writing to `w`.
+pub fn write_json_elements<T: Sync, W: Write + ?Sized>(
+    w: &mut W,
+    elements: &[T],
+    (per_block, per_wave): (usize, usize),
+    push: impl Fn(&mut Vec<u8>, &T) + Sync,
+) -> std::io::Result<()> {
+    let per_block = per_block.max(1);
+    let mut first = true;
+    for wave in elements.chunks(per_block.saturating_mul(per_wave.max(1))) {
+        let texts: Vec<Vec<u8>> = wave
+            .par_chunks(per_block)
+            .map(|block| {
+                let mut text = Vec::new();
+                for element in block {
+                    text.push(b',');
+                    push(&mut text, element);
+                }
+                text
+            })
+            .collect();
+        for text in texts {
+            // Every element after a comma, but the array's first.
+            let skip = usize::from(std::mem::take(&mut first));
+            w.write_all(&text[skip..])?;
+        }
+    }
+    Ok(())
+}
+
 /// Writes a file atomically: `fill` writes into a temporary file in the destination's directory,
 /// which is renamed over `path` only when `fill` succeeds. A failed run leaves nothing behind.
 ///

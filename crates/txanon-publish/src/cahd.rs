@@ -118,6 +118,9 @@ pub fn release(
             "band": band,
             "sensitive": sensitive_labels,
         }))
-        .with("groups.json", Content::json(result.published))
+        .with("groups.json", {
+            let published = result.published;
+            Content::Json(std::sync::Arc::new(move |w| published.write_json(w)))
+        })
         .with("qid", Content::Transactions(qid.into())))
 }
