@@ -450,14 +450,10 @@ fn conflicts(a: &[ItemId], b: &[ItemId]) -> bool {
 /// transaction, the candidate scan: `2αp` non-conflicting positions at least, reached by
 /// union-find over the ungrouped positions and over the gaps between each conflicting item's
 /// holders (a run of holders with no ungrouped position between them is one jump, in
-/// near-constant amortized time); a sort of the candidates' keys by similarity (each
-/// candidate's QID items looked up among `t`'s, marked in an array by item), and `O(|S|)` for
-/// the histogram check.
-///
-/// Missed optimization: the candidates are sorted in full though usually only the first `p − 1`
-/// are taken (more only past conflicts). Most sensitive transactions at 10⁷ with 5% of the
-/// items sensitive form no group (they take every candidate in order, finding no `p − 1`
-/// free of conflicts), so a partial selection would save little there.
+/// near-constant amortized time); the candidates merged by distance and ordered by similarity
+/// in one counting pass (each candidate's QID items looked up among `t`'s, marked in an array
+/// by item); each candidate's conflicts a bit per sensitive item; and `O(|S|)` for the
+/// histogram check.
 pub fn form_groups(
     db: &TransactionDb,
     is_sensitive: &[bool],
