@@ -751,6 +751,31 @@ mod tests {
         );
     }
 
+    /// Rows sharing a hash but not equal (a collision, made here by hand: every key hashed 7,
+    /// ordered by row as `RowOrder` orders one hash) are split into runs by row, on both
+    /// sides, and a row no kept left row holds is in none.
+    #[test]
+    fn rows_of_one_hash_are_split_across_sides_where_they_differ() {
+        let multiset = |rows: &[&[u32]]| {
+            let mut multiset = RowMultiset::new();
+            for row in rows {
+                multiset.push(row.iter().copied());
+            }
+            multiset
+        };
+        let left = multiset(&[&[1], &[2], &[1], &[3]]);
+        let right = multiset(&[&[2], &[1], &[4], &[3]]);
+        let order = |rows: &RowMultiset| {
+            let mut keys: Vec<(u64, u32)> = (0..rows.len() as u32).map(|r| (7, r)).collect();
+            keys.sort_by(|a, b| rows.row(a.1 as usize).cmp(rows.row(b.1 as usize)));
+            RowOrder { keys }
+        };
+        let (a, b) = (order(&left), order(&right));
+        let runs = equal_runs_across((&left, &a), (&right, &b), |r| r != 3);
+        // [1] at left 0 and 2, right 1 (4 + 1); [2] at left 1, right 0; [3] left out.
+        assert_eq!(each_run_sorted(&runs), vec![vec![0, 2, 5], vec![1, 4]]);
+    }
+
     #[test]
     fn log_stops_at_its_limit() {
         let mut log = ViolationLog::new();
