@@ -81,23 +81,46 @@ pub fn band_order(
     kind: GraphKind,
     progress: Option<&Progress>,
 ) -> Banded {
+    let measuring = |_: &Permutation| {
+        if let Some(progress) = progress {
+            progress.begin(ENVELOPES_PHASE, txanon_data::progress::Unit::Items, 0);
+        }
+    };
+    band_order_while(db, keep, kind, progress, measuring).0
+}
+
+/// [`band_order`], with `during` run on the transactions' band order while the envelopes are
+/// measured (the envelopes report no phase of their own: `during` reports its own). The
+/// envelopes are a summary; what the order is for need not wait for them (CAHD's grouping runs
+/// on one core, the envelopes on the other).
+///
+/// # Panics
+/// When `keep` is not one flag per item of `db`.
+pub fn band_order_while<R: Send>(
+    db: &TransactionDb,
+    keep: &[bool],
+    kind: GraphKind,
+    progress: Option<&Progress>,
+    during: impl FnOnce(&Permutation) -> R + Send,
+) -> (Banded, R) {
     match kind {
         GraphKind::SharedItems => {
             let graph = SharedItems::new(db, keep.to_vec());
             let ordering = reverse_cuthill_mckee_reporting(&graph, progress);
-            let (before, after) = envelopes(&graph, &ordering, progress);
-            Banded { permutation: ordering, envelopes: BandEnvelopes { before, after } }
+            let (done, (before, after)) =
+                rayon::join(|| during(&ordering), || envelopes(&graph, &ordering));
+            let envelopes = BandEnvelopes { before, after };
+            (Banded { permutation: ordering, envelopes }, done)
         }
         GraphKind::SymmetrizedPadded => {
             let graph = Explicit::symmetrized_padded(db, keep);
             let ordering = reverse_cuthill_mckee_reporting(&graph, progress);
-            let (before, after) = envelopes(&graph, &ordering, progress);
             let n = db.len() as u32;
             let transactions = ordering.order().iter().copied().filter(|&v| v < n).collect();
-            Banded {
-                permutation: Permutation::from_order(transactions),
-                envelopes: BandEnvelopes { before, after },
-            }
+            let permutation = Permutation::from_order(transactions);
+            let (done, (before, after)) =
+                rayon::join(|| during(&permutation), || envelopes(&graph, &ordering));
+            (Banded { permutation, envelopes: BandEnvelopes { before, after } }, done)
         }
     }
 }
@@ -106,14 +129,7 @@ pub fn band_order(
 pub const ENVELOPES_PHASE: &str = "band: bandwidth and profile, input order and band order";
 
 /// The envelope of `graph` in the input order and in `ordering`, measured at once.
-fn envelopes(
-    graph: &impl Pattern,
-    ordering: &Permutation,
-    progress: Option<&Progress>,
-) -> (Envelope, Envelope) {
-    if let Some(progress) = progress {
-        progress.begin(ENVELOPES_PHASE, txanon_data::progress::Unit::Items, 0);
-    }
+fn envelopes(graph: &impl Pattern, ordering: &Permutation) -> (Envelope, Envelope) {
     rayon::join(
         || graph.envelope(Permutation::identity(graph.order()).position()),
         || graph.envelope(ordering.position()),

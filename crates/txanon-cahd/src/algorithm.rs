@@ -3,12 +3,12 @@
 use crate::Cahd;
 use txanon_data::{Family, MarkedDb};
 
-use txanon_band::{BandEnvelopes, Permutation, band_order};
+use txanon_band::{BandEnvelopes, Permutation, band_order_while};
 use txanon_data::fetch::{FIRST_LINE, fetched_ahead};
 use txanon_data::progress::{Progress, Unit};
 use txanon_data::{ItemId, TransactionDb};
 
-use crate::audit::{CahdAuditReport, audit};
+use crate::audit::{CahdAuditReport, OriginalQids, audit, audit_against};
 use crate::error::CahdError;
 use crate::params::{BandOrder, ValidCahdParams};
 use crate::publish::{PublishedGroups, publish};
@@ -92,28 +92,36 @@ pub fn anonymize(
     params: &ValidCahdParams,
 ) -> Result<CahdPublication, CahdError> {
     let is_sensitive = feasible_sensitive(db, sensitive, params.p())?;
+    let claim = Cahd::claim(params, MarkedDb { db, marked: sensitive })?;
     // Nobody watching costs an atomic addition per block.
     let progress = params.progress_handle().cloned().unwrap_or_default();
-    let (ordering, band) = match params.order() {
+    // The grouping runs on one core. The audit's side of the original and the band's
+    // envelopes need no grouping: they are made on the other core meanwhile.
+    let group = |order: &Permutation| {
+        progress.begin("cahd: grouping (transactions in band order)", Unit::Items, db.len() as u64);
+        rayon::join(
+            || {
+                let walk = Walk::Jumping;
+                let degree = (params.p(), params.alpha());
+                form_groups_walking(db, &is_sensitive, order.order(), degree, walk, &progress).0
+            },
+            || OriginalQids::of(db, &claim),
+        )
+    };
+    let (band, (grouping, original)) = match params.order() {
         BandOrder::Rcm(kind) => {
             progress.begin("cahd: band order (RCM: vertices searched)", Unit::Items, 0);
             let keep: Vec<bool> = is_sensitive.iter().map(|&s| !s).collect();
-            let banded = band_order(db, &keep, kind, Some(&progress));
-            (banded.permutation, Some(banded.envelopes))
+            let (banded, grouped) = band_order_while(db, &keep, kind, Some(&progress), group);
+            (Some(banded.envelopes), grouped)
         }
-        BandOrder::Input => (Permutation::identity(db.len()), None),
+        BandOrder::Input => (None, group(&Permutation::identity(db.len()))),
     };
-    progress.begin("cahd: grouping (transactions in band order)", Unit::Items, db.len() as u64);
-    let (grouping, _) = form_groups_walking(
-        db,
-        &is_sensitive,
-        ordering.order(),
-        (params.p(), params.alpha()),
-        Walk::Jumping,
-        &progress,
-    );
     progress.begin("cahd: publishing and auditing", Unit::Items, 0);
-    publish_audited(db, sensitive, &is_sensitive, grouping, band, params)
+    let mut rng = txanon_data::publication_rng(params.seed(), db);
+    let published = publish(db, &is_sensitive, grouping.groups(), params.p(), &mut rng);
+    let audit = audit_against(&published, &claim, &original)?;
+    Ok(CahdPublication { published, grouping, band, audit })
 }
 
 /// The per-item sensitive flags of `sensitive`, once the privacy degree `p` is known to be

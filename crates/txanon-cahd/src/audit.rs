@@ -310,6 +310,29 @@ pub fn audit(
     claim: &CahdClaim,
     original: Option<&TransactionDb>,
 ) -> Result<CahdAuditReport, CahdError> {
+    audit_with(published, claim, original.map(|db| (db, None)))
+}
+
+/// [`audit`] against the original, with its side of the comparison made beforehand
+/// ([`OriginalQids::of`]; while the groups are formed, by the caller). The audit uses it where
+/// the publication's item table and sensitive items code the original as it assumed, and codes
+/// the original again otherwise: the same checks, the same report.
+///
+/// # Errors
+/// [`CahdError::Audit`] with the violations found.
+pub fn audit_against(
+    published: &PublishedGroups,
+    claim: &CahdClaim,
+    original: &OriginalQids<'_>,
+) -> Result<CahdAuditReport, CahdError> {
+    audit_with(published, claim, Some((original.original, Some(original))))
+}
+
+fn audit_with(
+    published: &PublishedGroups,
+    claim: &CahdClaim,
+    original: Option<(&TransactionDb, Option<&OriginalQids<'_>>)>,
+) -> Result<CahdAuditReport, CahdError> {
     let p = claim.p;
     let mut log = ViolationLog::new();
     if published.format != GROUPS_FORMAT {
@@ -327,26 +350,35 @@ pub fn audit(
     if published.groups.is_empty() {
         log.push(CahdViolation::NoGroup);
     }
-    let (mut records, mut smallest, mut achieved) = (0usize, usize::MAX, f64::INFINITY);
     // counted_in[s] = g + 1 once group g has counted s.
     let mut counted_in = vec![0usize; published.items.len()];
-    for (g, group) in published.groups.iter().enumerate() {
-        if log.is_full() {
-            break;
+    let groups_checked = || {
+        let (mut records, mut smallest, mut achieved) = (0usize, usize::MAX, f64::INFINITY);
+        for (g, group) in published.groups.iter().enumerate() {
+            if log.is_full() {
+                break;
+            }
+            let size = group.qid.len();
+            records += size;
+            smallest = smallest.min(size);
+            if size == 0 {
+                log.push(CahdViolation::EmptyGroup { group: g });
+            }
+            qid_rows_hold_no_sensitive_item(published, g, &is_sensitive, &mut log);
+            let degree =
+                counts_keep_the_degree(published, g, p, &declared, &mut counted_in, &mut log);
+            achieved = achieved.min(degree);
         }
-        let size = group.qid.len();
-        records += size;
-        smallest = smallest.min(size);
-        if size == 0 {
-            log.push(CahdViolation::EmptyGroup { group: g });
-        }
-        qid_rows_hold_no_sensitive_item(published, g, &is_sensitive, &mut log);
-        let degree = counts_keep_the_degree(published, g, p, &declared, &mut counted_in, &mut log);
-        achieved = achieved.min(degree);
-    }
+        (records, smallest, achieved)
+    };
+    // The groups are checked on one core (a second at 10⁷), while the published rows are
+    // read and ordered for the comparison with the original.
+    let ((records, smallest, achieved), theirs) =
+        rayon::join(groups_checked, || original.map(|_| PublishedQids::of(published)));
     log.stop_if_any().map_err(CahdError::Audit)?;
-    if let Some(original) = original {
-        check_original(published, original, claim, &index, &is_sensitive, &mut log);
+    if let (Some((original, prepared)), Some(theirs)) = (original, &theirs) {
+        let sides = ((original, prepared), theirs);
+        check_original(published, sides, claim, &index, &is_sensitive, &mut log);
     }
     log.finish(CahdAuditReport {
         p,
@@ -458,9 +490,75 @@ fn counts_keep_the_degree(
     achieved
 }
 
+/// The original's side of the comparison with a publication: each transaction's QID itemset
+/// coded by a publication's item table, with its order by hash, and which transactions hold a
+/// sensitive item. It reads the original only, so it can be made before the publication
+/// exists, assuming what a faithful publication lists ([`OriginalQids::of`]).
+#[derive(Debug)]
+pub struct OriginalQids<'a> {
+    original: &'a TransactionDb,
+    /// Each original item's code: its index in the publication's table, or past the table.
+    code: Vec<u32>,
+    /// Whether each original item is sensitive (the auditor's or the file's).
+    sensitive: Vec<bool>,
+    rows: RowMultiset,
+    order: RowOrder,
+    holds_sensitive: Vec<bool>,
+}
+
+impl<'a> OriginalQids<'a> {
+    /// The side a publication that lists `original`'s items in id order, with the claim's
+    /// sensitive items declared, would give (as CAHD publishes): code `i` for item `i`.
+    pub fn of(original: &'a TransactionDb, claim: &CahdClaim) -> Self {
+        let code = (0..original.num_items() as u32).collect();
+        let sensitive = (0..original.num_items() as ItemId)
+            .map(|i| claim.sensitive.contains(&original.label(i).to_string()))
+            .collect();
+        Self::coded(original, code, sensitive)
+    }
+
+    fn coded(original: &'a TransactionDb, code: Vec<u32>, sensitive: Vec<bool>) -> Self {
+        let rows = RowMultiset::from_rows(original.len(), |r, row| {
+            let t = original.transaction(r);
+            row.extend(t.iter().filter(|&&i| !sensitive[i as usize]).map(|&i| code[i as usize]));
+        });
+        let (order, holds_sensitive) = rayon::join(
+            || RowOrder::of(&rows),
+            || {
+                (0..original.len())
+                    .into_par_iter()
+                    .map(|r| original.transaction(r).iter().any(|&i| sensitive[i as usize]))
+                    .collect()
+            },
+        );
+        Self { original, code, sensitive, rows, order, holds_sensitive }
+    }
+}
+
+/// The published QID itemsets as the comparison with the original reads them, in the file's
+/// order of groups and rows, with their order by hash.
+struct PublishedQids {
+    rows: RowMultiset,
+    order: RowOrder,
+}
+
+impl PublishedQids {
+    fn of(published: &PublishedGroups) -> Self {
+        // Read on rayon, as the original's: one row at a time into one growing buffer ran on
+        // one core, most of it (perf, at 10⁷) the kernel clearing the buffer's new pages.
+        let rows = {
+            let rows: Vec<&[u32]> =
+                published.groups.iter().flat_map(|g| g.qid.iter().map(Vec::as_slice)).collect();
+            RowMultiset::from_rows(rows.len(), |r, row| row.extend_from_slice(rows[r]))
+        };
+        let order = RowOrder::of(&rows);
+        Self { rows, order }
+    }
+}
+
 fn check_original(
     published: &PublishedGroups,
-    original: &TransactionDb,
+    ((original, prepared), theirs): ((&TransactionDb, Option<&OriginalQids<'_>>), &PublishedQids),
     claim: &CahdClaim,
     index: &HashMap<&str, u32>,
     is_sensitive: &[bool],
@@ -490,29 +588,28 @@ fn check_original(
         Some(label) => label.clone(),
         None => original.label(c - m as u32).to_string(),
     };
-    let ours = RowMultiset::from_rows(original.len(), |r, row| {
-        let t = original.transaction(r);
-        row.extend(t.iter().filter(|&&i| !sensitive[i as usize]).map(|&i| code[i as usize]));
-    });
-    // Read on rayon, as the original's: one row at a time into one growing buffer ran on one
-    // core, most of it (perf, at 10⁷) the kernel clearing the buffer's new pages.
-    let theirs = {
-        let rows: Vec<&[u32]> =
-            published.groups.iter().flat_map(|g| g.qid.iter().map(Vec::as_slice)).collect();
-        RowMultiset::from_rows(rows.len(), |r, row| row.extend_from_slice(rows[r]))
+    // The side made beforehand serves where it coded the original as this table does.
+    let fresh;
+    let ours = match prepared.filter(|q| q.code == code && q.sensitive == sensitive) {
+        Some(prepared) => prepared,
+        None => {
+            fresh = OriginalQids::coded(original, code, sensitive);
+            &fresh
+        }
     };
-    // Each code names one label (an original item is coded m + its id only when the table
-    // lacks its label), so distinct rows are distinct itemsets.
-    let orders = rayon::join(|| RowOrder::of(&ours), || RowOrder::of(&theirs));
-    let mut off: Vec<Vec<String>> =
-        unmatched_rows_in_order((&ours, &orders.0), (&theirs, &orders.1), MAX_VIOLATIONS)
-            .into_iter()
-            .map(|row| {
-                let mut itemset: Vec<String> = row.row.iter().map(|&c| name(c)).collect();
-                itemset.sort_unstable();
-                itemset
-            })
-            .collect();
+    let (code, sensitive) = (&ours.code, &ours.sensitive);
+    let mut off: Vec<Vec<String>> = unmatched_rows_in_order(
+        (&ours.rows, &ours.order),
+        (&theirs.rows, &theirs.order),
+        MAX_VIOLATIONS,
+    )
+    .into_iter()
+    .map(|row| {
+        let mut itemset: Vec<String> = row.row.iter().map(|&c| name(c)).collect();
+        itemset.sort_unstable();
+        itemset
+    })
+    .collect();
     off.sort_unstable();
     for itemset in off {
         if !log.push(CahdViolation::QidNotFromOriginal { itemset }) {
@@ -545,8 +642,8 @@ fn check_original(
             return;
         }
     }
-    let sides = ((&ours, &orders.0), (&theirs, &orders.1));
-    check_groups_sensitive(published, original, sides, &code, &sensitive, log);
+    let sides = ((&ours.rows, &ours.order), (&theirs.rows, &theirs.order));
+    check_groups_sensitive(published, original, sides, code, sensitive, &ours.holds_sensitive, log);
 }
 
 /// Each group's sensitive counts against what its transactions can hold. A QID itemset `q`
@@ -571,6 +668,7 @@ fn check_groups_sensitive(
     (ours, theirs): ((&RowMultiset, &RowOrder), (&RowMultiset, &RowOrder)),
     code: &[u32],
     sensitive: &[bool],
+    holds_sensitive: &[bool],
     log: &mut ViolationLog<CahdViolation>,
 ) {
     let n = ours.0.len();
@@ -584,10 +682,6 @@ fn check_groups_sensitive(
     // the runs of equal rows (the original's `r`, the published `n + r`) are those of such
     // itemsets, from the orders the comparison with the original made (hashing and sorting the
     // rows again, selected by their hashes, took 3.5 s at 10⁷ with 270 sensitive items).
-    let holds_sensitive: Vec<bool> = (0..n)
-        .into_par_iter()
-        .map(|r| original.transaction(r).iter().any(|&i| sensitive[i as usize]))
-        .collect();
     let runs = txanon_data::audit::equal_runs_across(ours, theirs, |r| holds_sensitive[r as usize]);
     // Each group's counted items, ascending, each with its slot in `bounds`. The audit stopped
     // before here if a group counted an item twice, so an item has one slot in its group.

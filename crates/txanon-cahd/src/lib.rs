@@ -53,7 +53,10 @@ mod publish;
 mod reconstruction;
 
 pub use algorithm::{CahdPublication, Grouping, GroupingStats, anonymize, form_groups};
-pub use audit::{CahdAuditReport, CahdClaim, CahdViolation, CahdViolations, audit, audit_qid_file};
+pub use audit::{
+    CahdAuditReport, CahdClaim, CahdViolation, CahdViolations, OriginalQids, audit, audit_against,
+    audit_qid_file,
+};
 pub use baseline::perm_mondrian;
 pub use error::CahdError;
 pub use family::Cahd;

@@ -228,72 +228,84 @@ pub fn reconstruction_error(
     for (j, &s) in sensitive.iter().enumerate() {
         slot_of[s as usize] = j;
     }
-    let mut holding: Vec<Vec<(GroupRows, usize, usize)>> = vec![Vec::new(); sensitive.len()];
-    let (mut qid_items, mut qid_ends) = (Vec::<ItemId>::new(), vec![0usize]);
-    let mut indexed: Vec<ItemIndex> = Vec::new();
-    // A group's QID transactions over the original's ids, appended to one buffer.
-    let list = |g: &crate::PublishedGroup, items: &mut Vec<ItemId>, ends: &mut Vec<usize>| {
-        for t in &g.qid {
-            for &k in t {
-                items.push(find(k)?);
-            }
-            ends.push(items.len());
-        }
-        Ok::<(), CahdError>(())
-    };
-    for g in &published.groups {
-        let mut listed = None;
-        for &(k, b) in &g.sensitive {
-            let slot = slot_of[find(k)? as usize];
-            if slot == usize::MAX {
-                continue;
-            }
-            // The group's QID transactions, listed once for all the items it holds: a large
-            // group (the last one holds most transactions) as lists per item, which a query
-            // reads for its r items only.
-            let rows = match &listed {
-                Some(rows) => GroupRows::clone(rows),
-                None => {
-                    let rows = if g.qid.len() > LISTED_GROUP {
-                        let (mut items, mut ends) = (Vec::new(), vec![0]);
-                        list(g, &mut items, &mut ends)?;
-                        indexed.push(ItemIndex::from_rows(
-                            original.num_items(),
-                            ends.windows(2).map(|e| items[e[0]..e[1]].iter().copied()),
-                        ));
-                        GroupRows::Indexed(indexed.len() - 1)
-                    } else {
-                        let from = qid_ends.len() - 1;
-                        list(g, &mut qid_items, &mut qid_ends)?;
-                        GroupRows::Listed(from..qid_ends.len() - 1)
+    // The groups' side and the original's side, each read on one core, side by side.
+    let (listed, actual_rows) = rayon::join(
+        || {
+            let mut holding: Vec<Vec<(GroupRows, usize, usize)>> =
+                vec![Vec::new(); sensitive.len()];
+            let (mut qid_items, mut qid_ends) = (Vec::<ItemId>::new(), vec![0usize]);
+            let mut indexed: Vec<ItemIndex> = Vec::new();
+            // A group's QID transactions over the original's ids, appended to one buffer.
+            let list =
+                |g: &crate::PublishedGroup, items: &mut Vec<ItemId>, ends: &mut Vec<usize>| {
+                    for t in &g.qid {
+                        for &k in t {
+                            items.push(find(k)?);
+                        }
+                        ends.push(items.len());
+                    }
+                    Ok::<(), CahdError>(())
+                };
+            for g in &published.groups {
+                let mut listed = None;
+                for &(k, b) in &g.sensitive {
+                    let slot = slot_of[find(k)? as usize];
+                    if slot == usize::MAX {
+                        continue;
+                    }
+                    // The group's QID transactions, listed once for all the items it holds: a large
+                    // group (the last one holds most transactions) as lists per item, which a query
+                    // reads for its r items only.
+                    let rows = match &listed {
+                        Some(rows) => GroupRows::clone(rows),
+                        None => {
+                            let rows = if g.qid.len() > LISTED_GROUP {
+                                let (mut items, mut ends) = (Vec::new(), vec![0]);
+                                list(g, &mut items, &mut ends)?;
+                                indexed.push(ItemIndex::from_rows(
+                                    original.num_items(),
+                                    ends.windows(2).map(|e| items[e[0]..e[1]].iter().copied()),
+                                ));
+                                GroupRows::Indexed(indexed.len() - 1)
+                            } else {
+                                let from = qid_ends.len() - 1;
+                                list(g, &mut qid_items, &mut qid_ends)?;
+                                GroupRows::Listed(from..qid_ends.len() - 1)
+                            };
+                            listed = Some(rows.clone());
+                            rows
+                        }
                     };
-                    listed = Some(rows.clone());
-                    rows
+                    // A group listing an item twice counts once, with its first count.
+                    if holding[slot].last().is_none_or(|(last, _, _)| *last != rows) {
+                        holding[slot].push((rows, g.qid.len(), b));
+                    }
                 }
-            };
-            // A group listing an item twice counts once, with its first count.
-            if holding[slot].last().is_none_or(|(last, _, _)| *last != rows) {
-                holding[slot].push((rows, g.qid.len(), b));
-            }
-        }
-        // A group's QID items are checked against the table even when no query reads them.
-        if listed.is_none() {
-            for t in &g.qid {
-                for &k in t {
-                    find(k)?;
+                // A group's QID items are checked against the table even when no query reads them.
+                if listed.is_none() {
+                    for t in &g.qid {
+                        for &k in t {
+                            find(k)?;
+                        }
+                    }
                 }
             }
-        }
-    }
-    // The original's transactions holding each sensitive item, in one pass.
-    let mut actual_rows: Vec<Vec<u32>> = vec![Vec::new(); sensitive.len()];
-    for (r, t) in original.iter().enumerate() {
-        for &i in t {
-            if slot_of[i as usize] != usize::MAX {
-                actual_rows[slot_of[i as usize]].push(r as u32);
+            Ok::<_, CahdError>((holding, qid_items, qid_ends, indexed))
+        },
+        || {
+            // The original's transactions holding each sensitive item, in one pass.
+            let mut actual_rows: Vec<Vec<u32>> = vec![Vec::new(); sensitive.len()];
+            for (r, t) in original.iter().enumerate() {
+                for &i in t {
+                    if slot_of[i as usize] != usize::MAX {
+                        actual_rows[slot_of[i as usize]].push(r as u32);
+                    }
+                }
             }
-        }
-    }
+            actual_rows
+        },
+    );
+    let (holding, qid_items, qid_ends, indexed) = listed?;
     // The queries drawn in turn, then answered on rayon, their divergences summed in turn:
     // the same numbers as answering them one after the other.
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

@@ -10,8 +10,8 @@ use txanon_band::{GraphKind, SharedItems, reverse_cuthill_mckee};
 mod tamper;
 
 use txanon_cahd::{
-    BandOrder, CahdClaim, CahdError, CahdParams, GROUPS_FORMAT, PublishedGroup, PublishedGroups,
-    Workload, anonymize, audit, form_groups, reconstruction_error,
+    BandOrder, CahdClaim, CahdError, CahdParams, GROUPS_FORMAT, OriginalQids, PublishedGroup,
+    PublishedGroups, Workload, anonymize, audit, audit_against, form_groups, reconstruction_error,
 };
 
 /// The claim of degree `p` for these sensitive items of `db`.
@@ -394,4 +394,83 @@ fn the_contract_reaudits_a_quest_publication() {
     let published = Cahd::anonymize(input, &params).unwrap();
     txanon_testkit::reaudits::<Cahd>(input, &params, &published);
     assert!(published.audit.groups > 0);
+}
+
+/// The original's side made before the publication exists (`OriginalQids::of`, as `anonymize`
+/// makes it while the groups are formed) gives the audit's own verdict, whatever the
+/// publication: untouched, its item table listed in another order, an item declared sensitive
+/// beside the claim's, or a QID row exchanged between groups. Counts the cases that failed the
+/// audit through the side made beforehand (the table and the declared items as it assumed), and
+/// those that coded the original again.
+#[test]
+fn the_original_side_made_beforehand_gives_the_audits_verdict() {
+    let strategy = (
+        prop::collection::vec(prop::collection::btree_set(0u32..12, 1..5), 8..40),
+        2usize..4,
+        0usize..6,
+        any::<u64>(),
+    );
+    let coded_again = std::sync::atomic::AtomicU32::new(0);
+    let exercised = txanon_testkit::exercised(300, strategy, |(ts, p, tamper, seed)| {
+        let db = TransactionDb::from_int_transactions(
+            ts.iter().map(|t| t.iter().copied().collect::<Vec<_>>()),
+        );
+        let sensitive = txanon_data::random_items(&db, 1, seed).unwrap();
+        let params = CahdParams::new(p).seed(Some(seed)).check().unwrap();
+        let Ok(result) = anonymize(&db, &sensitive, &params) else { return Ok(false) };
+        let mut published = result.published;
+        let mut as_assumed = true;
+        match tamper {
+            // The table reversed, every index renamed to match: the same groups.
+            1 => {
+                let m = published.items.len() as u32;
+                published.items.reverse();
+                let renamed = |k: &mut u32| *k = m - 1 - *k;
+                published.sensitive.iter_mut().for_each(renamed);
+                for g in &mut published.groups {
+                    g.qid.iter_mut().flatten().for_each(renamed);
+                    g.sensitive.iter_mut().for_each(|(k, _)| renamed(k));
+                    g.sensitive.sort_unstable();
+                }
+                as_assumed = m < 2;
+            }
+            // A QID item declared sensitive too, with no counts.
+            2 => {
+                let sensitive = &published.sensitive;
+                let qid_item = (0..published.items.len() as u32).find(|k| !sensitive.contains(k));
+                if let Some(k) = qid_item {
+                    published.sensitive.push(k);
+                    as_assumed = false;
+                }
+            }
+            // The first QID rows of two groups that differ, exchanged (half the cases).
+            3.. => {
+                let groups = &mut published.groups;
+                if let Some(b) = (1..groups.len()).find(|&b| groups[b].qid[0] != groups[0].qid[0]) {
+                    let row = std::mem::take(&mut groups[0].qid[0]);
+                    groups[0].qid[0] = std::mem::replace(&mut groups[b].qid[0], row);
+                }
+            }
+            0 => {}
+        }
+        let claim = claim(&db, p as u64, &sensitive);
+        let prepared = OriginalQids::of(&db, &claim);
+        let verdict = |r: Result<txanon_cahd::CahdAuditReport, CahdError>| match r {
+            Ok(report) => Ok(report),
+            Err(CahdError::Audit(found)) => Err(found.list().to_vec()),
+            Err(e) => panic!("{e}"),
+        };
+        let ours = verdict(audit_against(&published, &claim, &prepared));
+        prop_assert_eq!(&ours, &verdict(audit(&published, &claim, Some(&db))));
+        if !as_assumed {
+            coded_again.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(ours.is_err() && as_assumed)
+    });
+    exercised.at_least(0.1, "failed the audit through the side made beforehand");
+    let again = txanon_testkit::Exercised {
+        cases: exercised.cases,
+        taken: coded_again.load(std::sync::atomic::Ordering::Relaxed),
+    };
+    again.at_least(0.2, "coded the original again");
 }

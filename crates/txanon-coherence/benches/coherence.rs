@@ -131,6 +131,10 @@ fn coherence_scattered_rows(c: &mut Criterion) {
     group.bench_function(BenchmarkId::new("audit", "quest-1M-k2/p=2"), |b| {
         b.iter(|| audit(black_box(&published), &claim, None).expect("coherent"))
     });
+    // With the original: its comparison runs beside the distinct rows and the search.
+    group.bench_function(BenchmarkId::new("audit-with-original", "quest-1M-k2/p=2"), |b| {
+        b.iter(|| audit(black_box(&published), &claim, Some(&db)).expect("coherent"))
+    });
     group.finish();
 }
 

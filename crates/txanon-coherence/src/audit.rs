@@ -271,102 +271,122 @@ fn audit_copying(
 ) -> Result<CoherenceAuditReport, CoherenceError> {
     // A short phase (one pass), shown without a total: nothing advances it.
     progress.begin("coherence audit: distinct transactions", Unit::Items, 0);
-    let mut log = ViolationLog::new();
     let n = published.len();
     let (h, k) = (claim.h, claim.k);
     let private = claim.private.as_slice();
-    let label = |i: ItemId| published.label(i).to_string();
-    let mut is_private = vec![false; published.num_items()];
-    // A private item the publication does not hold is inferred from nothing.
-    for s in private.iter().filter_map(|s| published.labels().find(s)) {
-        is_private[s as usize] = true;
-    }
-    if (n as u64) < k {
-        log.push(CoherenceViolation::TooFewTransactions { transactions: n, k });
-    }
-    // Public and private parts of every transaction, compressed rows.
-    // Identical transactions merged into one row with a weight: k copies of a wide
-    // transaction are one row, whose every itemset has the same transactions.
-    // Both ways number the distinct transactions in order of first occurrence: the same rows.
-    let mut public = Rows::default();
-    let mut secret = Rows::default();
-    let split = |t: &[ItemId], public: &mut Rows, secret: &mut Rows| {
-        public.push(t.iter().copied().filter(|&i| !is_private[i as usize]));
-        secret.push(t.iter().copied().filter(|&i| is_private[i as usize]));
-    };
-    if n >= distinct_by_sort {
-        for (t, count) in distinct_rows(n, |t| published.transaction(t)) {
-            split(published.transaction(t as usize), &mut public, &mut secret);
-            *public.weights.last_mut().expect("pushed") = count;
+    // The comparison with the original reads both sides' rows into multisets on rayon, beside
+    // the distinct transactions (one core for most of their sort at 10⁷) and the search, in a
+    // log of its own, merged as if it had run after them.
+    let searched = || {
+        let mut log = ViolationLog::new();
+        let label = |i: ItemId| published.label(i).to_string();
+        let mut is_private = vec![false; published.num_items()];
+        // A private item the publication does not hold is inferred from nothing.
+        for s in private.iter().filter_map(|s| published.labels().find(s)) {
+            is_private[s as usize] = true;
         }
-    } else {
-        let mut distinct: FxHashMap<&[ItemId], u32> = FxHashMap::default();
-        let mut weights = Vec::new();
-        for t in published.iter() {
-            let row = *distinct.entry(t).or_insert_with(|| {
-                split(t, &mut public, &mut secret);
-                weights.push(0);
-                weights.len() as u32 - 1
+        if (n as u64) < k {
+            log.push(CoherenceViolation::TooFewTransactions { transactions: n, k });
+        }
+        // Public and private parts of every transaction, compressed rows.
+        // Identical transactions merged into one row with a weight: k copies of a wide
+        // transaction are one row, whose every itemset has the same transactions.
+        // Both ways number the distinct transactions in order of first occurrence: the same rows.
+        let mut public = Rows::default();
+        let mut secret = Rows::default();
+        let split = |t: &[ItemId], public: &mut Rows, secret: &mut Rows| {
+            public.push(t.iter().copied().filter(|&i| !is_private[i as usize]));
+            secret.push(t.iter().copied().filter(|&i| is_private[i as usize]));
+        };
+        if n >= distinct_by_sort {
+            for (t, count) in distinct_rows(n, |t| published.transaction(t)) {
+                split(published.transaction(t as usize), &mut public, &mut secret);
+                *public.weights.last_mut().expect("pushed") = count;
+            }
+        } else {
+            let mut distinct: FxHashMap<&[ItemId], u32> = FxHashMap::default();
+            let mut weights = Vec::new();
+            for t in published.iter() {
+                let row = *distinct.entry(t).or_insert_with(|| {
+                    split(t, &mut public, &mut secret);
+                    weights.push(0);
+                    weights.len() as u32 - 1
+                });
+                weights[row as usize] += 1;
+            }
+            public.weights = weights;
+        }
+        secret.weights.clone_from(&public.weights);
+        // Public items renumbered by ascending support (the usual order of itemset search): the
+        // rare items of a wide transaction come first, where each is one small class, and a node
+        // ending in a frequent item scans only the frequent rest of a wide transaction.
+        let mut support = vec![0u64; published.num_items()];
+        for (t, &w) in public.weights.iter().enumerate() {
+            for &i in public.row(t as u32) {
+                support[i as usize] += w;
+            }
+        }
+        let mut by_support: Vec<ItemId> =
+            (0..published.num_items() as ItemId).filter(|&i| support[i as usize] > 0).collect();
+        by_support.sort_by_key(|&i| (support[i as usize], i));
+        let mut rank = vec![0 as ItemId; published.num_items()];
+        for (r, &i) in by_support.iter().enumerate() {
+            rank[i as usize] = r as ItemId;
+        }
+        for t in 0..public.weights.len() {
+            let (start, end) = (public.offsets[t], public.offsets[t + 1]);
+            let row = &mut public.items[start..end];
+            for i in row.iter_mut() {
+                *i = rank[*i as usize];
+            }
+            row.sort_unstable();
+        }
+        // An itemset of ranks, as its items' labels in id order.
+        let ranked_labels = |ranks: &[ItemId]| -> Vec<String> {
+            let mut ids: Vec<ItemId> = ranks.iter().map(|&r| by_support[r as usize]).collect();
+            ids.sort_unstable();
+            ids.into_iter().map(label).collect()
+        };
+        let mut worst = 0.0f64;
+        let mut private_counts = vec![0u64; published.num_items()];
+        let all: Vec<u32> = (0..public.weights.len() as u32).collect();
+        if let Some(v) = breach((&all, n as u64), &secret, &mut private_counts, h, &mut worst) {
+            log.push(CoherenceViolation::Breach {
+                itemset: Vec::new(),
+                private: label(v.0),
+                count: v.1,
+                support: n as u64,
             });
-            weights[row as usize] += 1;
         }
-        public.weights = weights;
-    }
-    secret.weights.clone_from(&public.weights);
-    // Public items renumbered by ascending support (the usual order of itemset search): the
-    // rare items of a wide transaction come first, where each is one small class, and a node
-    // ending in a frequent item scans only the frequent rest of a wide transaction.
-    let mut support = vec![0u64; published.num_items()];
-    for (t, &w) in public.weights.iter().enumerate() {
-        for &i in public.row(t as u32) {
-            support[i as usize] += w;
+        let mut classes = 1u64;
+        if n as u64 >= k && !log.is_full() {
+            let labels = (&ranked_labels as ItemsetLabels<'_>, &label as ItemLabel<'_>);
+            let items = published.num_items();
+            let found = search(&public, &secret, claim, items, labels, (progress, copied_branch));
+            classes += found.classes;
+            worst = worst.max(found.worst);
+            log.append(found.log);
         }
-    }
-    let mut by_support: Vec<ItemId> =
-        (0..published.num_items() as ItemId).filter(|&i| support[i as usize] > 0).collect();
-    by_support.sort_by_key(|&i| (support[i as usize], i));
-    let mut rank = vec![0 as ItemId; published.num_items()];
-    for (r, &i) in by_support.iter().enumerate() {
-        rank[i as usize] = r as ItemId;
-    }
-    for t in 0..public.weights.len() {
-        let (start, end) = (public.offsets[t], public.offsets[t + 1]);
-        let row = &mut public.items[start..end];
-        for i in row.iter_mut() {
-            *i = rank[*i as usize];
-        }
-        row.sort_unstable();
-    }
-    // An itemset of ranks, as its items' labels in id order.
-    let ranked_labels = |ranks: &[ItemId]| -> Vec<String> {
-        let mut ids: Vec<ItemId> = ranks.iter().map(|&r| by_support[r as usize]).collect();
-        ids.sort_unstable();
-        ids.into_iter().map(label).collect()
+        (log, worst, classes)
     };
-    let mut worst = 0.0f64;
-    let mut private_counts = vec![0u64; published.num_items()];
-    let all: Vec<u32> = (0..public.weights.len() as u32).collect();
-    if let Some(v) = breach((&all, n as u64), &secret, &mut private_counts, h, &mut worst) {
-        log.push(CoherenceViolation::Breach {
-            itemset: Vec::new(),
-            private: label(v.0),
-            count: v.1,
-            support: n as u64,
-        });
-    }
-    let mut classes = 1u64;
-    if n as u64 >= k && !log.is_full() {
-        let labels = (&ranked_labels as ItemsetLabels<'_>, &label as ItemLabel<'_>);
-        let items = published.num_items();
-        let found = search(&public, &secret, claim, items, labels, (progress, copied_branch));
-        classes += found.classes;
-        worst = worst.max(found.worst);
-        log.append(found.log);
-    }
+    let compared = || {
+        original.map(|original| {
+            let mut own = ViolationLog::new();
+            let gone = check_original(published, private, original, &mut own);
+            (own, gone)
+        })
+    };
+    let ((mut log, worst, classes), compared) = rayon::join(searched, compared);
     let mut suppressed_items = None;
-    if let Some(original) = original {
-        progress.begin("coherence audit: against the original", Unit::Items, 0);
-        suppressed_items = check_original(published, private, original, &mut log).map(|s| s.len());
+    match compared {
+        // After a violation, the check stops once its items are compared, at no violation of
+        // its own (`check_original` returns `None` when its log is not empty).
+        Some((_, Some(_))) if !log.is_empty() => {}
+        Some((own, gone)) => {
+            log.append(own);
+            suppressed_items = gone.map(|s| s.len());
+        }
+        None => {}
     }
     log.finish(CoherenceAuditReport {
         claim: claim.clone(),

@@ -409,3 +409,61 @@ proptest! {
         prop_assert_eq!(audited, brute_force_coherent(&good, &ids, H, K, P as usize));
     }
 }
+
+/// The comparison with the original runs beside the search, in a log of its own, and is merged
+/// as if it had run after it: after a breach it reports the items it compares and stops there,
+/// so a transaction not from the original is reported only when the search found nothing.
+#[test]
+fn the_original_is_compared_as_if_after_the_search() {
+    let (good, original, private) = valid();
+    let o = Some(&original);
+    // A claim the publication breaches a few times (a full log would drop what follows).
+    let strict = (0.45, K, P);
+    let kinds = |published: &[Vec<u32>], setting: (f64, u64, u64)| -> Vec<&'static str> {
+        let claim =
+            CoherenceClaim::new(setting.0, setting.1, setting.2).unwrap().private(private.to_vec());
+        match audit(&db(published), &claim, o) {
+            Ok(_) => Vec::new(),
+            Err(CoherenceError::Audit(found)) => found
+                .list()
+                .iter()
+                .map(|v| match v {
+                    CoherenceViolation::Breach { .. } => "breach",
+                    CoherenceViolation::TransactionsNotFromOriginal { .. } => "not from original",
+                    CoherenceViolation::PartlySuppressed { .. } => "partly suppressed",
+                    _ => "other",
+                })
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect(),
+            Err(e) => panic!("{e}"),
+        }
+    };
+    assert_eq!(kinds(&good, strict), ["breach"]);
+    // Two transactions exchange a public item: every support is kept, two rows are new.
+    let private_ids: BTreeSet<u32> = private.iter().map(|s| s.parse().unwrap()).collect();
+    let mut exchanged = good.clone();
+    let (a, b, x, y) = (0..good.len())
+        .flat_map(|a| (0..good.len()).map(move |b| (a, b)))
+        .find_map(|(a, b)| {
+            let x = good[a].iter().find(|i| !private_ids.contains(i) && !good[b].contains(i))?;
+            let y = good[b].iter().find(|i| !private_ids.contains(i) && !good[a].contains(i))?;
+            Some((a, b, *x, *y))
+        })
+        .expect("two transactions with public items of their own");
+    for (row, out, into) in [(a, x, y), (b, y, x)] {
+        exchanged[row].retain(|&i| i != out);
+        exchanged[row].push(into);
+        exchanged[row].sort_unstable();
+    }
+    assert_eq!(kinds(&exchanged, (H, K, P)), ["not from original"]);
+    assert_eq!(kinds(&exchanged, strict), ["breach"]);
+    // A public item taken from one transaction: its count is compared, after a breach too.
+    let mut truncated = good.clone();
+    let (row, item) = (0..good.len())
+        .find_map(|j| Some((j, *good[j].iter().find(|i| !private_ids.contains(i))?)))
+        .expect("a public item");
+    truncated[row].retain(|&i| i != item);
+    assert_eq!(kinds(&truncated, (H, K, P)), ["partly suppressed"]);
+    assert_eq!(kinds(&truncated, strict), ["breach", "partly suppressed"]);
+}

@@ -58,16 +58,11 @@ pub fn release(
     // `anonymize` has audited the groups against the input.
     let result = anonymize(db, sensitive, params).map_err(PublishError::family)?;
     let report = &result.audit;
-    let qid = result.published.qid_transactions(db).map_err(|label| PublishError::Family {
-        kind: txanon_data::ErrorKind::Internal,
-        source: format!("published QID label {label:?} is not in the input (internal error)")
-            .into(),
-    })?;
     let sensitive_labels: Vec<String> =
         result.published.sensitive.iter().map(|&s| result.published.label(s)).collect();
     if let Some(progress) = params.progress_handle() {
         progress.begin(
-            "cahd: reconstruction error for the summary",
+            "cahd: the QID transactions and the reconstruction error for the summary",
             txanon_data::progress::Unit::Items,
             0,
         );
@@ -75,12 +70,26 @@ pub fn release(
     let qid_items = (0..db.num_items() as ItemId)
         .filter(|&i| db.supports()[i as usize] > 0 && !sensitive.contains(&i))
         .count();
-    let error = if qid_items >= WORKLOAD_R {
-        let workload = Workload::new(WORKLOAD_R).check().map_err(PublishError::family)?;
-        Some(reconstruction_error(db, &result.published, &workload).map_err(PublishError::family)?)
-    } else {
-        None
-    };
+    // Both read the publication and the input only; the QID transactions are built on one
+    // core, and the error's setup mostly on one too: side by side, each takes the other's idle
+    // core (at 10⁷ with 270 sensitive items, 1.4 and 3.1 s one after the other).
+    let (qid, error) = rayon::join(
+        || result.published.qid_transactions(db),
+        || {
+            (qid_items >= WORKLOAD_R)
+                .then(|| {
+                    let workload = Workload::new(WORKLOAD_R).check()?;
+                    reconstruction_error(db, &result.published, &workload)
+                })
+                .transpose()
+        },
+    );
+    let qid = qid.map_err(|label| PublishError::Family {
+        kind: txanon_data::ErrorKind::Internal,
+        source: format!("published QID label {label:?} is not in the input (internal error)")
+            .into(),
+    })?;
+    let error = error.map_err(PublishError::family)?;
     let band = band_name(params.order());
     let summary = CahdSummary {
         input: input.to_string(),
