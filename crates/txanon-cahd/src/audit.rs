@@ -372,7 +372,7 @@ fn audit_with(
         (records, smallest, achieved)
     };
     // The groups are checked on one core (a second at 10⁷), while the published rows are
-    // read and ordered for the comparison with the original.
+    // read and ordered for the comparison with the original (discarded if a group fails).
     let ((records, smallest, achieved), theirs) =
         rayon::join(groups_checked, || original.map(|_| PublishedQids::of(published)));
     log.stop_if_any().map_err(CahdError::Audit)?;
@@ -598,6 +598,8 @@ fn check_original(
         }
     };
     let (code, sensitive) = (&ours.code, &ours.sensitive);
+    // Each code names one label (an original item is coded m + its id only when the table
+    // lacks its label), so distinct rows are distinct itemsets.
     let mut off: Vec<Vec<String>> = unmatched_rows_in_order(
         (&ours.rows, &ours.order),
         (&theirs.rows, &theirs.order),

@@ -297,9 +297,9 @@ pub fn anonymize(
         (nonmoles, occurring)
     };
     // The counting engine's nuggets read the working data only: mined beside the non-moles,
-    // whose passes fill the cores FP-Growth leaves idle while it builds its tree (at 10⁷, p =
-    // 2, the nuggets kept 1.7 of the 2 cores busy for 9 s). They report to no one: the
-    // non-moles' phases are the ones shown.
+    // whose passes fill the cores FP-Growth leaves idle (at 10⁷, p = 2, the nuggets kept 1.7
+    // of the 2 cores busy for 9 s). They report to no one: the non-moles' phases are the ones
+    // shown.
     let (nonmoles, occurring, mined) = if params.engine() == Engine::Counting {
         let ((nonmoles, occurring), mined) =
             rayon::join(moles_side, || MinedNuggets::new(&w, k2, &Progress::new()));
