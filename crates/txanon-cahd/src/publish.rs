@@ -143,6 +143,10 @@ impl PublishedGroups {
     }
 }
 
+/// Groups whose rows are built per rayon task while the grouping goes on (of ten rows each, at
+/// CAHD's usual degree): worth a steal, and the last task, built after the grouping, is short.
+/// Fewer under test, so that a test's groups cross tasks.
+const GROUPS_PER_TASK: usize = if cfg!(test) { 3 } else { 4096 };
 /// Groups formatted per rayon task when written; fewer under test, so that a test's groups
 /// cross blocks and waves.
 const GROUPS_PER_BLOCK: usize = if cfg!(test) { 4 } else { 4096 };
@@ -187,56 +191,132 @@ pub(crate) fn publish(
     p: usize,
     rng: &mut impl Rng,
 ) -> PublishedGroups {
-    let sensitive: Vec<u32> =
-        (0..db.num_items() as ItemId).filter(|&i| is_sensitive[i as usize]).collect();
     // The shuffles draw from `rng` in the order they always did (each group's members, then
     // the groups); the rows, read where the band order scattered them, are then built on
     // rayon, each group's rows fetched ahead.
-    let shuffled: Vec<Vec<u32>> = groups
-        .iter()
-        .map(|members| {
-            let mut members = members.clone();
-            members.shuffle(rng);
-            members
-        })
-        .collect();
-    let mut published: Vec<PublishedGroup> = shuffled
+    let shuffled: Vec<Vec<u32>> = groups.iter().map(|members| shuffled(members, rng)).collect();
+    let published = shuffled
         .par_iter()
-        .map_init(
-            // Each sensitive item's count in the group at hand, by item, and the items
-            // counted: a list searched per occurrence cost the final group (millions of
-            // transactions, hundreds of sensitive items) a comparison per item counted so far.
-            || (vec![0usize; db.num_items()], Vec::<ItemId>::new()),
-            |(count, counted), members| {
-                let row = |t: u32| db.transaction(t as usize);
-                let qid = fetched_ahead(members, row, FIRST_LINE)
-                    .map(|t| {
-                        let mut q = Vec::new();
-                        for &i in row(t) {
-                            if is_sensitive[i as usize] {
-                                if count[i as usize] == 0 {
-                                    counted.push(i);
-                                }
-                                count[i as usize] += 1;
-                            } else {
-                                q.push(i);
-                            }
-                        }
-                        q
-                    })
-                    .collect();
-                counted.sort_unstable();
-                let sensitive = counted
-                    .drain(..)
-                    .map(|i| (i, std::mem::take(&mut count[i as usize])))
-                    .collect();
-                PublishedGroup { qid, sensitive }
-            },
-        )
+        .map_init(|| GroupRows::new(db, is_sensitive), |rows, members| rows.of(members))
         .collect();
+    finish(db, is_sensitive, p, published, rng)
+}
+
+/// [`publish`] of the groups that `grouping` forms, each group's rows built on rayon's other
+/// threads while `grouping` goes on: `grouping` hands each group to its sink as it is formed
+/// and returns them all, and those it did not hand over are published after it. The rows, the
+/// shuffles and their draws from `rng` are [`publish`]'s.
+pub(crate) fn publish_while<G>(
+    db: &TransactionDb,
+    is_sensitive: &[bool],
+    p: usize,
+    rng: &mut impl Rng,
+    grouping: impl FnOnce(&mut dyn FnMut(&[u32])) -> G,
+    groups_of: impl Fn(&G) -> &[Vec<u32>],
+) -> (G, PublishedGroups) {
+    let batches = std::sync::Mutex::new(Vec::<(usize, Vec<PublishedGroup>)>::new());
+    let (grouped, streamed) = rayon::in_place_scope(|scope| {
+        let mut batch: Vec<Vec<u32>> = Vec::with_capacity(GROUPS_PER_TASK);
+        let (mut streamed, mut index) = (0, 0);
+        let spawn = |batch: Vec<Vec<u32>>, index: usize| {
+            let batches = &batches;
+            scope.spawn(move |_| {
+                let mut rows = GroupRows::new(db, is_sensitive);
+                let built = batch.iter().map(|members| rows.of(members)).collect();
+                batches
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push((index, built));
+            });
+        };
+        let grouped = grouping(&mut |members| {
+            batch.push(shuffled(members, rng));
+            streamed += 1;
+            if batch.len() == GROUPS_PER_TASK {
+                spawn(std::mem::replace(&mut batch, Vec::with_capacity(GROUPS_PER_TASK)), index);
+                index += 1;
+            }
+        });
+        if !batch.is_empty() {
+            spawn(batch, index);
+        }
+        (grouped, streamed)
+    });
+    let mut batches = batches.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    batches.sort_unstable_by_key(|b| b.0);
+    let mut published: Vec<PublishedGroup> = batches.into_iter().flat_map(|b| b.1).collect();
+    let rest: Vec<Vec<u32>> =
+        groups_of(&grouped)[streamed..].iter().map(|members| shuffled(members, rng)).collect();
+    published.par_extend(
+        rest.par_iter()
+            .map_init(|| GroupRows::new(db, is_sensitive), |rows, members| rows.of(members)),
+    );
+    (grouped, finish(db, is_sensitive, p, published, rng))
+}
+
+/// A group's members in random order.
+fn shuffled(members: &[u32], rng: &mut impl Rng) -> Vec<u32> {
+    let mut members = members.to_vec();
+    members.shuffle(rng);
+    members
+}
+
+/// The groups in random order, with the item table.
+fn finish(
+    db: &TransactionDb,
+    is_sensitive: &[bool],
+    p: usize,
+    mut published: Vec<PublishedGroup>,
+    rng: &mut impl Rng,
+) -> PublishedGroups {
     published.shuffle(rng);
+    let sensitive = (0..db.num_items() as ItemId).filter(|&i| is_sensitive[i as usize]).collect();
     let items = (0..db.num_items() as ItemId).map(|i| db.label(i).to_string()).collect();
     PublishedGroups { format: GROUPS_FORMAT.into(), p, items, sensitive, groups: published }
+}
+
+/// Builds groups' rows from their members (in their published order).
+struct GroupRows<'a> {
+    db: &'a TransactionDb,
+    is_sensitive: &'a [bool],
+    /// Each sensitive item's count in the group at hand, by item, and the items counted: a
+    /// list searched per occurrence cost the final group (millions of transactions, hundreds
+    /// of sensitive items) a comparison per item counted so far.
+    count: Vec<usize>,
+    counted: Vec<ItemId>,
+}
+
+impl<'a> GroupRows<'a> {
+    fn new(db: &'a TransactionDb, is_sensitive: &'a [bool]) -> Self {
+        Self { db, is_sensitive, count: vec![0; db.num_items()], counted: Vec::new() }
+    }
+
+    /// The group of `members`, their rows read where the band order scattered them, fetched
+    /// ahead.
+    fn of(&mut self, members: &[u32]) -> PublishedGroup {
+        let row = |t: u32| self.db.transaction(t as usize);
+        let (count, counted) = (&mut self.count, &mut self.counted);
+        let qid = fetched_ahead(members, row, FIRST_LINE)
+            .map(|t| {
+                let mut q = Vec::new();
+                for &i in row(t) {
+                    if self.is_sensitive[i as usize] {
+                        if count[i as usize] == 0 {
+                            counted.push(i);
+                        }
+                        count[i as usize] += 1;
+                    } else {
+                        q.push(i);
+                    }
+                }
+                q
+            })
+            .collect();
+        counted.sort_unstable();
+        let sensitive =
+            counted.drain(..).map(|i| (i, std::mem::take(&mut count[i as usize]))).collect();
+        PublishedGroup { qid, sensitive }
+    }
 }
 
 #[cfg(test)]
@@ -244,6 +324,41 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    /// The groups published while they are formed are [`publish`]'s, draw for draw: handed
+    /// over in tasks of three under test, some of them not handed over (published after the
+    /// grouping). Counts the cases that built more than one task and published some groups
+    /// after.
+    #[test]
+    fn groups_published_while_formed_are_the_groups_published_after() {
+        use rand::SeedableRng;
+        let rows = prop::collection::vec(prop::collection::btree_set(0u32..12, 0..5), 1..80);
+        let strategy = (rows, any::<u64>(), 0usize..40, 0usize..8);
+        txanon_testkit::exercised(300, strategy, |(rows, seed, cut, held_back)| {
+            let rows: Vec<Vec<u32>> = rows.iter().map(|t| t.iter().copied().collect()).collect();
+            let db = TransactionDb::from_int_transactions(rows);
+            let is_sensitive: Vec<bool> = (0..db.num_items()).map(|i| i % 3 == 0).collect();
+            // The transactions in groups of one to `cut % 4 + 1` by position.
+            let n = db.len() as u32;
+            let size = cut as u32 % 4 + 1;
+            let groups: Vec<Vec<u32>> =
+                (0..n).step_by(size as usize).map(|a| (a..(a + size).min(n)).collect()).collect();
+            let handed = groups.len() - held_back.min(groups.len());
+            let rng = || rand_chacha::ChaCha20Rng::seed_from_u64(seed);
+            let after = publish(&db, &is_sensitive, &groups, 2, &mut rng());
+            let grouping = |formed: &mut dyn FnMut(&[u32])| {
+                for members in &groups[..handed] {
+                    formed(members);
+                }
+                groups.clone()
+            };
+            let (_, while_formed) =
+                publish_while(&db, &is_sensitive, 2, &mut rng(), grouping, |g| g.as_slice());
+            prop_assert_eq!(while_formed, after);
+            Ok(handed > GROUPS_PER_TASK && handed < groups.len())
+        })
+        .at_least(0.3, "groups over more than one task, some published after");
+    }
 
     /// The groups written in blocks on rayon are the bytes serde writes, across blocks and
     /// waves (four groups a block, two blocks a wave under test), with empty rows, groups
