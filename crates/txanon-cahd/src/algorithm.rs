@@ -442,11 +442,14 @@ impl Unfillable {
         sensitive_of: impl Fn(usize) -> &'s [ItemId],
         needed: usize,
     ) -> bool {
-        let mut bound = 0;
+        // Candidates holding no sensitive item are often enough alone (before the final group
+        // comes near, most transactions are found a group).
+        let mut bound = candidates.iter().filter(|&&k| sensitive_of(k).is_empty()).count();
+        if bound >= needed {
+            return false;
+        }
         for &k in candidates {
-            let theirs = sensitive_of(k);
-            bound += usize::from(theirs.is_empty());
-            for &s in theirs {
+            for &s in sensitive_of(k) {
                 let holding = &mut self.holding[s as usize];
                 if *holding == 0 {
                     self.counted.push(s);
@@ -454,26 +457,27 @@ impl Unfillable {
                 *holding += 1;
             }
         }
-        let mut proven = bound < needed;
-        if proven {
-            for &k in candidates {
-                // The item held most (the highest id among equals), unless one is in `H`.
-                let mut most: Option<(u32, ItemId)> = None;
-                for &s in sensitive_of(k) {
-                    let holding = self.holding[s as usize];
-                    if holding == Self::IN_H {
-                        most = None;
-                        break;
-                    }
-                    most = most.max(Some((holding, s)));
-                }
-                let Some((_, s)) = most else { continue };
-                self.holding[s as usize] = Self::IN_H;
-                bound += 1;
-                if bound >= needed {
-                    proven = false;
+        let mut proven = true;
+        for &k in candidates {
+            // The item held most (the highest id among equals) as one key, unless one is in
+            // `H`: zero for none, as every item counted is held once at least.
+            let mut most = 0u64;
+            for &s in sensitive_of(k) {
+                let holding = self.holding[s as usize];
+                if holding == Self::IN_H {
+                    most = 0;
                     break;
                 }
+                most = most.max(u64::from(holding) << 32 | u64::from(s));
+            }
+            if most == 0 {
+                continue;
+            }
+            self.holding[most as u32 as usize] = Self::IN_H;
+            bound += 1;
+            if bound >= needed {
+                proven = false;
+                break;
             }
         }
         for s in self.counted.drain(..) {
