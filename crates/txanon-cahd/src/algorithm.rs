@@ -798,6 +798,32 @@ mod tests {
         exercised.at_least(0.05, "a tie on sharing and distance, decided by the side");
     }
 
+    /// The groups of `rows` (items by label; sorted first if `sorted`, holders of the same
+    /// items side by side as a band keeps them) in their order, the items whose label
+    /// `sensitive` says sensitive: by the walk that takes its shortcuts, with how often it
+    /// did, and by the walk that steps and tries every candidate.
+    fn walked_both_ways(
+        rows: &[std::collections::BTreeSet<u32>],
+        sensitive: impl Fn(u32) -> bool,
+        degree: (usize, usize),
+        sorted: bool,
+    ) -> ((Grouping, Shortcuts), Grouping) {
+        let mut rows: Vec<Vec<u32>> = rows.iter().map(|t| t.iter().copied().collect()).collect();
+        if sorted {
+            rows.sort();
+        }
+        let db = TransactionDb::from_int_transactions(rows);
+        let is_sensitive: Vec<bool> = (0..db.num_items() as ItemId)
+            .map(|i| sensitive(db.label(i).to_string().parse::<u32>().unwrap()))
+            .collect();
+        let order: Vec<u32> = (0..db.len() as u32).collect();
+        let none = Progress::new();
+        let walking = |walk| {
+            form_groups_walking(&db, &is_sensitive, &order, degree, walk, &none, &mut |_| ())
+        };
+        (walking(Walk::Jumping), walking(Walk::Stepping).0)
+    }
+
     /// Jumping the runs of conflicting holders changes the cost, never the groups: the walks
     /// that test every position one by one form the same ones. Counts the cases in which some
     /// walk really jumped a run (a gap between two holders found empty).
@@ -812,36 +838,9 @@ mod tests {
         );
         let exercised =
             txanon_testkit::exercised(300, strategy, |(rows, sensitive, p, alpha, sorted)| {
-                let mut rows: Vec<Vec<u32>> =
-                    rows.iter().map(|t| t.iter().copied().collect()).collect();
-                if sorted {
-                    // Holders of the same items side by side, as a band keeps them.
-                    rows.sort();
-                }
-                let db = TransactionDb::from_int_transactions(rows);
-                let is_sensitive: Vec<bool> = (0..db.num_items() as ItemId)
-                    .map(|i| sensitive.contains(&db.label(i).to_string().parse::<u32>().unwrap()))
-                    .collect();
-                let order: Vec<u32> = (0..db.len() as u32).collect();
-                let none = Progress::new();
-                let (jumping, shortcuts) = form_groups_walking(
-                    &db,
-                    &is_sensitive,
-                    &order,
-                    (p, alpha),
-                    Walk::Jumping,
-                    &none,
-                    &mut |_| (),
-                );
-                let (stepping, _) = form_groups_walking(
-                    &db,
-                    &is_sensitive,
-                    &order,
-                    (p, alpha),
-                    Walk::Stepping,
-                    &none,
-                    &mut |_| (),
-                );
+                let is_sensitive = |label: u32| sensitive.contains(&label);
+                let ((jumping, shortcuts), stepping) =
+                    walked_both_ways(&rows, is_sensitive, (p, alpha), sorted);
                 prop_assert_eq!(jumping, stepping);
                 Ok(shortcuts.gaps_linked > 0)
             });
@@ -861,31 +860,9 @@ mod tests {
             any::<bool>(),
         );
         let exercised = txanon_testkit::exercised(300, strategy, |(rows, p, alpha, sorted)| {
-            let mut rows: Vec<Vec<u32>> =
-                rows.iter().map(|t| t.iter().copied().collect()).collect();
-            if sorted {
-                rows.sort();
-            }
-            let db = TransactionDb::from_int_transactions(rows);
             // Items 0 to 5 are sensitive, 6 to 9 the QID.
-            let is_sensitive: Vec<bool> = (0..db.num_items() as ItemId)
-                .map(|i| db.label(i).to_string().parse::<u32>().unwrap() < 6)
-                .collect();
-            let order: Vec<u32> = (0..db.len() as u32).collect();
-            let none = Progress::new();
-            let walking = |walk| {
-                form_groups_walking(
-                    &db,
-                    &is_sensitive,
-                    &order,
-                    (p, alpha),
-                    walk,
-                    &none,
-                    &mut |_| (),
-                )
-            };
-            let ((proving, shortcuts), (trying, _)) =
-                (walking(Walk::Jumping), walking(Walk::Stepping));
+            let ((proving, shortcuts), trying) =
+                walked_both_ways(&rows, |label| label < 6, (p, alpha), sorted);
             prop_assert_eq!(proving, trying);
             Ok(shortcuts.proven_unfillable > 0)
         });
