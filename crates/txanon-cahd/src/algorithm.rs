@@ -109,7 +109,7 @@ pub fn anonymize(
                     let order = order.order();
                     form_groups_walking(db, &is_sensitive, order, degree, walk, &progress, formed).0
                 };
-                publish_while(db, &is_sensitive, params.p(), &mut rng, grouping, Grouping::groups)
+                publish_while(db, &is_sensitive, params.p(), &mut rng, grouping)
             },
             || OriginalQids::of(db, &claim),
         )
@@ -542,10 +542,12 @@ fn conflicts(a: &[ItemId], b: &[ItemId]) -> bool {
 /// transaction, the candidate scan: `2αp` non-conflicting positions at least, reached by
 /// union-find over the ungrouped positions and over the gaps between each conflicting item's
 /// holders (a run of holders with no ungrouped position between them is one jump, in
-/// near-constant amortized time); the candidates merged by distance and ordered by similarity
-/// in one counting pass (each candidate's QID items looked up among `t`'s, marked in an array
-/// by item); each candidate's conflicts a bit per sensitive item; and `O(|S|)` for the
-/// histogram check.
+/// near-constant amortized time); a proof that `t` can form no group, in two passes over the
+/// candidates' sensitive items (`Unfillable`: most transactions left ungrouped are left there
+/// without their candidates' QID rows being read); otherwise the candidates merged by distance
+/// and ordered by similarity in one counting pass (each candidate's QID items looked up among
+/// `t`'s, marked in an array by item); each candidate's conflicts a bit per sensitive item;
+/// and `O(|S|)` for the histogram check.
 pub fn form_groups(
     db: &TransactionDb,
     is_sensitive: &[bool],

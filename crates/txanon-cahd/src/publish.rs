@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use txanon_data::fetch::{FIRST_LINE, fetched_ahead};
 use txanon_data::{ItemId, TransactionDb, TransactionDbBuilder, push_decimal, write_json_elements};
 
+use crate::algorithm::Grouping;
+
 /// Identifies the format in its JSON. Version 2 names every item by its index in one label
 /// table (version 1 repeated each label in every transaction: ten million transactions made 10⁸
 /// strings in memory and a 717 MB file).
@@ -208,14 +210,13 @@ pub(crate) fn publish(
 /// threads while `grouping` goes on: `grouping` hands each group to its sink as it is formed
 /// and returns them all, and those it did not hand over are published after it. The rows, the
 /// shuffles and their draws from `rng` are [`publish`]'s.
-pub(crate) fn publish_while<G>(
+pub(crate) fn publish_while(
     db: &TransactionDb,
     is_sensitive: &[bool],
     p: usize,
     rng: &mut impl Rng,
-    grouping: impl FnOnce(&mut dyn FnMut(&[u32])) -> G,
-    groups_of: impl Fn(&G) -> &[Vec<u32>],
-) -> (G, PublishedGroups) {
+    grouping: impl FnOnce(&mut dyn FnMut(&[u32])) -> Grouping,
+) -> (Grouping, PublishedGroups) {
     let batches = std::sync::Mutex::new(Vec::<(usize, Vec<PublishedGroup>)>::new());
     let (grouped, streamed) = rayon::in_place_scope(|scope| {
         let mut batch: Vec<Vec<u32>> = Vec::with_capacity(GROUPS_PER_TASK);
@@ -248,7 +249,7 @@ pub(crate) fn publish_while<G>(
     batches.sort_unstable_by_key(|b| b.0);
     let mut published: Vec<PublishedGroup> = batches.into_iter().flat_map(|b| b.1).collect();
     let rest: Vec<Vec<u32>> =
-        groups_of(&grouped)[streamed..].iter().map(|members| shuffled(members, rng)).collect();
+        grouped.groups()[streamed..].iter().map(|members| shuffled(members, rng)).collect();
     published.par_extend(
         rest.par_iter()
             .map_init(|| GroupRows::new(db, is_sensitive), |rows, members| rows.of_any(members)),
@@ -365,6 +366,8 @@ mod tests {
     #[test]
     fn groups_published_while_formed_are_the_groups_published_after() {
         use rand::SeedableRng;
+
+        use crate::algorithm::GroupingStats;
         let rows = prop::collection::vec(prop::collection::btree_set(0u32..12, 0..5), 1..80);
         let strategy = (rows, any::<u64>(), 0usize..40, 0usize..8);
         txanon_testkit::exercised(300, strategy, |(rows, seed, cut, held_back)| {
@@ -383,10 +386,9 @@ mod tests {
                 for members in &groups[..handed] {
                     formed(members);
                 }
-                groups.clone()
+                Grouping::new(groups.clone(), GroupingStats::default())
             };
-            let (_, while_formed) =
-                publish_while(&db, &is_sensitive, 2, &mut rng(), grouping, |g| g.as_slice());
+            let (_, while_formed) = publish_while(&db, &is_sensitive, 2, &mut rng(), grouping);
             prop_assert_eq!(while_formed, after);
             Ok(handed > GROUPS_PER_TASK && handed < groups.len())
         })
