@@ -96,25 +96,22 @@ pub fn anonymize(
     // Nobody watching costs an atomic addition per block.
     let progress = params.progress_handle().cloned().unwrap_or_default();
     let mut rng = txanon_data::publication_rng(params.seed(), db);
-    // The grouping runs on one core. The audit's side of the original, the band's envelopes
-    // and the rows of the groups already formed need no more of it: they are made on the
-    // other core meanwhile.
+    // The grouping runs on one core; the band's envelopes and the rows of the groups already
+    // formed need no more of it and are made on the other core meanwhile. The audit's side of
+    // the original needs no order: it is made while the band order is searched (on one core
+    // for most of its time), where beside the grouping it took the other core from the
+    // grouping's own split of the rows.
     let mut group = |order: &Permutation| {
         progress.begin("cahd: grouping (transactions in band order)", Unit::Items, db.len() as u64);
-        rayon::join(
-            || {
-                let walk = Walk::Jumping;
-                let degree = (params.p(), params.alpha());
-                let grouping = |formed: &mut dyn FnMut(&[u32])| {
-                    let order = order.order();
-                    form_groups_walking(db, &is_sensitive, order, degree, walk, &progress, formed).0
-                };
-                publish_while(db, &is_sensitive, params.p(), &mut rng, grouping)
-            },
-            || OriginalQids::of(db, &claim),
-        )
+        let walk = Walk::Jumping;
+        let degree = (params.p(), params.alpha());
+        let grouping = |formed: &mut dyn FnMut(&[u32])| {
+            let order = order.order();
+            form_groups_walking(db, &is_sensitive, order, degree, walk, &progress, formed).0
+        };
+        publish_while(db, &is_sensitive, params.p(), &mut rng, grouping)
     };
-    let (band, ((grouping, published), original)) = match params.order() {
+    let ordered = || match params.order() {
         BandOrder::Rcm(kind) => {
             progress.begin("cahd: band order (RCM: vertices searched)", Unit::Items, 0);
             let keep: Vec<bool> = is_sensitive.iter().map(|&s| !s).collect();
@@ -123,6 +120,8 @@ pub fn anonymize(
         }
         BandOrder::Input => (None, group(&Permutation::identity(db.len()))),
     };
+    let ((band, (grouping, published)), original) =
+        rayon::join(ordered, || OriginalQids::of(db, &claim));
     progress.begin("cahd: auditing", Unit::Items, 0);
     let audit = audit_against(&published, &claim, &original)?;
     Ok(CahdPublication { published, grouping, band, audit })
@@ -720,11 +719,8 @@ fn form_groups_walking(
     // walks read the rows of neighbouring positions, which were scattered over the input's
     // order, a cache miss each.
     let (sensitive, qid) = {
-        let banded = db.select(order.iter().map(|&t| t as usize));
-        (
-            banded.filter_items(|i| is_sensitive[i as usize]),
-            banded.filter_items(|i| !is_sensitive[i as usize]),
-        )
+        let order: Vec<usize> = order.iter().map(|&t| t as usize).collect();
+        db.select_split(&order, |i| is_sensitive[i as usize])
     };
     let sensitive_of = |pos: usize| sensitive.transaction(pos);
     let sensitive_items: Vec<ItemId> =

@@ -446,7 +446,6 @@ impl TransactionDb {
         labels: ItemLabels,
         fill: impl Fn(std::ops::Range<usize>, &mut Vec<usize>, &mut Vec<ItemId>) + Sync,
     ) -> Self {
-        const ROWS_PER_BLOCK: usize = 16_384;
         let blocks: Vec<(Vec<usize>, Vec<ItemId>)> = (0..len.div_ceil(ROWS_PER_BLOCK))
             .into_par_iter()
             .map(|b| {
@@ -456,6 +455,52 @@ impl TransactionDb {
                 (ends, items)
             })
             .collect();
+        Self::joined(len, labels, &blocks)
+    }
+
+    /// The records `records` (indices, in that order, repeats allowed), each split into the
+    /// items `keep` accepts and the others: two databases over the same dictionary, aligned
+    /// record by record. One read of each record: a selection in another order reads its rows
+    /// at random, and selecting first then filtering twice read every row three times (2.7 s
+    /// of CAHD's grouping thread at 10⁷).
+    ///
+    /// # Panics
+    /// When an index is not below [`len`](Self::len).
+    pub fn select_split(
+        &self,
+        records: &[usize],
+        keep: impl Fn(ItemId) -> bool + Sync,
+    ) -> (Self, Self) {
+        type Block = ((Vec<usize>, Vec<ItemId>), (Vec<usize>, Vec<ItemId>));
+        let row = |k: usize| self.transaction(records[k]);
+        let blocks: Vec<Block> = (0..records.len().div_ceil(ROWS_PER_BLOCK))
+            .into_par_iter()
+            .map(|b| {
+                let rows: Vec<usize> =
+                    (b * ROWS_PER_BLOCK..((b + 1) * ROWS_PER_BLOCK).min(records.len())).collect();
+                let ends = || Vec::with_capacity(rows.len());
+                let (mut kept, mut others) = ((ends(), Vec::new()), (ends(), Vec::new()));
+                for k in crate::fetch::fetched_ahead(&rows, row, crate::fetch::FIRST_LINE) {
+                    for &i in row(k) {
+                        if keep(i) { &mut kept.1 } else { &mut others.1 }.push(i);
+                    }
+                    kept.0.push(kept.1.len());
+                    others.0.push(others.1.len());
+                }
+                (kept, others)
+            })
+            .collect();
+        let (kept, others): (Vec<_>, Vec<_>) = blocks.into_iter().unzip();
+        let len = records.len();
+        rayon::join(
+            || Self::joined(len, self.labels.clone(), &kept),
+            || Self::joined(len, self.labels.clone(), &others),
+        )
+    }
+
+    /// Rows `0..len` from blocks of consecutive rows, each block's row ends (relative to the
+    /// block) and items.
+    fn joined(len: usize, labels: ItemLabels, blocks: &[(Vec<usize>, Vec<ItemId>)]) -> Self {
         // Joined on rayon, each block into its own part of the arrays, the supports counted
         // on the way: on one core the join was a copy of every row.
         let mut offsets = vec![0usize; len + 1];
@@ -465,7 +510,7 @@ impl TransactionDb {
         let m = labels.len();
         let supports = parts
             .into_par_iter()
-            .zip(&blocks)
+            .zip(blocks)
             .fold(
                 || vec![0u32; m],
                 |mut supports, ((to_ends, to_items, base), (ends, block))| {
@@ -526,6 +571,9 @@ impl TransactionDb {
 /// A database's row ends (after the leading 0) and items cut into each block's own parts, the
 /// blocks given as (rows, items) in order: `(ends, items, base)`, `base` where the block's items
 /// start in the database.
+/// Rows per block of the databases built on rayon.
+const ROWS_PER_BLOCK: usize = 16_384;
+
 fn split_blocks<'a>(
     mut ends: &'a mut [usize],
     mut items: &'a mut [ItemId],
@@ -1192,6 +1240,39 @@ mod tests {
             TransactionDb::gather(picked.len(), db.labels().clone(), |k| db.transaction(picked[k]));
         assert_eq!(gathered.transaction(99_999), selected.transaction(99_999));
         assert_eq!(gathered.supports(), selected.supports());
+    }
+
+    /// Over many blocks, a selection split by items holds, record by record, the rows the
+    /// selection holds split by the same items: each side a filter of the selection (its
+    /// supports too), the dictionary unchanged.
+    #[test]
+    fn a_split_selection_is_the_selection_filtered_both_ways() {
+        let rows: Vec<Vec<u32>> = (0..50_000u64)
+            .map(|r| {
+                (0..40u32)
+                    .filter(|&i| crate::mix64(r * 43 + u64::from(i)).is_multiple_of(7))
+                    .collect()
+            })
+            .collect();
+        let db = TransactionDb::from_int_transactions(rows.iter().cloned());
+        let picked: Vec<usize> =
+            (0..60_000u64).map(|k| (crate::mix64(k + 7) % rows.len() as u64) as usize).collect();
+        let keep = |i: ItemId| i % 3 == 1;
+        let (kept, others) = db.select_split(&picked, keep);
+        let selected = db.select(picked.iter().copied());
+        for (side, want) in
+            [(&kept, selected.filter_items(keep)), (&others, selected.filter_items(|i| !keep(i)))]
+        {
+            assert_eq!(side.len(), picked.len());
+            assert_eq!(side.num_items(), db.num_items());
+            for k in 0..picked.len() {
+                assert_eq!(side.transaction(k), want.transaction(k), "row {k}");
+            }
+            assert_eq!(side.supports(), want.supports());
+        }
+        assert!(kept.iter().any(|t| t.is_empty()) && others.iter().any(|t| !t.is_empty()));
+        let (none, all) = db.select_split(&[], keep);
+        assert!(none.is_empty() && all.is_empty());
     }
 
     /// Rows made by a function, over many blocks: each row as made, the dictionary every
