@@ -1213,17 +1213,23 @@ mod tests {
         TransactionDb::from_int_rows(vec![0, 2], vec![4, 4]);
     }
 
+    /// `count` rows over items 0 to 39, each item in a row with probability about
+    /// `1 / every`, from a hash salted by `salt` (empty rows among them at these sizes).
+    fn pseudo_random_rows(count: u64, salt: u64, every: u64) -> Vec<Vec<u32>> {
+        (0..count)
+            .map(|r| {
+                (0..40u32)
+                    .filter(|&i| crate::mix64(r * salt + u64::from(i)).is_multiple_of(every))
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Over many blocks, a shuffled selection (repeats and empty rows among them) holds the
     /// rows it names in its order, with the supports a count of them gives.
     #[test]
     fn a_selection_over_many_blocks_is_its_rows() {
-        let rows: Vec<Vec<u32>> = (0..70_000u64)
-            .map(|r| {
-                (0..40u32)
-                    .filter(|&i| crate::mix64(r * 41 + u64::from(i)).is_multiple_of(9))
-                    .collect()
-            })
-            .collect();
+        let rows = pseudo_random_rows(70_000, 41, 9);
         let db = TransactionDb::from_int_transactions(rows.iter().cloned());
         assert!(rows.iter().any(Vec::is_empty));
         let picked: Vec<usize> =
@@ -1247,13 +1253,7 @@ mod tests {
     /// supports too), the dictionary unchanged.
     #[test]
     fn a_split_selection_is_the_selection_filtered_both_ways() {
-        let rows: Vec<Vec<u32>> = (0..50_000u64)
-            .map(|r| {
-                (0..40u32)
-                    .filter(|&i| crate::mix64(r * 43 + u64::from(i)).is_multiple_of(7))
-                    .collect()
-            })
-            .collect();
+        let rows = pseudo_random_rows(50_000, 43, 7);
         let db = TransactionDb::from_int_transactions(rows.iter().cloned());
         let picked: Vec<usize> =
             (0..60_000u64).map(|k| (crate::mix64(k + 7) % rows.len() as u64) as usize).collect();
