@@ -659,11 +659,12 @@ fn conflicts(a: &[ItemId], b: &[ItemId]) -> bool {
 /// union-find over the ungrouped positions and over the gaps between each conflicting item's
 /// holders (a run of holders with no ungrouped position between them is one jump, in
 /// near-constant amortized time), and only between the last walk of the same sensitive items
-/// and `t` where none of that walk's candidates has been grouped since ([`LastWalks`]); a proof that `t` can form no group, in two passes over the
-/// candidates' sensitive items (`Unfillable`: most transactions left ungrouped are left there
-/// without their candidates' QID rows being read); otherwise the candidates merged by distance
-/// and ordered by similarity in one counting pass (each candidate's QID items looked up among
-/// `t`'s, marked in an array by item); each candidate's conflicts a bit per sensitive item;
+/// and `t` where none of that walk's candidates has been grouped since ([`LastWalks`]); a
+/// proof that `t` can form no group, in two passes over the candidates' sensitive items
+/// (`Unfillable`: most transactions left ungrouped are left there without their candidates'
+/// QID rows being read); otherwise the candidates merged by distance and ordered by
+/// similarity in one counting pass (each candidate's QID items looked up among `t`'s, marked
+/// in an array by item); each candidate's conflicts a bit per sensitive item;
 /// and `O(|S|)` for the histogram check.
 pub fn form_groups(
     db: &TransactionDb,
@@ -684,7 +685,7 @@ struct Shortcuts {
     gaps_linked: u64,
     /// Transactions left ungrouped on [`Unfillable`]'s proof, their candidates never ranked.
     proven_unfillable: u64,
-    /// Walks that took candidates from [`LastWalks`]: backwards, forwards.
+    /// Walks that went by a last walk of [`LastWalks`]: backwards, forwards.
     walks_reused: [u64; 2],
 }
 
