@@ -659,7 +659,7 @@ fn conflicts(a: &[ItemId], b: &[ItemId]) -> bool {
 /// union-find over the ungrouped positions and over the gaps between each conflicting item's
 /// holders (a run of holders with no ungrouped position between them is one jump, in
 /// near-constant amortized time), and only between the last walk of the same sensitive items
-/// and `t` where none of that walk's candidates has been grouped since ([`LastWalks`]); a
+/// and `t` where none of that walk's candidates has been grouped since (`LastWalks`); a
 /// proof that `t` can form no group, in two passes over the candidates' sensitive items
 /// (`Unfillable`: most transactions left ungrouped are left there without their candidates'
 /// QID rows being read); otherwise the candidates merged by distance and ordered by
