@@ -407,10 +407,9 @@ struct LastWalks {
 #[derive(Debug, Clone, Copy)]
 struct Reusable<'w> {
     start: usize,
+    /// Each nearest first, at most `reach`: a list shorter than `reach` met the band's end.
     before: &'w [u32],
     after: &'w [u32],
-    /// Whether each list stopped at `reach` (else it met the end of the band).
-    full: (bool, bool),
 }
 
 impl LastWalks {
@@ -460,8 +459,7 @@ impl LastWalks {
         if before.iter().chain(after).any(|&k| is_grouped(k as usize)) {
             return None;
         }
-        let full = (before.len() == self.reach, after.len() == self.reach);
-        Some(Reusable { start: start as usize, before, after, full })
+        Some(Reusable { start: start as usize, before, after })
     }
 
     /// Keeps the walk from `start` (holding `set`): `before` and `after` it, nearest first.
@@ -802,9 +800,8 @@ fn form_groups_walking(
                 taken = ahead.len();
                 // A list short of `reach` met the band's end: nothing clear lies beyond it.
                 from = match r.after.last() {
-                    Some(&last) if r.full.1 => Some(pos.max(last as usize)),
-                    Some(_) => None,
-                    None => r.full.1.then_some(pos),
+                    Some(&last) if r.after.len() == reach => Some(pos.max(last as usize)),
+                    _ => None,
                 };
                 walks_reused[1] += 1;
             }
@@ -998,6 +995,34 @@ mod tests {
                 Ok(shortcuts.gaps_linked > 0)
             });
         exercised.at_least(0.5, "jumped a run of conflicting holders");
+    }
+
+    /// A last walk is given back only to its own set of sensitive items, and only while none
+    /// of its candidates is grouped: with one slot (one position), every set shares it.
+    #[test]
+    fn a_last_walk_serves_only_its_own_items_while_its_candidates_are_ungrouped() {
+        let rows: Vec<Vec<ItemId>> = vec![vec![1, 2], vec![3], vec![], vec![], vec![]];
+        let sensitive_of = |k: usize| rows[k].as_slice();
+        let mut walks = LastWalks::new(2, 1);
+        assert_eq!(walks.start.len(), 1, "one slot");
+        assert!(walks.reusable(&[1, 2], sensitive_of, |_| false).is_none(), "nothing kept yet");
+        walks.keep(&[1, 2], 0, &[], &[2, 3]);
+        let kept = walks.reusable(&[1, 2], sensitive_of, |_| false).expect("its own items");
+        assert_eq!((kept.start, kept.before, kept.after), (0, &[][..], &[2, 3][..]));
+        // Another set in the same slot is not served the walk of {1, 2}.
+        assert!(walks.reusable(&[3], sensitive_of, |_| false).is_none());
+        assert!(walks.reusable(&[1], sensitive_of, |_| false).is_none());
+        // Once a candidate is grouped, the walk is stale.
+        assert!(walks.reusable(&[1, 2], sensitive_of, |k| k == 3).is_none());
+        // The slot now holds the walk of {3}, which replaces that of {1, 2}.
+        walks.keep(&[3], 1, &[4], &[]);
+        assert!(walks.reusable(&[1, 2], sensitive_of, |_| false).is_none());
+        let kept = walks.reusable(&[3], sensitive_of, |_| false).expect("its own items");
+        assert_eq!((kept.start, kept.before, kept.after), (1, &[4][..], &[][..]));
+        // No walk is kept for a transaction without sensitive items, nor for walks that do not
+        // fit the lists' memory.
+        assert!(walks.slot(&[]).is_none());
+        assert!(LastWalks::new(LastWalks::POSITIONS, 1 << 30).slot(&[1]).is_none());
     }
 
     /// Taking a walk's candidates from the last walk of the same sensitive items changes the

@@ -568,12 +568,12 @@ impl TransactionDb {
     }
 }
 
-/// A database's row ends (after the leading 0) and items cut into each block's own parts, the
-/// blocks given as (rows, items) in order: `(ends, items, base)`, `base` where the block's items
-/// start in the database.
 /// Rows per block of the databases built on rayon.
 const ROWS_PER_BLOCK: usize = 16_384;
 
+/// A database's row ends (after the leading 0) and items cut into each block's own parts, the
+/// blocks given as (rows, items) in order: `(ends, items, base)`, `base` where the block's items
+/// start in the database.
 fn split_blocks<'a>(
     mut ends: &'a mut [usize],
     mut items: &'a mut [ItemId],
