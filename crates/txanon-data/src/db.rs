@@ -889,7 +889,10 @@ impl RawDb {
     /// Finishes with integer labels: a monotone map from label to rank keeps every transaction
     /// sorted, so no second sort is needed.
     pub(crate) fn finish_int(mut self) -> TransactionDb {
-        let Some(max) = self.items.iter().copied().max() else {
+        // On rayon in blocks: at 10⁷ transactions each pass reads 400 MB.
+        const BLOCK: usize = 1 << 20;
+        let Some(max) = self.items.par_chunks(BLOCK).filter_map(|b| b.iter().copied().max()).max()
+        else {
             return TransactionDb::from_parts_unchecked(
                 self.offsets,
                 self.items,
@@ -900,10 +903,25 @@ impl RawDb {
         // One pass counts (the counts are the supports), one turns counts into ranks in place,
         // one remaps: the supports need no pass of their own.
         if (max as usize) <= 4 * self.items.len() + (1 << 20) {
-            let mut table = vec![0u32; max as usize + 1];
-            for &v in &self.items {
-                table[v as usize] += 1;
-            }
+            let count = |mut table: Vec<u32>, block: &[u32]| {
+                for &v in block {
+                    table[v as usize] += 1;
+                }
+                table
+            };
+            // A table per thread while it stays small beside the items; one table otherwise.
+            let mut table = if max < 1 << 20 && self.items.len() > BLOCK {
+                self.items
+                    .par_chunks(BLOCK)
+                    .fold(|| vec![0u32; max as usize + 1], count)
+                    .reduce_with(|mut a, b| {
+                        a.iter_mut().zip(&b).for_each(|(a, b)| *a += b);
+                        a
+                    })
+                    .expect("the items are not empty")
+            } else {
+                count(vec![0u32; max as usize + 1], &self.items)
+            };
             let mut present = Vec::new();
             let mut supports = Vec::new();
             for (v, slot) in table.iter_mut().enumerate() {
@@ -913,9 +931,11 @@ impl RawDb {
                     present.push(v as u32);
                 }
             }
-            for v in &mut self.items {
-                *v = table[*v as usize];
-            }
+            self.items.par_chunks_mut(BLOCK).for_each(|block| {
+                for v in block {
+                    *v = table[*v as usize];
+                }
+            });
             return TransactionDb::from_parts_with_supports(
                 self.offsets,
                 self.items,
