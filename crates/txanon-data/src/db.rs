@@ -909,7 +909,8 @@ impl RawDb {
                 }
                 table
             };
-            // A table per thread while it stays small beside the items; one table otherwise.
+            // A table per piece rayon splits the items into (a few per thread) while a table is
+            // small beside the items; one table otherwise.
             let mut table = if max < 1 << 20 && self.items.len() > BLOCK {
                 self.items
                     .par_chunks(BLOCK)

@@ -219,9 +219,7 @@ fn read_in_chunks<R: BufRead>(
                     Chunk::new(chunk_bytes)
                 }
                 None => {
-                    let chunk = arrived.recv().expect("a parsing thread holds every chunk out");
-                    in_flight -= 1;
-                    joined.arrive(chunk, &mut free)?;
+                    join_next_parsed(&arrived, &mut in_flight, &mut joined, &mut free)?;
                     continue;
                 }
             };
@@ -290,6 +288,9 @@ fn read_in_chunks<R: BufRead>(
                 chunk.parse(settings);
                 joined.arrive(chunk, &mut free)?;
             } else {
+                // Threads of their own, not rayon tasks: the reading thread blocks for a free
+                // chunk, which a rayon worker (the caller may be one) must not do while the
+                // parses it waits for are queued behind it.
                 if !started {
                     started = true;
                     for _ in 0..threads {
@@ -344,11 +345,21 @@ fn drain(
     free: &mut Vec<Chunk>,
 ) -> Result<()> {
     while *in_flight > 0 {
-        let chunk = arrived.recv().expect("a parsing thread holds every chunk out");
-        *in_flight -= 1;
-        joined.arrive(chunk, free)?;
+        join_next_parsed(arrived, in_flight, joined, free)?;
     }
     Ok(())
+}
+
+/// Waits for the next chunk a parsing thread finishes (one is out), and joins what is in order.
+fn join_next_parsed(
+    arrived: &std::sync::mpsc::Receiver<Chunk>,
+    in_flight: &mut usize,
+    joined: &mut Joined,
+    free: &mut Vec<Chunk>,
+) -> Result<()> {
+    let chunk = arrived.recv().expect("a parsing thread holds every chunk out");
+    *in_flight -= 1;
+    joined.arrive(chunk, free)
 }
 
 impl Parser<'_> {
