@@ -10,7 +10,8 @@ use std::fmt;
 use rayon::prelude::*;
 use serde::Serialize;
 use txanon_data::audit::{
-    MAX_VIOLATIONS, RowMultiset, RowOrder, ViolationLog, Violations, unmatched_rows_in_order,
+    EqualRuns, MAX_VIOLATIONS, RowMultiset, RowOrder, SortedRows, ViolationLog, Violations,
+    unmatched_rows_and_runs,
 };
 use txanon_data::{ItemId, ParamError, TransactionDb};
 
@@ -435,15 +436,20 @@ fn qid_rows_hold_no_sensitive_item(
     let m = published.items.len();
     let mut row: Vec<u32> = Vec::new();
     for t in &published.groups[g].qid {
-        row.clear();
         for &item in t {
             if item as usize >= m {
                 log.push(CahdViolation::UnknownItem { id: item, items: m });
             } else if is_sensitive[item as usize] {
                 log.push(CahdViolation::SensitiveInQid { group: g, item: published.label(item) });
             }
-            row.push(item);
         }
+        // A row in ascending order (as CAHD writes them) holds no item twice; another is
+        // sorted to find its repeats.
+        if t.windows(2).all(|w| w[0] < w[1]) {
+            continue;
+        }
+        row.clear();
+        row.extend_from_slice(t);
         row.sort_unstable();
         for twice in row.windows(2).filter(|w| w[0] == w[1]) {
             log.push(CahdViolation::ItemTwice { group: g, item: published.label(twice[0]) });
@@ -537,19 +543,47 @@ impl<'a> OriginalQids<'a> {
 
 /// The published QID itemsets as the comparison with the original reads them, in the file's
 /// order of groups and rows, with their order by hash.
-struct PublishedQids {
-    rows: RowMultiset,
+struct PublishedQids<'p> {
+    rows: PublishedRows<'p>,
     order: RowOrder,
 }
 
-impl PublishedQids {
-    fn of(published: &PublishedGroups) -> Self {
-        // Read on rayon, as the original's: one row at a time into one growing buffer ran on
-        // one core, most of it (perf, at 10⁷) the kernel clearing the buffer's new pages.
-        let rows = {
-            let rows: Vec<&[u32]> =
-                published.groups.iter().flat_map(|g| g.qid.iter().map(Vec::as_slice)).collect();
-            RowMultiset::from_rows(rows.len(), |r, row| row.extend_from_slice(rows[r]))
+/// The published QID itemsets, each sorted: read where they are when the file lists each in
+/// ascending order (as CAHD writes them), copied and sorted otherwise.
+enum PublishedRows<'p> {
+    InPlace(Vec<&'p [u32]>),
+    Sorted(RowMultiset),
+}
+
+impl SortedRows for PublishedRows<'_> {
+    fn count(&self) -> usize {
+        match self {
+            Self::InPlace(rows) => rows.len(),
+            Self::Sorted(rows) => rows.len(),
+        }
+    }
+
+    fn sorted_row(&self, r: usize) -> &[u32] {
+        match self {
+            Self::InPlace(rows) => rows[r],
+            Self::Sorted(rows) => rows.row(r),
+        }
+    }
+}
+
+impl<'p> PublishedQids<'p> {
+    fn of(published: &'p PublishedGroups) -> Self {
+        let rows: Vec<&[u32]> =
+            published.groups.iter().flat_map(|g| g.qid.iter().map(Vec::as_slice)).collect();
+        // Copying ten million rows cost a second of the audit at 10⁷ (most of it the kernel
+        // clearing the copy's new pages), for rows almost always in order already. A copy is
+        // read on rayon, as the original's.
+        let rows = if rows.par_iter().all(|row| row.is_sorted()) {
+            PublishedRows::InPlace(rows)
+        } else {
+            PublishedRows::Sorted(RowMultiset::from_rows(rows.len(), |r, row| {
+                row.extend_from_slice(rows[r]);
+            }))
         };
         let order = RowOrder::of(&rows);
         Self { rows, order }
@@ -558,7 +592,10 @@ impl PublishedQids {
 
 fn check_original(
     published: &PublishedGroups,
-    ((original, prepared), theirs): ((&TransactionDb, Option<&OriginalQids<'_>>), &PublishedQids),
+    ((original, prepared), theirs): (
+        (&TransactionDb, Option<&OriginalQids<'_>>),
+        &PublishedQids<'_>,
+    ),
     claim: &CahdClaim,
     index: &HashMap<&str, u32>,
     is_sensitive: &[bool],
@@ -599,19 +636,23 @@ fn check_original(
     };
     let (code, sensitive) = (&ours.code, &ours.sensitive);
     // Each code names one label (an original item is coded m + its id only when the table
-    // lacks its label), so distinct rows are distinct itemsets.
-    let mut off: Vec<Vec<String>> = unmatched_rows_in_order(
+    // lacks its label), so distinct rows are distinct itemsets. The same merge finds the runs
+    // of equal QID itemsets across the sides that `check_groups_sensitive` bounds: only those
+    // some transaction with a sensitive item has can bound anything.
+    let (unmatched, runs) = unmatched_rows_and_runs(
         (&ours.rows, &ours.order),
         (&theirs.rows, &theirs.order),
         MAX_VIOLATIONS,
-    )
-    .into_iter()
-    .map(|row| {
-        let mut itemset: Vec<String> = row.row.iter().map(|&c| name(c)).collect();
-        itemset.sort_unstable();
-        itemset
-    })
-    .collect();
+        |r| ours.holds_sensitive[r as usize],
+    );
+    let mut off: Vec<Vec<String>> = unmatched
+        .into_iter()
+        .map(|row| {
+            let mut itemset: Vec<String> = row.row.iter().map(|&c| name(c)).collect();
+            itemset.sort_unstable();
+            itemset
+        })
+        .collect();
     off.sort_unstable();
     for itemset in off {
         if !log.push(CahdViolation::QidNotFromOriginal { itemset }) {
@@ -644,8 +685,7 @@ fn check_original(
             return;
         }
     }
-    let sides = ((&ours.rows, &ours.order), (&theirs.rows, &theirs.order));
-    check_groups_sensitive(published, original, sides, code, sensitive, &ours.holds_sensitive, log);
+    check_groups_sensitive(published, original, ours.rows.len(), &runs, code, sensitive, log);
 }
 
 /// Each group's sensitive counts against what its transactions can hold. A QID itemset `q`
@@ -662,29 +702,27 @@ fn check_original(
 /// the group does not count matters only where some itemset forces a lower bound above 0 (a
 /// violation); those are summed again in full, for their report, in a second pass.
 ///
+/// `runs` are the runs of equal QID itemsets across the `n` original transactions (`r`) and
+/// the published rows (`n + r`), for the itemsets some original transaction with a sensitive
+/// item has: only those can bound anything.
+///
 /// Long as one function: the bounds of every group's counts come from one pass over the original's
 /// QID itemsets, whose runs the groups share.
 fn check_groups_sensitive(
     published: &PublishedGroups,
     original: &TransactionDb,
-    (ours, theirs): ((&RowMultiset, &RowOrder), (&RowMultiset, &RowOrder)),
+    n: usize,
+    runs: &EqualRuns,
     code: &[u32],
     sensitive: &[bool],
-    holds_sensitive: &[bool],
     log: &mut ViolationLog<CahdViolation>,
 ) {
-    let n = ours.0.len();
     let group_of: Vec<u32> = published
         .groups
         .iter()
         .enumerate()
         .flat_map(|(g, group)| std::iter::repeat_n(g as u32, group.qid.len()))
         .collect();
-    // Only QID itemsets that some transaction with a sensitive item has can bound anything:
-    // the runs of equal rows (the original's `r`, the published `n + r`) are those of such
-    // itemsets, from the orders the comparison with the original made (hashing and sorting the
-    // rows again, selected by their hashes, took 3.5 s at 10⁷ with 270 sensitive items).
-    let runs = txanon_data::audit::equal_runs_across(ours, theirs, |r| holds_sensitive[r as usize]);
     // Each group's counted items, ascending, each with its slot in `bounds`. The audit stopped
     // before here if a group counted an item twice, so an item has one slot in its group.
     let mut starts = Vec::with_capacity(published.groups.len() + 1);
@@ -698,32 +736,81 @@ fn check_groups_sensitive(
     starts.push(counted.len());
     let counted_by = |g: u32| &counted[starts[g as usize]..starts[g as usize + 1]];
     let sides = Sides { n, original, code, sensitive, group_of: &group_of };
-    // By slot: (least, most), and the (group, item) pairs that the group does not count though
-    // an itemset it holds forces some. Each run is a few rows read at random (a cache miss
-    // each, 5 million runs at 10⁷ with 270 sensitive items): the runs are summed in one part
-    // per thread, each into its own bounds, added after.
-    let parts = rayon::current_num_threads().clamp(1, runs.len().max(1));
-    let (bounds, forced) = (0..parts)
+    // A run of one original transaction and one published row (an identifying QID itemset:
+    // almost every run) bounds its group's counts exactly by that transaction's sensitive
+    // items. Such pairs are read in the original's order (sorted by original row), their
+    // sensitive items keyed by published row, and those sorted and summed in the
+    // publication's order, group after group: each side is read in ascending addresses, where
+    // reading the original's rows in the runs' order (by hash) was a cache miss per run (2 s
+    // of 2 s at 10⁷ transactions with 270 sensitive items). The other runs are summed as runs.
+    let (mut pairs, others): (Vec<u64>, Vec<u32>) = (0..runs.len())
         .into_par_iter()
-        .map(|part| {
-            let mut bounds = vec![(0u64, 0u64); counted.len()];
-            let mut forced: HashSet<(u32, u32)> = HashSet::new();
-            let mut run_items = RunItems::default();
-            for j in part * runs.len() / parts..(part + 1) * runs.len() / parts {
-                let Some(n_q) = run_items.of(runs.run(j), &sides) else { continue };
-                run_items.bound(n_q, counted_by, &mut bounds, &mut forced);
+        .map(|j| match *runs.run(j) {
+            [r, p] if (r as usize) < n && p as usize >= n => {
+                Ok((u64::from(r) << 32) | (p as usize - n) as u64)
             }
-            (bounds, forced)
+            _ => Err(j as u32),
         })
-        .reduce_with(|(mut bounds, mut forced), (more, also)| {
-            for (b, m) in bounds.iter_mut().zip(&more) {
-                b.0 += m.0;
-                b.1 += m.1;
+        .partition_map(|pair| match pair {
+            Ok(pair) => rayon::iter::Either::Left(pair),
+            Err(j) => rayon::iter::Either::Right(j),
+        });
+    pairs.par_sort_unstable();
+    let mut held: Vec<u64> = pairs
+        .par_iter()
+        .flat_map_iter(|&pair| {
+            let (r, p) = ((pair >> 32) as usize, pair as u32);
+            let t = original.transaction(r).iter().filter(|&&i| sensitive[i as usize]);
+            t.map(move |&i| (u64::from(p) << 32) | u64::from(code[i as usize]))
+        })
+        .collect();
+    drop(pairs);
+    held.par_sort_unstable();
+    // By slot: (least, most); and the (group, item) pairs that the group does not count though
+    // an itemset it holds forces some.
+    let mut bounds = vec![(0u64, 0u64); counted.len()];
+    let mut forced: HashSet<(u32, u32)> = HashSet::new();
+    for &key in &held {
+        let (p, s) = ((key >> 32) as usize, key as u32);
+        let g = group_of[p];
+        match slot(counted_by(g), s) {
+            Some(at) => {
+                bounds[at].0 += 1;
+                bounds[at].1 += 1;
             }
-            forced.extend(also);
-            (bounds, forced)
-        })
-        .unwrap_or_else(|| (vec![(0, 0); counted.len()], HashSet::new()));
+            None => {
+                forced.insert((g, s));
+            }
+        }
+    }
+    drop(held);
+    // The other runs, each a few rows read at random, summed on rayon as additions to slots.
+    let (added, also) = others
+        .par_iter()
+        .fold(
+            || (Vec::new(), HashSet::new(), RunItems::default()),
+            |(mut added, mut forced, mut run_items), &j| {
+                if let Some(n_q) = run_items.of(runs.run(j as usize), &sides) {
+                    let add = |at, least, most| added.push((at, least, most));
+                    run_items.bound(n_q, counted_by, add, &mut forced);
+                }
+                (added, forced, run_items)
+            },
+        )
+        .map(|(added, forced, _)| (added, forced))
+        .reduce(
+            || (Vec::new(), HashSet::new()),
+            |(mut added, mut forced), (more, also)| {
+                added.extend(more);
+                forced.extend(also);
+                (added, forced)
+            },
+        );
+    for (at, least, most) in added {
+        bounds[at].0 += least;
+        bounds[at].1 += most;
+    }
+    forced.extend(also);
     let mut run_items = RunItems::default();
     // The uncounted pairs with a bound forced, summed in full for their report.
     let mut uncounted: HashMap<(u32, u32), (u64, u64)> = HashMap::new();
@@ -846,22 +933,19 @@ impl RunItems {
 }
 
 impl RunItems {
-    /// Adds this run's bounds (over `n_q` original transactions) to each group's counted items
-    /// (`counted_by`: a group's `(item, slot)`, ascending by item), and the pairs it forces on
-    /// items a group does not count to `forced`.
+    /// Gives this run's bounds (over `n_q` original transactions) on each group's counted items
+    /// (`counted_by`: a group's `(item, slot)`, ascending by item) to `add_to` (slot, least,
+    /// most), and adds the pairs it forces on items a group does not count to `forced`.
     fn bound<'c>(
         &self,
         n_q: u64,
         counted_by: impl Fn(u32) -> &'c [(u32, usize)],
-        bounds: &mut [(u64, u64)],
+        mut add_to: impl FnMut(usize, u64, u64),
         forced: &mut HashSet<(u32, u32)>,
     ) {
         for &(g, c) in &self.in_groups {
             let counted = counted_by(g);
-            let mut add = |at: usize, k: u64| {
-                bounds[at].0 += c.saturating_sub(n_q - k);
-                bounds[at].1 += c.min(k);
-            };
+            let mut add = |at: usize, k: u64| add_to(at, c.saturating_sub(n_q - k), c.min(k));
             // The pairs both hold, from the shorter list: a short itemset is held by many
             // transactions with many sensitive items and published in many groups, and
             // every item against every group made the audit quadratic in such a run.
