@@ -575,9 +575,9 @@ impl<'p> PublishedQids<'p> {
     fn of(published: &'p PublishedGroups) -> Self {
         let rows: Vec<&[u32]> =
             published.groups.iter().flat_map(|g| g.qid.iter().map(Vec::as_slice)).collect();
-        // Copying ten million rows cost a second of the audit at 10⁷ (most of it the kernel
-        // clearing the copy's new pages), for rows almost always in order already. A copy is
-        // read on rayon, as the original's.
+        // Copying ten million rows cost about a second of a core at 10⁷ (a third of it the
+        // kernel clearing the copy's new pages), for rows almost always in order already. A
+        // copy is read on rayon, as the original's.
         let rows = if rows.par_iter().all(|row| row.is_sorted()) {
             PublishedRows::InPlace(rows)
         } else {
@@ -741,8 +741,9 @@ fn check_groups_sensitive(
     // items. Such pairs are read in the original's order (sorted by original row), their
     // sensitive items keyed by published row, and those sorted and summed in the
     // publication's order, group after group: each side is read in ascending addresses, where
-    // reading the original's rows in the runs' order (by hash) was a cache miss per run (2 s
-    // of 2 s at 10⁷ transactions with 270 sensitive items). The other runs are summed as runs.
+    // reading the original's rows in the runs' order (by hash) was a cache miss per run, most
+    // of the bounds' 2.1 s at 10⁷ transactions with 270 sensitive items. The other runs are
+    // summed as runs.
     let (mut pairs, others): (Vec<u64>, Vec<u32>) = (0..runs.len())
         .into_par_iter()
         .map(|j| match *runs.run(j) {
