@@ -8,7 +8,7 @@
 
 use std::hint::black_box;
 
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use txanon_anatomy::{
     AnatomyClaim, AnatomyParams, Diversity, ItemPartitioning, ValidAnatomyParams, anonymize, audit,
 };
@@ -109,6 +109,16 @@ fn anatomy_at_scale(c: &mut Criterion) {
         b.iter(|| {
             audit(black_box(&published.table), &claim, Some(&published.flattened), Some(&db))
                 .expect("passes")
+        })
+    });
+    // The table's JSON alone, into memory (about 59 MB): formatting, not the kernel's copy.
+    let size = published.table.to_json().len();
+    group.throughput(Throughput::Bytes(size as u64));
+    group.bench_function(BenchmarkId::new("table-json", "quest-1M/c5-l4"), |b| {
+        b.iter(|| {
+            let mut json = Vec::with_capacity(size);
+            black_box(&published.table).write_json(&mut json).expect("in memory");
+            json
         })
     });
     group.finish();

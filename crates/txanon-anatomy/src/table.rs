@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 #[cfg(test)]
 use txanon_data::TransactionDbBuilder;
-use txanon_data::{BlockRows, RowWriter, TransactionDb, push_decimal, write_json_elements};
+use txanon_data::{BlockRows, RowWriter, TransactionDb, fetch, push_decimal, write_json_elements};
 
 use crate::algorithm::ItemPartition;
 use crate::params::Diversity;
@@ -94,8 +94,13 @@ impl AnatomizedTable {
         head.pop(); // the closing brace: the buckets follow
         head.extend_from_slice(b",\"buckets\":[");
         w.write_all(&head).map_err(serde_json::Error::io)?;
-        write_json_elements(w, &self.buckets, (BUCKETS_PER_BLOCK, BLOCKS_PER_WAVE), push_bucket)
-            .map_err(serde_json::Error::io)?;
+        write_json_elements(
+            w,
+            &self.buckets,
+            (WRITTEN_PER_BLOCK, WRITTEN_BLOCKS_PER_WAVE),
+            push_bucket,
+        )
+        .map_err(serde_json::Error::io)?;
         w.write_all(b"]}").map_err(serde_json::Error::io)
     }
 
@@ -125,6 +130,13 @@ fn push_bucket(text: &mut Vec<u8>, bucket: &Bucket) {
         }
         text.push(b'[');
         for (v, ValueCount(count, positions)) in multiset.iter().enumerate() {
+            // A value's positions are shared with the other buckets that take it, scattered
+            // over the heap: at 10⁷ records each was a cache miss waited on in turn, four
+            // fifths of the formatting's time. A batch's first lines are loaded together.
+            if v % fetch::BATCH == 0 {
+                let batch = multiset[v..(v + fetch::BATCH).min(multiset.len())].iter();
+                fetch::fetch_each(batch, |value| &value.1, fetch::FIRST_LINE);
+            }
             if v > 0 {
                 text.push(b',');
             }
@@ -244,8 +256,15 @@ pub(crate) fn publish(
 /// Buckets built (or formatted) per rayon task: enough to amortize a task. Fewer under test,
 /// so that a test's few thousand buckets cross blocks and waves.
 const BUCKETS_PER_BLOCK: usize = if cfg!(test) { 1024 } else { 4096 };
-/// Blocks per wave: the wave's shuffles (a few words per record) or text are held at once.
+/// Blocks per wave: the wave's shuffles (a few words per record) are held at once.
 const BLOCKS_PER_WAVE: usize = if cfg!(test) { 2 } else { 64 };
+/// Buckets formatted per rayon task when the table is written, and blocks per wave (the text
+/// held at once): a bucket is about 3 KB at 10⁷ Quest records, so a wave is about 25 MB and
+/// the table two dozen waves, each written while the next is formatted. (One wave of 600 MB,
+/// as the table's own blocks and waves made it, was formatted whole before a byte was written.)
+/// Fewer under test, so that a test's buckets cross blocks and waves.
+const WRITTEN_PER_BLOCK: usize = if cfg!(test) { 3 } else { 256 };
+const WRITTEN_BLOCKS_PER_WAVE: usize = if cfg!(test) { 2 } else { 32 };
 
 /// Each column value's positions, made once and shared by the buckets that take it, and its
 /// rank in the canonical order (by positions), so that a multiset is ordered by ranks rather

@@ -6,7 +6,7 @@
 
 use std::hint::black_box;
 
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use txanon_band::{GraphKind, SharedItems, band_order, reverse_cuthill_mckee};
 use txanon_cahd::{
     CahdClaim, CahdParams, Workload, anonymize, audit, form_groups, perm_mondrian,
@@ -77,6 +77,7 @@ fn grouping_at_scale(c: &mut Criterion) {
     group.sample_size(10);
     let db =
         QuestParams::new(1_000_000, 10.0, 4.0, 5000).seed(1).check().expect("valid").generate();
+    let mut written = Vec::new();
     for count in [10, 270] {
         let sensitive = txanon_data::random_items(&db, count, 1).expect("enough items");
         let is_sensitive: Vec<bool> =
@@ -108,6 +109,22 @@ fn grouping_at_scale(c: &mut Criterion) {
         let claim = CahdClaim::new(10, labels).expect("valid");
         group.bench_function(format!("audit/quest-1M/p=10/m={count}"), |b| {
             b.iter(|| audit(black_box(&published), &claim, Some(&db)).expect("passes"))
+        });
+        written.push((count, published));
+    }
+    group.finish();
+    // groups.json alone, into memory: formatting, not the kernel's copy.
+    let mut group = c.benchmark_group("cahd");
+    group.sample_size(10);
+    for (count, published) in written {
+        let size = published.to_json().len();
+        group.throughput(Throughput::Bytes(size as u64));
+        group.bench_function(format!("groups-json/quest-1M/p=10/m={count}"), |b| {
+            b.iter(|| {
+                let mut json = Vec::with_capacity(size);
+                black_box(&published).write_json(&mut json).expect("in memory");
+                json
+            })
         });
     }
     group.finish();

@@ -5,7 +5,9 @@ use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use txanon_data::fetch::{FIRST_LINE, fetched_ahead};
-use txanon_data::{ItemId, TransactionDb, TransactionDbBuilder, push_decimal, write_json_elements};
+use txanon_data::{
+    ItemId, TransactionDb, TransactionDbBuilder, fetch, push_decimal, write_json_elements,
+};
 
 use crate::algorithm::Grouping;
 
@@ -78,9 +80,26 @@ impl PublishedGroups {
         head.pop(); // the closing brace: the groups follow
         head.extend_from_slice(b",\"groups\":[");
         w.write_all(&head).map_err(serde_json::Error::io)?;
-        write_json_elements(w, &self.groups, (GROUPS_PER_BLOCK, BLOCKS_PER_WAVE), push_group)
+        let pieces = self.pieces();
+        let push = |text: &mut Vec<u8>, &(g, start): &(usize, usize)| {
+            push_piece(text, &self.groups[g], start);
+        };
+        write_json_elements(w, &pieces, (PIECES_PER_BLOCK, BLOCKS_PER_WAVE), push)
             .map_err(serde_json::Error::io)?;
         w.write_all(b"]}").map_err(serde_json::Error::io)
+    }
+
+    /// The groups as pieces of at most [`ROWS_PER_PIECE`] QID rows, `(group, first row)`, in
+    /// order: the final group can hold a fifth of the rows (at 10⁷ transactions with 270
+    /// sensitive items), and whole it was formatted by one task while the other cores waited.
+    fn pieces(&self) -> Vec<(usize, usize)> {
+        let mut pieces = Vec::with_capacity(self.groups.len());
+        for (g, group) in self.groups.iter().enumerate() {
+            let rows = group.qid.len();
+            pieces
+                .extend((0..rows.div_ceil(ROWS_PER_PIECE).max(1)).map(|k| (g, k * ROWS_PER_PIECE)));
+        }
+        pieces
     }
 
     /// Reads published groups from JSON.
@@ -151,39 +170,60 @@ impl PublishedGroups {
 const GROUPS_PER_TASK: usize = if cfg!(test) { 3 } else { 4096 };
 /// Rows of one group built per rayon task (the final group's); fewer under test.
 const ROWS_PER_PART: usize = if cfg!(test) { 3 } else { 1 << 16 };
-/// Groups formatted per rayon task when written; fewer under test, so that a test's groups
+/// QID rows of a group formatted as one piece when written ([`PublishedGroups::pieces`]): a
+/// group of up to 64 rows is one piece. Fewer under test, so that a test's groups are split.
+const ROWS_PER_PIECE: usize = if cfg!(test) { 3 } else { 64 };
+/// Pieces formatted per rayon task when written; fewer under test, so that a test's pieces
 /// cross blocks and waves.
-const GROUPS_PER_BLOCK: usize = if cfg!(test) { 4 } else { 4096 };
-/// Blocks per wave: the wave's text is held at once.
-const BLOCKS_PER_WAVE: usize = if cfg!(test) { 2 } else { 64 };
+const PIECES_PER_BLOCK: usize = if cfg!(test) { 4 } else { 1024 };
+/// Blocks per wave: the wave's text is held at once, and written while the next wave is
+/// formatted (some 20 MB at 10⁷ records; a wave of 260,000 groups was most of the file, formatted
+/// whole before a byte was written).
+const BLOCKS_PER_WAVE: usize = if cfg!(test) { 2 } else { 16 };
 
-/// Appends `group` as `Serialize` writes it compact: `{"qid":[[0,3],[0,3]],"sensitive":[[2,1]]}`.
-fn push_group(text: &mut Vec<u8>, group: &PublishedGroup) {
-    let list = |text: &mut Vec<u8>, values: &mut dyn Iterator<Item = u64>| {
-        text.push(b'[');
-        for (k, v) in values.enumerate() {
-            if k > 0 {
-                text.push(b',');
-            }
-            push_decimal(text, v);
+/// Appends the piece of `group` from QID row `start` as `Serialize` writes the group compact,
+/// `{"qid":[[0,3],[0,3]],"sensitive":[[2,1]]}`: the group's opening with its first piece and
+/// its closing with its last. Pieces follow each other after a comma, as the group's rows do.
+fn push_piece(text: &mut Vec<u8>, group: &PublishedGroup, start: usize) {
+    let rows = &group.qid[start..(start + ROWS_PER_PIECE).min(group.qid.len())];
+    if start == 0 {
+        text.extend_from_slice(b"{\"qid\":[");
+    }
+    for (k, row) in rows.iter().enumerate() {
+        // Each row is an allocation of its own: a batch's first lines are loaded together
+        // rather than each waited on in turn.
+        if k % fetch::BATCH == 0 {
+            let batch = rows[k..(k + fetch::BATCH).min(rows.len())].iter();
+            fetch::fetch_each(batch, |row| row, fetch::FIRST_LINE);
         }
-        text.push(b']');
-    };
-    text.extend_from_slice(b"{\"qid\":[");
-    for (k, row) in group.qid.iter().enumerate() {
         if k > 0 {
             text.push(b',');
         }
-        list(text, &mut row.iter().map(|&i| u64::from(i)));
+        push_list(text, row.iter().map(|&i| u64::from(i)));
+    }
+    if start + rows.len() < group.qid.len() {
+        return;
     }
     text.extend_from_slice(b"],\"sensitive\":[");
     for (k, &(item, count)) in group.sensitive.iter().enumerate() {
         if k > 0 {
             text.push(b',');
         }
-        list(text, &mut [u64::from(item), count as u64].into_iter());
+        push_list(text, [u64::from(item), count as u64].into_iter());
     }
     text.extend_from_slice(b"]}");
+}
+
+/// Appends `values` as a JSON array of numbers.
+fn push_list(text: &mut Vec<u8>, values: impl Iterator<Item = u64>) {
+    text.push(b'[');
+    for (k, v) in values.enumerate() {
+        if k > 0 {
+            text.push(b',');
+        }
+        push_decimal(text, v);
+    }
+    text.push(b']');
 }
 
 /// Publishes `groups` (transaction indices of `db`): groups shuffled, transactions shuffled
@@ -419,13 +459,14 @@ mod tests {
         .at_least(0.5, "groups built in more than one part");
     }
 
-    /// The groups written in blocks on rayon are the bytes serde writes, across blocks and
-    /// waves (four groups a block, two blocks a wave under test), with empty rows, groups
-    /// without sensitive items and counts past 32 bits. Counts the cases that crossed a wave.
+    /// The groups written in pieces and blocks on rayon are the bytes serde writes, across
+    /// blocks and waves (three rows a piece, four pieces a block, two blocks a wave under
+    /// test), with empty groups, empty rows, groups without sensitive items and counts past 32
+    /// bits. Counts the cases that split a group and crossed a wave.
     #[test]
     fn groups_written_in_blocks_are_the_bytes_serde_writes() {
         let group = (
-            prop::collection::vec(prop::collection::vec(any::<u32>(), 0..4), 0..4),
+            prop::collection::vec(prop::collection::vec(any::<u32>(), 0..4), 0..9),
             prop::collection::vec((any::<u32>(), prop_oneof![0usize..9, Just(usize::MAX)]), 0..3),
         );
         let strategy = (prop::collection::vec(group, 0..20), 1usize..4);
@@ -441,8 +482,9 @@ mod tests {
                     .collect(),
             };
             prop_assert_eq!(published.to_json(), serde_json::to_string(&published).unwrap());
-            Ok(published.groups.len() > GROUPS_PER_BLOCK * BLOCKS_PER_WAVE)
+            let split = published.groups.iter().any(|g| g.qid.len() > ROWS_PER_PIECE);
+            Ok(split && published.pieces().len() > PIECES_PER_BLOCK * BLOCKS_PER_WAVE)
         })
-        .at_least(0.3, "groups across more than one wave");
+        .at_least(0.3, "a group split, and pieces across more than one wave");
     }
 }

@@ -40,9 +40,19 @@ where
 /// reads, which [`fetched_ahead`]'s shared borrow would not allow, one batch at a time
 /// ([`BATCH`] places).
 pub fn fetch_batch<'r, P: Copy>(batch: &[P], row: impl Fn(P) -> &'r [u32], lines: usize) {
+    fetch_each(batch.iter().copied(), row, lines);
+}
+
+/// [`fetch_batch`] over the places an iterator yields (references into a slice of records,
+/// say), walked once per line: up to [`BATCH`] of them.
+pub fn fetch_each<'r, P>(
+    batch: impl Iterator<Item = P> + Clone,
+    row: impl Fn(P) -> &'r [u32],
+    lines: usize,
+) {
     let mut touched = 0u32;
     for line in 0..lines {
-        for &p in batch {
+        for p in batch.clone() {
             if let Some(&word) = row(p).get(line * WORDS_PER_LINE) {
                 touched ^= word;
             }

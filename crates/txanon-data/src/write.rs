@@ -117,10 +117,9 @@ fn quoted(s: &str, line_start: bool) -> std::result::Result<Vec<u8>, String> {
 }
 
 /// Writes each record's line as `line` appends it, the lines formatted in blocks on rayon and
-/// written in order, a wave of blocks at a time (a few megabytes held): formatting is most of
-/// writing a publication. The waves are formatted on a thread of their own while this one
-/// writes the wave before, so the writes (a copy into the page cache, a core's work at a
-/// gigabyte) overlap the formatting. The first record's error in the file's order is returned.
+/// written in order, a wave of blocks at a time (a few megabytes held; [`write_waves`]):
+/// formatting is most of writing a publication. The first record's error in the file's order
+/// is returned.
 fn write_in_blocks<W: Write>(
     db: &TransactionDb,
     out: &mut W,
@@ -129,8 +128,8 @@ fn write_in_blocks<W: Write>(
     let io = |e| DataError::io(Path::new("<output>"), e);
     let blocks = db.len().div_ceil(ROWS_PER_BLOCK);
     let wave = 4 * rayon::current_num_threads().max(1);
-    let format = |first: usize| -> Vec<Result<Vec<u8>>> {
-        (first..(first + wave).min(blocks))
+    let format = |w: usize| -> Vec<Result<Vec<u8>>> {
+        (w * wave..((w + 1) * wave).min(blocks))
             .into_par_iter()
             .map(|b| {
                 let rows = b * ROWS_PER_BLOCK..((b + 1) * ROWS_PER_BLOCK).min(db.len());
@@ -142,28 +141,43 @@ fn write_in_blocks<W: Write>(
             })
             .collect()
     };
-    if blocks <= wave {
+    write_waves(out, blocks.div_ceil(wave), format, |out, text| out.write_all(text).map_err(io))
+}
+
+/// Writes the texts `format(w)` makes for the waves `w` in `0..waves`, in order, each passed to
+/// `write`. Each wave is formatted (on rayon) on a thread of its own while this one writes the
+/// wave before, so the writes, a copy into the page cache and a core's work at a gigabyte,
+/// overlap the formatting; at most three waves are held. The first error in the file's order
+/// is returned, and no wave is formatted after it.
+fn write_waves<W: Write + ?Sized, E: Send>(
+    out: &mut W,
+    waves: usize,
+    format: impl Fn(usize) -> Vec<std::result::Result<Vec<u8>, E>> + Sync,
+    mut write: impl FnMut(&mut W, &[u8]) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    if waves <= 1 {
         // One wave: nothing to overlap.
-        for text in format(0) {
-            out.write_all(&text?).map_err(io)?;
+        for text in (0..waves).flat_map(&format) {
+            write(out, &text?)?;
         }
         return Ok(());
     }
     std::thread::scope(|scope| {
-        // One wave formatted ahead of the one being written: at most two held.
-        let (sender, waves) = std::sync::mpsc::sync_channel(1);
+        // One wave formatted ahead of the one being written.
+        let (sender, formatted) = std::sync::mpsc::sync_channel(1);
+        let format = &format;
         let formatter = scope.spawn(move || {
-            for first in (0..blocks).step_by(wave) {
+            for w in 0..waves {
                 // The writer stopped (an error): no more waves.
-                if sender.send(format(first)).is_err() {
+                if sender.send(format(w)).is_err() {
                     break;
                 }
             }
         });
         let written = (|| {
-            for texts in waves {
+            for texts in formatted {
                 for text in texts {
-                    out.write_all(&text?).map_err(io)?;
+                    write(out, &text?)?;
                 }
             }
             Ok(())
@@ -213,20 +227,54 @@ fn push_u32(buf: &mut Vec<u8>, v: u32) {
 }
 
 /// Appends the decimal form of `v` to `buf`: the number formatting of the writers that format
-/// millions of numbers (this crate's record files, anatomy's table).
-pub fn push_decimal(buf: &mut Vec<u8>, mut v: u64) {
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
-    loop {
-        i -= 1;
-        tmp[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
+/// millions of numbers (this crate's record files, anatomy's table, CAHD's groups). Numbers of
+/// up to four digits, nearly all a publication holds, are written as one fixed-size append
+/// each from a table of digit pairs: a copy of a variable length was a call to `memcpy` per
+/// number.
+pub fn push_decimal(buf: &mut Vec<u8>, v: u64) {
+    let pair = |d: u64| -> [u8; 2] {
+        let d = 2 * d as usize;
+        [DIGIT_PAIRS[d], DIGIT_PAIRS[d + 1]]
+    };
+    match v {
+        0..10 => buf.push(b'0' + v as u8),
+        10..100 => buf.extend_from_slice(&pair(v)),
+        100..1000 => {
+            let [a, b] = pair(v % 100);
+            buf.extend_from_slice(&[b'0' + (v / 100) as u8, a, b]);
+        }
+        1000..10_000 => {
+            let ([a, b], [c, d]) = (pair(v / 100), pair(v % 100));
+            buf.extend_from_slice(&[a, b, c, d]);
+        }
+        _ => {
+            let mut tmp = [0u8; 20];
+            let mut i = tmp.len();
+            let mut v = v;
+            while v >= 100 {
+                i -= 2;
+                tmp[i..i + 2].copy_from_slice(&pair(v % 100));
+                v /= 100;
+            }
+            if v >= 10 {
+                i -= 2;
+                tmp[i..i + 2].copy_from_slice(&pair(v));
+            } else {
+                i -= 1;
+                tmp[i] = b'0' + v as u8;
+            }
+            buf.extend_from_slice(&tmp[i..]);
         }
     }
-    buf.extend_from_slice(&tmp[i..]);
 }
+
+/// "00", "01", …, "99": two digits per entry.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+    0001020304050607080910111213141516171819\
+    2021222324252627282930313233343536373839\
+    4041424344454647484950515253545556575859\
+    6061626364656667686970717273747576777879\
+    8081828384858687888990919293949596979899";
 
 /// Writes `elements` as the members of a JSON array, comma-separated (the brackets and what
 /// surrounds them are the caller's), each appended by `push`: the elements are formatted in
@@ -244,9 +292,9 @@ pub fn write_json_elements<T: Sync, W: Write + ?Sized>(
     push: impl Fn(&mut Vec<u8>, &T) + Sync,
 ) -> std::io::Result<()> {
     let per_block = per_block.max(1);
-    let mut first = true;
-    for wave in elements.chunks(per_block.saturating_mul(per_wave.max(1))) {
-        let texts: Vec<Vec<u8>> = wave
+    let per_wave = per_block.saturating_mul(per_wave.max(1));
+    let format = |wave: usize| -> Vec<std::io::Result<Vec<u8>>> {
+        elements[wave * per_wave..((wave + 1) * per_wave).min(elements.len())]
             .par_chunks(per_block)
             .map(|block| {
                 let mut text = Vec::new();
@@ -254,16 +302,16 @@ pub fn write_json_elements<T: Sync, W: Write + ?Sized>(
                     text.push(b',');
                     push(&mut text, element);
                 }
-                text
+                Ok(text)
             })
-            .collect();
-        for text in texts {
-            // Every element after a comma, but the array's first.
-            let skip = usize::from(std::mem::take(&mut first));
-            w.write_all(&text[skip..])?;
-        }
-    }
-    Ok(())
+            .collect()
+    };
+    let mut first = true;
+    write_waves(w, elements.len().div_ceil(per_wave), format, |w, text| {
+        // Every element after a comma, but the array's first.
+        let skip = usize::from(std::mem::take(&mut first));
+        w.write_all(&text[skip..])
+    })
 }
 
 /// Writes a file atomically: `fill` writes into a temporary file in the destination's directory,
@@ -416,6 +464,34 @@ mod tests {
         assert_eq!(roundtrip(&db, Format::Spmf), db);
     }
 
+    /// Every length's fixed-size path and the general one, at their edges and between, is
+    /// `u64`'s own formatting, appended after what the buffer held.
+    #[test]
+    fn decimals_are_the_standard_formatting() {
+        let mut values: Vec<u64> = vec![u64::MAX, u64::MAX - 1];
+        for p in 0..20u32 {
+            let ten = 10u64.pow(p);
+            values.extend([
+                ten.saturating_sub(1),
+                ten,
+                ten + 1,
+                ten.saturating_mul(7).saturating_add(3),
+            ]);
+        }
+        // Every number of up to five digits, the fixed paths' whole range and past it.
+        values.extend(0..100_000);
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        values.extend((0..10_000).map(|_| {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            state >> (state % 64)
+        }));
+        for v in values {
+            let mut buf = b"x".to_vec();
+            push_decimal(&mut buf, v);
+            assert_eq!(buf, format!("x{v}").into_bytes(), "{v}");
+        }
+    }
+
     #[test]
     fn csv_roundtrip_with_awkward_labels() {
         let db = TransactionDb::from_str_transactions([
@@ -489,6 +565,59 @@ mod tests {
         let mut buf = Vec::new();
         write_db(&unused, Format::BasketWide, &mut buf).unwrap();
         assert_eq!(buf, b"used\n");
+    }
+
+    /// Waves are written whole and in order, however many; the first error in the file's
+    /// order, the format's or the writer's, is returned with everything before it written,
+    /// and formatting stops a few waves after it.
+    #[test]
+    fn waves_are_written_in_order_up_to_the_first_error() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let text = |w: usize, b: usize| format!("{w}.{b};").into_bytes();
+        let all = |waves: usize| -> Vec<u8> {
+            (0..waves).flat_map(|w| (0..3).flat_map(move |b| text(w, b))).collect()
+        };
+        for waves in [0, 1, 2, 10] {
+            let mut out = Vec::new();
+            let format = |w: usize| (0..3).map(|b| Ok::<_, String>(text(w, b))).collect();
+            write_waves(&mut out, waves, format, |out, t| {
+                out.extend_from_slice(t);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(out, all(waves), "{waves} waves");
+        }
+        // A format's error at wave 4's second block.
+        let formatted = AtomicUsize::new(0);
+        let format = |w: usize| {
+            formatted.fetch_add(1, Ordering::SeqCst);
+            (0..3)
+                .map(|b| if (w, b) == (4, 1) { Err(format!("{w}.{b}")) } else { Ok(text(w, b)) })
+                .collect()
+        };
+        let mut out = Vec::new();
+        let result = write_waves(&mut out, 100, format, |out, t| {
+            out.extend_from_slice(t);
+            Ok(())
+        });
+        assert_eq!(result, Err("4.1".to_string()));
+        let mut expected = all(4);
+        expected.extend(text(4, 0));
+        assert_eq!(out, expected);
+        assert!(formatted.load(Ordering::SeqCst) <= 8, "{formatted:?} waves formatted");
+        // The writer's error at the seventh text.
+        let (mut out, mut texts) = (Vec::new(), 0);
+        let format = |w: usize| (0..3).map(|b| Ok(text(w, b))).collect();
+        let result = write_waves(&mut out, 100, format, |out, t| {
+            texts += 1;
+            if texts == 7 {
+                return Err("full".to_string());
+            }
+            out.extend_from_slice(t);
+            Ok(())
+        });
+        assert_eq!(result, Err("full".to_string()));
+        assert_eq!(out, all(2));
     }
 
     #[test]
