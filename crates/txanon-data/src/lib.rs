@@ -76,8 +76,8 @@ pub use read::{
 pub use rng::{DataDigest, DigestBuilder, draw_seed, publication_rng};
 pub use table::{Attribute, AttributeType, Column, MissingPolicy, Role, Schema, Table};
 pub use write::{
-    Destination, push_decimal, write_atomic, write_atomic_with_mode, write_db, write_json_elements,
-    write_path,
+    Destination, Unpersisted, push_decimal, write_atomic, write_atomic_with_mode, write_db,
+    write_json_elements, write_path, write_unpersisted,
 };
 
 #[cfg(test)]

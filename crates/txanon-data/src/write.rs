@@ -348,6 +348,24 @@ pub fn write_atomic_with_mode<E>(
 where
     E: From<DataError>,
 {
+    Ok(write_unpersisted(path, mode, fill)?.persist()?)
+}
+
+/// [`write_atomic_with_mode`] up to the rename: the file is written in full and synced beside
+/// `path`, out of sight, and [`Unpersisted::persist`] moves it into place (a stream is written
+/// in place at once, as [`write_atomic`] writes it). A publication's files are written on
+/// threads of their own and moved into place one after the other by the caller.
+///
+/// # Errors
+/// As [`write_atomic`], but for the rename.
+pub fn write_unpersisted<E>(
+    path: &Path,
+    mode: u32,
+    fill: impl FnOnce(&mut fs::File) -> std::result::Result<(), E>,
+) -> std::result::Result<Unpersisted, E>
+where
+    E: From<DataError>,
+{
     let resolved;
     let path = match Destination::of(path)? {
         Destination::Stream => {
@@ -355,7 +373,8 @@ where
                 .write(true)
                 .open(path)
                 .map_err(|e| DataError::io(path, e))?;
-            return fill(&mut file);
+            fill(&mut file)?;
+            return Ok(Unpersisted { file: None });
         }
         Destination::File(p) => {
             resolved = p;
@@ -384,8 +403,29 @@ where
     }
     #[cfg(not(unix))]
     let _ = mode;
-    tmp.persist(path).map_err(|e| DataError::io(path, e.error))?;
-    Ok(())
+    Ok(Unpersisted { file: Some((tmp, path.to_path_buf())) })
+}
+
+/// A file [`write_unpersisted`] wrote beside its destination; removed if dropped before
+/// [`Unpersisted::persist`].
+#[derive(Debug)]
+#[must_use = "the file is removed unless persisted"]
+pub struct Unpersisted {
+    /// The temporary file and its destination; `None` for a stream, written in place.
+    file: Option<(tempfile::NamedTempFile, std::path::PathBuf)>,
+}
+
+impl Unpersisted {
+    /// Renames the file over its destination.
+    ///
+    /// # Errors
+    /// The rename's, naming the destination.
+    pub fn persist(self) -> Result<()> {
+        if let Some((tmp, path)) = self.file {
+            tmp.persist(&path).map_err(|e| DataError::io(&path, e.error))?;
+        }
+        Ok(())
+    }
 }
 
 /// How an output path is written.
@@ -636,5 +676,31 @@ mod tests {
         let db = TransactionDb::from_int_transactions([vec![1, 2]]);
         write_path(&db, Format::Fimi, &target).unwrap();
         assert_eq!(fs::read_to_string(&target).unwrap(), "1 2\n");
+    }
+
+    /// A file written but not persisted is out of sight, the old file in place; persisted it
+    /// replaces the old one with the mode asked for; dropped it leaves nothing.
+    #[test]
+    fn unpersisted_files_are_out_of_sight_until_moved() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.json");
+        fs::write(&target, "old").unwrap();
+        let fill = |text: &'static str| {
+            move |file: &mut fs::File| -> Result<()> {
+                std::io::Write::write_all(file, text.as_bytes())
+                    .map_err(|e| DataError::io(Path::new("out.json"), e))
+            }
+        };
+        let written = write_unpersisted(&target, 0o640, fill("new")).unwrap();
+        assert_eq!(fs::read_to_string(&target).unwrap(), "old");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2, "the old file and the new");
+        written.persist().unwrap();
+        assert_eq!(fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o640);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        drop(write_unpersisted(&target, 0o644, fill("dropped")).unwrap());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "new");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "nothing left behind");
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use txanon_data::{Format, TransactionDb, write_atomic, write_db};
+use txanon_data::{Format, TransactionDb, Unpersisted, write_db, write_unpersisted};
 
 use crate::error::{PublishError, Result};
 
@@ -37,15 +37,27 @@ pub fn write_transactions(
     db: &TransactionDb,
     to: Option<Format>,
 ) -> Result<PathBuf> {
+    let (path, written) = transactions_unpersisted(dir, stem, db, to)?;
+    written.persist()?;
+    Ok(path)
+}
+
+/// [`write_transactions`] up to the rename into place.
+pub(crate) fn transactions_unpersisted(
+    dir: &Path,
+    stem: &str,
+    db: &TransactionDb,
+    to: Option<Format>,
+) -> Result<(PathBuf, Unpersisted)> {
     let (name, format) = transaction_file(stem, db, to);
     let path = dir.join(name);
     let failed = |e| PublishError::io(format!("writing {}", path.display()), e);
-    write_atomic(&path, |file| -> Result<()> {
+    let written = write_unpersisted(&path, FILE_MODE, |file| -> Result<()> {
         let mut w = std::io::BufWriter::new(file);
         write_db(db, format, &mut w)?;
         std::io::Write::flush(&mut w).map_err(failed)
     })?;
-    Ok(path)
+    Ok((path, written))
 }
 
 /// Writes what `write` produces to `path` atomically (a publication's JSON can be larger than
@@ -57,13 +69,24 @@ pub fn write_with(
     path: &Path,
     write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<()> {
+    Ok(with_unpersisted(path, write)?.persist()?)
+}
+
+/// [`write_with`] up to the rename into place.
+pub(crate) fn with_unpersisted(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<Unpersisted> {
     let failed = |e| PublishError::io(format!("writing {}", path.display()), e);
-    write_atomic(path, |file| -> Result<()> {
+    write_unpersisted(path, FILE_MODE, |file| -> Result<()> {
         let mut w = std::io::BufWriter::new(file);
         write(&mut w).map_err(failed)?;
         std::io::Write::flush(&mut w).map_err(failed)
     })
 }
+
+/// A published file's permissions, as [`write_atomic`] gives them.
+const FILE_MODE: u32 = 0o644;
 
 /// Writes `value` to `path` atomically as compact JSON, streamed.
 ///
@@ -92,7 +115,12 @@ pub(crate) fn compact_json(
 /// # Errors
 /// I/O, naming the file.
 pub fn write_text(path: &Path, text: &str) -> Result<()> {
-    write_atomic(path, |file| -> Result<()> {
+    Ok(text_unpersisted(path, text)?.persist()?)
+}
+
+/// [`write_text`] up to the rename into place.
+pub(crate) fn text_unpersisted(path: &Path, text: &str) -> Result<Unpersisted> {
+    write_unpersisted(path, FILE_MODE, |file| -> Result<()> {
         std::io::Write::write_all(file, text.as_bytes())
             .map_err(|e| PublishError::io(format!("writing {}", path.display()), e))
     })

@@ -4,10 +4,12 @@
 
 use std::sync::Arc;
 
-use txanon_data::{Format, TransactionDb};
+use txanon_data::{Format, TransactionDb, Unpersisted};
 
 use crate::error::{PublishError, Result};
-use crate::files::{transaction_file, write_transactions, write_with};
+use crate::files::{
+    text_unpersisted, transaction_file, transactions_unpersisted, with_unpersisted,
+};
 use crate::outcome::Outcome;
 use crate::staging::{Committed, Description, Source, Staged};
 
@@ -191,16 +193,36 @@ impl Release {
         to: Option<Format>,
         inputs: &[Source<'_>],
     ) -> Result<Committed> {
-        for (name, content) in &self.files {
-            match content {
-                Content::Transactions(db) => {
-                    write_transactions(staged.dir(), name, db, to)?;
-                }
-                Content::Json(write) => {
-                    write_with(&staged.path(name), |w| write(w).map_err(std::io::Error::other))?
-                }
-                Content::Text(text) => crate::files::write_text(&staged.path(name), text)?,
-            }
+        // Each file written on a thread of its own, formatted on rayon, so that one file's
+        // writes (the kernel's copy into the page cache, then the sync) overlap another's
+        // formatting; then moved into place one after the other, in the release's order.
+        let written: Vec<Result<Unpersisted>> = std::thread::scope(|scope| {
+            let writers: Vec<_> = self
+                .files
+                .iter()
+                .map(|(name, content)| {
+                    let staged = &staged;
+                    scope.spawn(move || match content {
+                        Content::Transactions(db) => {
+                            transactions_unpersisted(staged.dir(), name, db, to).map(|(_, w)| w)
+                        }
+                        Content::Json(write) => with_unpersisted(&staged.path(name), |w| {
+                            write(w).map_err(std::io::Error::other)
+                        }),
+                        Content::Text(text) => text_unpersisted(&staged.path(name), text),
+                    })
+                })
+                .collect();
+            writers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+        // Nothing moved unless every file was written: the first failure in the release's
+        // order, the others' files removed as they are dropped.
+        let written: Vec<Unpersisted> = written.into_iter().collect::<Result<_>>()?;
+        for file in written {
+            file.persist()?;
         }
         crate::files::write_text(&staged.path(SUMMARY), &self.summary)?;
         staged.commit(Description {
