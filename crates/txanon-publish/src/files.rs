@@ -85,7 +85,7 @@ pub(crate) fn with_unpersisted(
     })
 }
 
-/// A published file's permissions, as [`write_atomic`] gives them.
+/// A published file's permissions, as [`txanon_data::write_atomic`] gives them.
 const FILE_MODE: u32 = 0o644;
 
 /// Writes `value` to `path` atomically as compact JSON, streamed.
