@@ -1044,6 +1044,18 @@ pub fn prefix_key(row: &[ItemId], bits: u32) -> u128 {
     key
 }
 
+/// The items a [`prefix_key`] of `bits` bits per item holds, in order: the whole row when it
+/// has fewer than `128 / bits` items (the key's last place is then empty).
+pub fn prefix_key_items(key: u128, bits: u32) -> impl Iterator<Item = ItemId> {
+    debug_assert!((1..=32).contains(&bits));
+    let mask = (1u128 << bits) - 1;
+    (1..=128 / bits)
+        .map(move |j| (key >> (128 - bits * j)) & mask)
+        .take_while(|&place| place != 0)
+        // A place holds an id plus one, below 2³².
+        .map(|place| (place - 1) as ItemId)
+}
+
 impl crate::rng::DataDigest for TransactionDb {
     /// The labels and the multiset of transactions (not their order: a publication must not
     /// depend on the input's order).
@@ -1068,6 +1080,30 @@ impl crate::rng::DataDigest for TransactionDb {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key gives back the items it holds: the whole row below its number of places, the
+    /// first places of a longer one; at every width from one bit to 32.
+    #[test]
+    fn prefix_keys_give_back_their_items() {
+        let mut longer = 0;
+        for bits in 1..=32u32 {
+            let top = if bits == 32 { u64::from(u32::MAX) - 1 } else { (1u64 << bits) - 2 };
+            assert_eq!(prefix_key_bits(top as usize + 1), bits);
+            let places = (128 / bits) as usize;
+            for len in [0, 1, places - 1, places, places + 1, places + 7] {
+                let mut row: Vec<ItemId> = (0..len as u64)
+                    .map(|j| (crate::mix64(j ^ u64::from(bits)) % (top + 1)) as ItemId)
+                    .collect();
+                row.push(top as ItemId);
+                row.sort_unstable();
+                row.dedup();
+                let back: Vec<ItemId> = prefix_key_items(prefix_key(&row, bits), bits).collect();
+                longer += usize::from(row.len() > places);
+                assert_eq!(back, row[..row.len().min(places)], "bits {bits}, row {row:?}");
+            }
+        }
+        assert!(longer > 40, "{longer}");
+    }
 
     #[test]
     fn dense_ids_follow_label_order() {

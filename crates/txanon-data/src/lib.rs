@@ -61,6 +61,7 @@ pub use annotations::{
 pub use db::{
     BlockRows, CategoriesMismatch, Categorized, DbStats, ItemCategories, RowWriter, TransactionDb,
     TransactionDbBuilder, Transactions, lexicographic_order_by, prefix_key, prefix_key_bits,
+    prefix_key_items,
 };
 pub use error::{Classify, DataError, ErrorKind, Location, ParamError, Result, io_is_users};
 pub use family::{Family, FamilyName, MarkedDb, reaudit};

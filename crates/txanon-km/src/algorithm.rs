@@ -464,6 +464,84 @@ mod tests {
         assert!(db.iter().any(<[u32]>::is_empty));
     }
 
+    /// The generalized rows are the distinct transactions under the cut with their
+    /// multiplicities, in lexicographic order, against a sorted map of every transaction: over
+    /// enough nodes that a key holds nine ranks, so that many rows are longer than their key,
+    /// some equal on the key and unlike after it, and many repeated. Counted: repeated rows
+    /// longer than the key and repeated rows the key holds whole, under a raised cut too, with
+    /// and without a length floor and fresh ranks.
+    #[test]
+    fn generalized_rows_are_the_distinct_rows_with_their_counts() {
+        // 6,000 items in a balanced binary hierarchy: nearly 12,000 nodes, 14 bits a rank.
+        let base: Vec<Vec<u32>> = (0..400u64)
+            .map(|j| {
+                let len = 2 + (txanon_data::mix64(j) % 20) as u32;
+                (0..len)
+                    .map(|p| (txanon_data::mix64(j << 8 | u64::from(p)) % 6_000) as u32)
+                    .collect()
+            })
+            .collect();
+        // Each base row three times, and once more with its last item changed: rows equal on
+        // their first ranks and unlike after.
+        let rows: Vec<Vec<u32>> = base
+            .iter()
+            .flat_map(|row| {
+                let mut other = row.clone();
+                *other.last_mut().unwrap() = (other.last().unwrap() + 1) % 6_000;
+                [row.clone(), row.clone(), row.clone(), other]
+            })
+            .chain([(0..6_000).collect()])
+            .collect();
+        let db = TransactionDb::from_int_transactions(rows);
+        let hierarchy = Hierarchy::balanced(&db, 2).unwrap();
+        let leaves = hierarchy.leaves_of_items(&db).unwrap();
+        let mut search = Search::new(&db, &hierarchy, &leaves, 2);
+        let places = 128 / txanon_data::prefix_key_bits(search.node_of_rank.len()) as usize;
+        assert_eq!(places, 9);
+        let (mut long_repeated, mut whole_repeated) = (0, 0);
+        for raised in [false, true] {
+            if raised {
+                // Every fourth node's parent, where the node is a leaf still on the cut: rows
+                // shrink and new rows meet.
+                for v in (0..hierarchy.len() as NodeId).step_by(4) {
+                    if hierarchy.is_leaf(v) && search.cut.contains(&hierarchy, v) {
+                        search.raise(hierarchy.parent(v).expect("a leaf below the root"));
+                    }
+                }
+            }
+            let fresh: Vec<bool> = (0..search.node_of_rank.len()).map(|r| r % 3 == 0).collect();
+            for (min_len, fresh) in [(0, None), (3, None), (2, Some(&fresh[..]))] {
+                let mut expected = std::collections::BTreeMap::<Vec<u32>, u32>::new();
+                for t in db.iter() {
+                    let mut row: Vec<u32> = t
+                        .iter()
+                        .map(|&i| {
+                            let pos = hierarchy.leaf_range(leaves[i as usize]).start;
+                            search.rank[search.cut.node_of_leaf(pos) as usize]
+                        })
+                        .collect();
+                    row.sort_unstable();
+                    row.dedup();
+                    let marked = fresh.is_none_or(|f| row.iter().any(|&r| f[r as usize]));
+                    if row.len() >= min_len && marked {
+                        *expected.entry(row).or_default() += 1;
+                    }
+                }
+                let found: Vec<(Vec<u32>, u32)> = search
+                    .generalized_rows(min_len, fresh)
+                    .iter()
+                    .map(|(row, w)| (row.to_vec(), w))
+                    .collect();
+                for (row, &w) in &expected {
+                    long_repeated += usize::from(row.len() > places && w > 1);
+                    whole_repeated += usize::from(row.len() <= places && w > 1);
+                }
+                assert_eq!(found, expected.into_iter().collect::<Vec<_>>(), "{raised} {min_len}");
+            }
+        }
+        assert!(long_repeated > 100 && whole_repeated > 100, "{long_repeated} {whole_repeated}");
+    }
+
     #[test]
     fn binomials() {
         assert_eq!(binomial(161, 4), 26_964_280);

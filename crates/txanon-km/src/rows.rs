@@ -46,15 +46,15 @@ impl FlatRows {
         TransactionDb::from_parts(ends, flat, labels)
     }
 
-    /// `key` of every row with the row's code, in the rows' order, on rayon.
+    /// `keyed(row, code)` of every row, in the rows' order, on rayon.
     pub(crate) fn keyed<K: Send + Copy + Default>(
         &self,
-        key: impl Fn(&[u32]) -> K + Sync,
-    ) -> Vec<(K, u32)> {
+        keyed: impl Fn(&[u32], u32) -> K + Sync,
+    ) -> Vec<K> {
         // Each chunk fills its own part of one vector.
-        let mut keyed = vec![(K::default(), 0u32); self.len()];
+        let mut all = vec![K::default(); self.len()];
         let mut parts = Vec::with_capacity(self.chunks.len());
-        let mut rest: &mut [(K, u32)] = &mut keyed;
+        let mut rest: &mut [K] = &mut all;
         for chunk in &self.chunks {
             let (part, after) = std::mem::take(&mut rest).split_at_mut(chunk.ends.len() - 1);
             parts.push(part);
@@ -63,10 +63,10 @@ impl FlatRows {
         parts.into_par_iter().zip(&self.chunks).enumerate().for_each(|(c, (part, chunk))| {
             for (j, slot) in part.iter_mut().enumerate() {
                 let code = (c as u32) << CHUNK_BITS | j as u32;
-                *slot = (key(&chunk.flat[chunk.ends[j]..chunk.ends[j + 1]]), code);
+                *slot = keyed(&chunk.flat[chunk.ends[j]..chunk.ends[j + 1]], code);
             }
         });
-        keyed
+        all
     }
 }
 
