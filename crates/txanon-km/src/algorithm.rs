@@ -68,7 +68,9 @@ pub struct KmPublication {
 /// AA: per pass at level `i`, `Σ_t C(|g(t)|, i)` counter updates over the distinct
 /// generalized transactions `g(t)` (rayon), and per violation at most `Π (depth + 1)`
 /// candidates, evaluated cheapest first, each an intersection of at most `m` transaction
-/// lists. Memory: the transaction lists of every node, `O(Σ_t |t| · height)`.
+/// lists. Memory: the transaction lists of the items and of the inner nodes a fix asks about
+/// (each made the first time, as the union of its children's), at most
+/// `O(Σ_t |t| · height)`.
 pub fn anonymize(
     db: &TransactionDb,
     hierarchy: &Hierarchy,
@@ -168,7 +170,8 @@ pub(crate) fn greedy(
             db.occurrences()
         )));
     }
-    progress.begin("km: transaction lists of the hierarchy's nodes", Unit::Items, 0);
+    // The inner nodes' lists are made when a fix first asks for them.
+    progress.begin("km: transaction lists of the items", Unit::Items, 0);
     let mut search = Search::new(db, hierarchy, leaf_of_item, k);
     search.sweep = sweep;
     let levels: Vec<std::ops::RangeInclusive<usize>> =
@@ -435,32 +438,58 @@ mod tests {
 
     /// Each node's transaction list is every transaction holding a leaf below the node,
     /// ascending, once each, against a slow reference that asks the hierarchy per transaction:
-    /// with several of a transaction's items under one node, and empty transactions.
+    /// with several of a transaction's items under one node, and empty transactions; in the
+    /// balanced hierarchy, and in one with leaves the data lacks (one alone under an inner
+    /// node), a node of one child, and nodes of 3, 8 and 33 children (unions of one to six
+    /// rounds, odd counts among them); asked for from the root down and from the leaves up.
     #[test]
     fn node_lists_are_the_transactions_below_each_node() {
+        // Every other row sparse (two or three items), so that a union of many lists is not
+        // every transaction whatever it drops.
         let rows: Vec<Vec<u32>> = (0..5_000u64)
             .map(|j| {
-                let bits = txanon_data::mix64(j);
-                (0..40u32).filter(|&i| bits >> i & 1 == 1 && bits >> 50 & 3 != 0).collect()
+                let (bits, more) = (txanon_data::mix64(j), txanon_data::mix64(!j));
+                let kept = |i: u32| j % 2 == 0 || more >> (i % 32) & 15 == 0;
+                (0..40u32)
+                    .filter(|&i| bits >> i & 1 == 1 && bits >> 50 & 3 != 0 && kept(i))
+                    .collect()
             })
             .collect();
         let db = TransactionDb::from_int_transactions(rows);
-        let hierarchy = Hierarchy::balanced(&db, 3).unwrap();
-        let leaves = hierarchy.leaves_of_items(&db).unwrap();
-        let search = Search::new(&db, &hierarchy, &leaves, 2);
-        let mut non_empty = 0;
-        for v in 0..hierarchy.len() as NodeId {
-            let expected: Vec<u32> = (0..db.len() as u32)
-                .filter(|&r| {
-                    db.transaction(r as usize)
-                        .iter()
-                        .any(|&i| hierarchy.covers(v, leaves[i as usize]))
-                })
-                .collect();
-            non_empty += usize::from(!expected.is_empty());
-            assert_eq!(search.transactions.transactions(v), expected, "node {v}");
+        let mut text: String = (0..7).map(|i| format!("{i} G0\n")).collect();
+        text += "x1 G0\n7 G1\n8 G1\n9 G1\n10 G2\nx2 G3\nG0 ALL\nG1 ALL\nG2 ALL\nG3 ALL\n";
+        text += &(11..40).map(|i| format!("{i} ALL\n")).collect::<String>();
+        let uneven = Hierarchy::from_text(&text).unwrap();
+        let widths: Vec<usize> = ["ALL", "G0", "G1", "G2", "G3"]
+            .map(|g| uneven.children(uneven.find(g).unwrap()).len())
+            .to_vec();
+        assert_eq!(widths, [33, 8, 3, 1, 1]);
+        let mut inner_non_empty = 0;
+        for hierarchy in [Hierarchy::balanced(&db, 3).unwrap(), uneven] {
+            let leaves = hierarchy.leaves_of_items(&db).unwrap();
+            let nodes: Vec<NodeId> = (0..hierarchy.len() as NodeId).collect();
+            for top_down in [false, true] {
+                let search = Search::new(&db, &hierarchy, &leaves, 2);
+                let mut asked = nodes.clone();
+                asked.sort_by_key(|&v| hierarchy.height(v));
+                if top_down {
+                    asked.reverse();
+                }
+                for &v in &asked {
+                    let expected: Vec<u32> = (0..db.len() as u32)
+                        .filter(|&r| {
+                            db.transaction(r as usize)
+                                .iter()
+                                .any(|&i| hierarchy.covers(v, leaves[i as usize]))
+                        })
+                        .collect();
+                    let inner = !hierarchy.is_leaf(v);
+                    inner_non_empty += usize::from(inner && !expected.is_empty());
+                    assert_eq!(search.transactions.transactions(v), expected, "node {v}");
+                }
+            }
         }
-        assert!(non_empty > 40, "inner nodes met too: {non_empty}");
+        assert!(inner_non_empty > 40, "inner nodes met: {inner_non_empty}");
         assert!(db.iter().any(<[u32]>::is_empty));
     }
 

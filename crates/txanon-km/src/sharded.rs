@@ -176,6 +176,7 @@ pub fn count_shard(
                 ));
             }
             let search = Search::new(db, hierarchy, &leaf_of_item, *k);
+            search.transactions.make(itemsets.iter().flatten().copied());
             let bitsets = search.bitsets_of(itemsets.iter().flatten().copied());
             Ok(ShardCounts::Supports(
                 itemsets.iter().map(|nodes| search.support_up_to(nodes, *k, &bitsets)).collect(),
