@@ -200,6 +200,7 @@ pub(crate) fn greedy(
                 Unit::Items,
                 found as u64,
             );
+            search.make_parents_of(&violations);
             // The next recount is of what these fixes raise.
             search.raised_since.clear();
             for branch in &violations {
@@ -441,7 +442,8 @@ mod tests {
     /// with several of a transaction's items under one node, and empty transactions; in the
     /// balanced hierarchy, and in one with leaves the data lacks (one alone under an inner
     /// node), a node of one child, and nodes of 3, 8 and 33 children (unions of one to six
-    /// rounds, odd counts among them); asked for from the root down and from the leaves up.
+    /// rounds, odd counts among them); asked for from the root down and from the leaves up,
+    /// and made on rayon first.
     #[test]
     fn node_lists_are_the_transactions_below_each_node() {
         // Every other row sparse (two or three items), so that a union of many lists is not
@@ -468,8 +470,11 @@ mod tests {
         for hierarchy in [Hierarchy::balanced(&db, 3).unwrap(), uneven] {
             let leaves = hierarchy.leaves_of_items(&db).unwrap();
             let nodes: Vec<NodeId> = (0..hierarchy.len() as NodeId).collect();
-            for top_down in [false, true] {
+            for (top_down, made) in [(false, false), (true, false), (true, true)] {
                 let search = Search::new(&db, &hierarchy, &leaves, 2);
+                if made {
+                    search.transactions.make(nodes.iter().copied().rev());
+                }
                 let mut asked = nodes.clone();
                 asked.sort_by_key(|&v| hierarchy.height(v));
                 if top_down {
