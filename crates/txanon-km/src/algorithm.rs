@@ -576,6 +576,24 @@ mod tests {
         assert!(long_repeated > 100 && whole_repeated > 100, "{long_repeated} {whole_repeated}");
     }
 
+    /// A node 100,000 levels above its leaf has its list made without recursion: a
+    /// recursive union of the children's lists overflowed the test thread's stack.
+    #[test]
+    fn a_deep_hierarchy_lists_without_recursion() {
+        let depth = 100_000;
+        let mut text: String = (1..depth).map(|d| format!("c{d} c{}\n", d + 1)).collect();
+        text += "0 c1\n1 c1\n2 c50000\n";
+        let hierarchy = Hierarchy::from_text(&text).unwrap();
+        let db = TransactionDb::from_int_transactions([vec![0], vec![1, 2], vec![], vec![2]]);
+        let leaves = hierarchy.leaves_of_items(&db).unwrap();
+        let search = Search::new(&db, &hierarchy, &leaves, 2);
+        let root = hierarchy.find(&format!("c{depth}")).unwrap();
+        assert_eq!(hierarchy.height(root), depth);
+        assert_eq!(search.transactions.transactions(root), [0, 1, 3]);
+        assert_eq!(search.transactions.transactions(hierarchy.find("c2").unwrap()), [0, 1]);
+        assert_eq!(search.transactions.transactions(hierarchy.find("c50000").unwrap()), [0, 1, 3]);
+    }
+
     #[test]
     fn binomials() {
         assert_eq!(binomial(161, 4), 26_964_280);

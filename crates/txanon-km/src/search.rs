@@ -71,9 +71,9 @@ pub(crate) struct KeyedRow {
 ///
 /// Walking up from every item of every transaction to make all the lists at once wrote each
 /// pair of a node and a transaction at random, twice (counted, then placed): 2.9 s of km's 10⁷
-/// Quest baskets for some 430 million pairs, of which the search asked for the nodes of two
-/// levels (557 and 112 nodes, 195 million pairs); made level by level as unions of sorted lists,
-/// all of them still took 2.6 s.
+/// Quest baskets, where the search asked for the lists of 678 of the 3,485 nodes (557 and 112
+/// of the two levels above the leaves, and nine leaves); made level by level as unions of
+/// sorted lists, all of them still took 2.6 s.
 pub(crate) struct NodeLists<'h> {
     hierarchy: &'h Hierarchy,
     /// The data's item index: a leaf's list is its item's.
@@ -118,21 +118,58 @@ impl<'h> NodeLists<'h> {
     pub(crate) fn transactions(&self, v: NodeId) -> &[u32] {
         match self.item_of_node[v as usize] {
             u32::MAX if self.hierarchy.is_leaf(v) => &[],
-            u32::MAX => self.inner[v as usize].get_or_init(|| {
-                // The children's lists first: made (or read) before this node's scratch is
-                // taken.
+            u32::MAX => match self.inner[v as usize].get() {
+                Some(list) => list,
+                None => {
+                    self.make_below(v);
+                    self.inner[v as usize].get().expect("made")
+                }
+            },
+            item => self.items.transactions(item),
+        }
+    }
+
+    /// Makes the list of the inner node `v` and of every inner node below it whose list is
+    /// not made yet, the lowest first, so that each is made from its children's lists with no
+    /// recursion (a hierarchy read from a file may be thousands of levels deep, deeper than a
+    /// thread's stack would hold).
+    fn make_below(&self, v: NodeId) {
+        let unmade = |u: NodeId| {
+            self.item_of_node[u as usize] == u32::MAX
+                && !self.hierarchy.is_leaf(u)
+                && self.inner[u as usize].get().is_none()
+        };
+        let (mut pending, mut stack) = (Vec::new(), vec![v]);
+        while let Some(u) = stack.pop() {
+            if unmade(u) {
+                pending.push(u);
+                stack.extend_from_slice(self.hierarchy.children(u));
+            }
+        }
+        // A node is higher than its children.
+        pending.sort_unstable_by_key(|&u| self.hierarchy.height(u));
+        for u in pending {
+            self.inner[u as usize].get_or_init(|| {
                 let children: Vec<&[u32]> =
-                    self.hierarchy.children(v).iter().map(|&c| self.transactions(c)).collect();
+                    self.hierarchy.children(u).iter().map(|&c| self.made(c)).collect();
                 SCRATCH.with_borrow_mut(|(a, b)| union(&children, a, b).to_vec())
-            }),
+            });
+        }
+    }
+
+    /// The list of `v`, made already.
+    fn made(&self, v: NodeId) -> &[u32] {
+        match self.item_of_node[v as usize] {
+            u32::MAX if self.hierarchy.is_leaf(v) => &[],
+            u32::MAX => self.inner[v as usize].get().expect("children are made first"),
             item => self.items.transactions(item),
         }
     }
 }
 
 thread_local! {
-    /// Two buffers [`union`] merges between, kept from one node to the next: a fresh vector per
-    /// merge was a page fault per thousand transactions.
+    /// Two buffers [`union`] merges between, kept from one node to the next, so that a merge
+    /// writes memory already mapped (a fresh vector faults a page per 1,024 transactions).
     static SCRATCH: std::cell::RefCell<(Vec<u32>, Vec<u32>)> = const {
         std::cell::RefCell::new((Vec::new(), Vec::new()))
     };
@@ -405,8 +442,8 @@ impl<'a> Search<'a> {
         // writing its own part of one buffer: the words each piece's distinct rows take are
         // counted first, so nothing is copied to join them. A whole row is read back from its
         // key; only the longer ones are gathered, a batch fetched ahead, from where they were
-        // generalized (gathering every row, a cache miss or two each, made the packing 1.5 s
-        // of a 3.3 s pass at 10⁷ Quest baskets; 0.7 s now).
+        // generalized (gathering every row, a cache miss or two each, made the packing 0.9–1.6 s
+        // of a pass at 10⁷ Quest baskets; 0.6–0.8 s now).
         let same = |j: usize| {
             j > 0 && {
                 let (a, b) = (&keyed[j - 1], &keyed[j]);
