@@ -1045,7 +1045,7 @@ pub fn prefix_key(row: &[ItemId], bits: u32) -> u128 {
 }
 
 /// The items a [`prefix_key`] of `bits` bits per item holds, in order: the whole row when it
-/// has fewer than `128 / bits` items (the key's last place is then empty).
+/// has at most `128 / bits` items, else its first `128 / bits`.
 pub fn prefix_key_items(key: u128, bits: u32) -> impl Iterator<Item = ItemId> {
     debug_assert!((1..=32).contains(&bits));
     let mask = (1u128 << bits) - 1;
