@@ -71,7 +71,7 @@ pub(crate) struct KeyedRow {
 ///
 /// Walking up from every item of every transaction to make all the lists at once wrote each
 /// pair of a node and a transaction at random, twice (counted, then placed): 2.9 s of km's 10⁷
-/// Quest baskets, where the search asked for the lists of 678 of the 3,485 nodes (557 and 112
+/// Quest baskets, where the fixes asked for the lists of 678 of the 3,485 nodes (557 and 112
 /// of the two levels above the leaves, and nine leaves); made level by level as unions of
 /// sorted lists, all of them still took 2.6 s.
 pub(crate) struct NodeLists<'h> {
