@@ -116,17 +116,17 @@ impl<'h> NodeLists<'h> {
 
     /// The transactions holding a leaf below `v`, ascending.
     pub(crate) fn transactions(&self, v: NodeId) -> &[u32] {
-        match self.item_of_node[v as usize] {
-            u32::MAX if self.hierarchy.is_leaf(v) => &[],
-            u32::MAX => match self.inner[v as usize].get() {
-                Some(list) => list,
-                None => {
-                    self.make_below(v);
-                    self.inner[v as usize].get().expect("made")
-                }
-            },
-            item => self.items.transactions(item),
+        if self.unmade(v) {
+            self.make_below(v);
         }
+        self.made(v)
+    }
+
+    /// Whether `u` is an inner node whose list is not made yet.
+    fn unmade(&self, u: NodeId) -> bool {
+        self.item_of_node[u as usize] == u32::MAX
+            && !self.hierarchy.is_leaf(u)
+            && self.inner[u as usize].get().is_none()
     }
 
     /// Makes the list of the inner node `v` and of every inner node below it whose list is
@@ -134,14 +134,9 @@ impl<'h> NodeLists<'h> {
     /// recursion (a hierarchy read from a file may be thousands of levels deep, deeper than a
     /// thread's stack would hold).
     fn make_below(&self, v: NodeId) {
-        let unmade = |u: NodeId| {
-            self.item_of_node[u as usize] == u32::MAX
-                && !self.hierarchy.is_leaf(u)
-                && self.inner[u as usize].get().is_none()
-        };
         let (mut pending, mut stack) = (Vec::new(), vec![v]);
         while let Some(u) = stack.pop() {
-            if unmade(u) {
+            if self.unmade(u) {
                 pending.push(u);
                 stack.extend_from_slice(self.hierarchy.children(u));
             }
@@ -157,11 +152,11 @@ impl<'h> NodeLists<'h> {
         }
     }
 
-    /// The list of `v`, made already.
+    /// The list of `v`, made already (a leaf's always is).
     fn made(&self, v: NodeId) -> &[u32] {
         match self.item_of_node[v as usize] {
             u32::MAX if self.hierarchy.is_leaf(v) => &[],
-            u32::MAX => self.inner[v as usize].get().expect("children are made first"),
+            u32::MAX => self.inner[v as usize].get().expect("made before it is read"),
             item => self.items.transactions(item),
         }
     }
